@@ -1,5 +1,12 @@
 //! memtx-check: a model checker and invariant verifier for the MemTX
 //! transactional belief-commit protocol.
 
+pub mod atomic_file;
+pub mod cli;
+pub mod config;
 pub mod engine;
+pub mod invariants;
+pub mod model;
 pub mod protocol;
+pub mod replay;
+pub mod trace;

@@ -1,1 +1,45 @@
-//! MemTX semantics.
+//! The MemTX protocol as plain, deterministic Rust (card §3), with no
+//! stateright dependency: records, lifecycle, transactions and snapshots,
+//! the four ordered commit checks, conflict adjudication, the action gate,
+//! typed cascading repair and the rollback log. One operation in, one
+//! structured outcome out; it is the single source of truth for behaviour.
+//!
+//! Everything outside this module sees records, transactions and the
+//! rollback log through read-only accessors. The revocation registry and
+//! the dependency walks are private to it, so the invariant checkers cannot
+//! lean on the protocol's own bookkeeping.
+
+mod commit;
+mod conflict;
+mod gate;
+mod lifecycle;
+mod machine;
+mod ops;
+mod record;
+mod record_set;
+mod repair;
+mod store;
+mod symbols;
+mod transaction;
+mod variant;
+
+#[cfg(test)]
+mod tests;
+
+pub use commit::{
+    check_evidence, check_validity, effective_authority, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD,
+};
+pub use lifecycle::{IllegalMove, Lifecycle};
+pub use machine::{Protocol, Tool};
+pub use ops::{
+    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Op, Outcome, ProtocolError,
+    RecordVerdict, Refusal,
+};
+pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
+pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
+pub use store::{LogEntry, Repair, Store};
+pub use symbols::{Sym, Symbols};
+pub use transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
+pub use variant::{
+    Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
+};

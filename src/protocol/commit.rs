@@ -1,0 +1,170 @@
+//! The commit pipeline (card §3.2): each staged record, in staging order,
+//! passes evidence, validity, semantic conflict and dependency stability;
+//! each commit is active for the records checked after it. A failing record
+//! is quarantined with a machine-readable reason; a passing one is
+//! committed, and action_safe in an external_action transaction.
+
+use super::conflict::Verdict;
+use super::lifecycle::Lifecycle;
+use super::machine::Protocol;
+use super::ops::{CommitOutcome, CommitResult, CommitStatus, ProtocolError, RecordVerdict};
+use super::record::{Hundredths, Reason, Record};
+use super::record_set::{RecordId, RecordSet};
+use super::store::Store;
+use super::transaction::{Tier, TxId, TxStatus};
+use super::variant::Ablation;
+
+/// Confidence needed by check 1, inclusive (card §3.2).
+pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
+/// Authority at which a source skips the confidence check, inclusive.
+pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
+
+/// The authority a record carries: its source's, or 0.5 without a source
+/// (card pitfalls, "A missing source is treated as authority 0.5").
+pub fn effective_authority(record: &Record) -> Hundredths {
+    if record.source().is_some() {
+        record.authority()
+    } else {
+        Hundredths::MISSING_SOURCE_AUTHORITY
+    }
+}
+
+/// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
+pub fn check_evidence(record: &Record) -> bool {
+    record.confidence() >= EVIDENCE_THRESHOLD || effective_authority(record) >= AUTHORITY_BYPASS
+}
+
+/// Check 2: the window contains the logical now; without a clock it passes.
+pub fn check_validity(record: &Record, clock: Option<i32>) -> bool {
+    clock.is_none_or(|now| record.window().contains(now))
+}
+
+impl Protocol {
+    /// Commits transaction `tx` (already known to be open).
+    pub(in crate::protocol) fn commit(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+    ) -> Result<CommitOutcome, ProtocolError> {
+        let staged = store.txs[tx as usize].staged;
+        let mut verdicts = Vec::with_capacity(staged.len());
+        let mut verifier_calls = 0;
+        for id in staged.iter() {
+            let verdict = match store.records[id as usize].state {
+                // A cascade got here first (DESIGN.md): skipped.
+                Lifecycle::Revoked => skipped(id, CommitResult::Revoked, None),
+                // A cascade held it back (a view): not judged by commit.
+                Lifecycle::Quarantined => skipped(id, CommitResult::Quarantined, None),
+                _ => self.commit_record(store, tx, id, &mut verifier_calls)?,
+            };
+            verdicts.push(verdict);
+        }
+        store.txs[tx as usize].status = TxStatus::Committed;
+        let passed = verdicts
+            .iter()
+            .filter(|v| matches!(v.result, CommitResult::Committed | CommitResult::ActionSafe))
+            .count();
+        let status = if passed == verdicts.len() {
+            CommitStatus::Committed
+        } else if passed > 0 {
+            CommitStatus::Partial
+        } else {
+            CommitStatus::Aborted
+        };
+        Ok(CommitOutcome {
+            status,
+            records: verdicts,
+            verifier_calls,
+        })
+    }
+
+    /// The four ordered checks for one tentative record (card §3.2).
+    fn commit_record(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+        id: RecordId,
+        verifier_calls: &mut u32,
+    ) -> Result<RecordVerdict, ProtocolError> {
+        let record = store.records[id as usize];
+        if self.has(Ablation::Evidence) && !check_evidence(&record) {
+            return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY);
+        }
+        if self.has(Ablation::Validity) && !check_validity(&record, self.clock) {
+            return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY);
+        }
+        *verifier_calls += 1;
+        let mut superseded = RecordSet::EMPTY;
+        match self.conflict_verdict(store, tx, id) {
+            Verdict::Commit => {}
+            Verdict::Abort(reason) => return quarantine(store, id, reason, superseded),
+            Verdict::AskUser => return quarantine(store, id, Reason::NeedsReview, superseded),
+            // As in the card's pseudocode, superseding happens before check 4.
+            Verdict::SupersedeOld => superseded = self.supersede_rivals(store, id)?,
+        }
+        if self.has(Ablation::DependencyStability) && !dependencies_stable(store, id) {
+            return quarantine(store, id, Reason::UnstableDependency, superseded);
+        }
+        let external = store.txs[tx as usize].tier == Tier::ExternalAction;
+        promote(store, id, Lifecycle::Validated)?;
+        promote(store, id, Lifecycle::Committed)?;
+        let result = if external {
+            promote(store, id, Lifecycle::ActionSafe)?;
+            CommitResult::ActionSafe
+        } else {
+            CommitResult::Committed
+        };
+        Ok(RecordVerdict {
+            id,
+            result,
+            reason: None,
+            superseded,
+        })
+    }
+}
+
+/// Check 4: no transitive ancestor is in the revocation registry.
+pub(in crate::protocol) fn dependencies_stable(store: &Store, id: RecordId) -> bool {
+    !store.ancestors(id).intersects(store.registry)
+}
+
+fn skipped(id: RecordId, result: CommitResult, reason: Option<Reason>) -> RecordVerdict {
+    RecordVerdict {
+        id,
+        result,
+        reason,
+        superseded: RecordSet::EMPTY,
+    }
+}
+
+pub(in crate::protocol) fn promote(
+    store: &mut Store,
+    id: RecordId,
+    to: Lifecycle,
+) -> Result<(), ProtocolError> {
+    let record = &mut store.records[id as usize];
+    record.state = record
+        .state
+        .move_to(to)
+        .map_err(|illegal| ProtocolError::IllegalMove {
+            record: id,
+            illegal,
+        })?;
+    Ok(())
+}
+
+fn quarantine(
+    store: &mut Store,
+    id: RecordId,
+    reason: Reason,
+    superseded: RecordSet,
+) -> Result<RecordVerdict, ProtocolError> {
+    promote(store, id, Lifecycle::Quarantined)?;
+    store.records[id as usize].reason = Some(reason);
+    Ok(RecordVerdict {
+        id,
+        result: CommitResult::Quarantined,
+        reason: Some(reason),
+        superseded,
+    })
+}

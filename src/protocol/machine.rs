@@ -1,0 +1,266 @@
+//! [`Protocol`]: the configuration a run fixes (tools, logical clock,
+//! variant) and the dispatch of one operation to its named step. Opening,
+//! staging and tool calls live here; commit, the gate and repair have files
+//! of their own.
+
+use super::lifecycle::Lifecycle;
+use super::ops::{GateOutcome, Op, Outcome, ProtocolError};
+use super::record::{Hundredths, Kind, Proposal, Record, Scope};
+use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
+use super::store::Store;
+use super::symbols::Sym;
+use super::transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
+use super::variant::{Ablation, ToolBasis, Variant};
+
+/// A domain tool: reversible tools pass the gate, irreversible ones wait
+/// (card §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tool {
+    pub name: Sym,
+    pub irreversible: bool,
+}
+
+/// The protocol under one configuration. Deterministic: the same store and
+/// operation always give the same store and outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Protocol {
+    pub(in crate::protocol) tools: Vec<Tool>,
+    pub(in crate::protocol) clock: Option<i32>,
+    pub(in crate::protocol) variant: Variant,
+}
+
+impl Protocol {
+    pub fn new(tools: Vec<Tool>, clock: Option<i32>, variant: Variant) -> Self {
+        Protocol {
+            tools,
+            clock,
+            variant,
+        }
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub fn clock(&self) -> Option<i32> {
+        self.clock
+    }
+
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    /// Applies `op` to `store`. On error the store is unchanged.
+    pub fn apply(&self, store: &mut Store, op: &Op) -> Result<Outcome, ProtocolError> {
+        let (next, outcome) = self.step(store, op)?;
+        *store = next;
+        Ok(outcome)
+    }
+
+    /// The store after `op`, and its outcome; `store` itself is untouched.
+    pub fn step(&self, store: &Store, op: &Op) -> Result<(Store, Outcome), ProtocolError> {
+        self.precheck(store, op)?;
+        let mut next = store.clone();
+        let outcome = match *op {
+            Op::Open { agent, tier } => self.open(&mut next, agent, tier),
+            Op::Stage { tx, proposal } => self.stage(&mut next, tx, proposal)?,
+            Op::Commit { tx } => Outcome::Committed(self.commit(&mut next, tx)?),
+            Op::Abort { tx } => self.abort(&mut next, tx)?,
+            Op::Revoke { record } => self.revoke(&mut next, record)?,
+            Op::ToolCall { tx, tool, basis } => {
+                Outcome::ToolCall(self.tool_call(&mut next, tx, tool, basis)?)
+            }
+        };
+        Ok((next, outcome))
+    }
+
+    /// Every refusal that can be seen without changing anything, checked
+    /// before the store is copied.
+    fn precheck(&self, store: &Store, op: &Op) -> Result<(), ProtocolError> {
+        match *op {
+            Op::Open { .. } if store.txs.len() > TxId::MAX as usize => {
+                Err(ProtocolError::TooManyTransactions)
+            }
+            Op::Open { .. } => Ok(()),
+            Op::Stage { tx, proposal } => {
+                open_tx(store, tx, "stage into")?;
+                if proposal.kind == Kind::ToolAction {
+                    return Err(ProtocolError::StagedToolAction);
+                }
+                if let Some(parent) = proposal.derived_from.difference(store.ids()).iter().next() {
+                    return Err(ProtocolError::UnknownParent(parent));
+                }
+                room_for_a_record(store)
+            }
+            Op::Commit { tx } => open_tx(store, tx, "commit").map(drop),
+            Op::Abort { tx } => open_tx(store, tx, "abort").map(drop),
+            Op::Revoke { record } => {
+                let r = store
+                    .record(record)
+                    .ok_or(ProtocolError::UnknownRecord(record))?;
+                if r.state().is_committed_or_safe() {
+                    Ok(())
+                } else {
+                    Err(ProtocolError::NotRevocable {
+                        record,
+                        state: r.state().name(),
+                    })
+                }
+            }
+            Op::ToolCall { tx, tool, basis } => {
+                let t = store
+                    .transaction(tx)
+                    .ok_or(ProtocolError::UnknownTransaction(tx))?;
+                if t.status == TxStatus::Aborted {
+                    return Err(ProtocolError::TransactionAborted(tx));
+                }
+                if tool as usize >= self.tools.len() {
+                    return Err(ProtocolError::UnknownTool(tool));
+                }
+                self.check_basis(store, t, basis)
+            }
+        }
+    }
+
+    /// Opens a transaction; its snapshot is the visible set now (card §3.2).
+    fn open(&self, store: &mut Store, agent: u8, tier: Tier) -> Outcome {
+        let snapshot = visible_at(tier, &store.records);
+        store.txs.push(Transaction {
+            agent,
+            tier,
+            status: TxStatus::Open,
+            snapshot,
+            staged: RecordSet::EMPTY,
+        });
+        Outcome::Opened {
+            tx: (store.txs.len() - 1) as TxId,
+            snapshot,
+        }
+    }
+
+    /// Stages a proposal as a tentative record (card §3.2). Parents need
+    /// only exist: commit, not staging, judges them (DESIGN.md).
+    fn stage(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+        proposal: Proposal,
+    ) -> Result<Outcome, ProtocolError> {
+        let t = &store.txs[tx as usize];
+        let id = store.records.len() as RecordId;
+        let state = Lifecycle::Raw
+            .move_to(Lifecycle::Tentative)
+            .map_err(|illegal| ProtocolError::IllegalMove {
+                record: id,
+                illegal,
+            })?;
+        store.records.push(Record {
+            owner: proposal.owner.unwrap_or(t.agent),
+            fields: proposal,
+            state,
+            reason: None,
+            tool: None,
+        });
+        store.txs[tx as usize].staged.insert(id);
+        Ok(Outcome::Staged { record: id })
+    }
+
+    /// The tool-call basis rule of the variant (DESIGN.md `tool_basis`).
+    fn check_basis(
+        &self,
+        store: &Store,
+        t: &Transaction,
+        basis: RecordSet,
+    ) -> Result<(), ProtocolError> {
+        for id in basis.iter() {
+            let record = store.record(id).ok_or(ProtocolError::UnknownRecord(id))?;
+            if !t.visible().contains(id) {
+                return Err(ProtocolError::BasisNotAllowed {
+                    record: id,
+                    why: "not visible to the transaction",
+                });
+            }
+            if self.variant.tool_basis == ToolBasis::Active && !record.state().is_active() {
+                return Err(ProtocolError::BasisNotAllowed {
+                    record: id,
+                    why: "not active",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A tool call: the gate decides; an executed call creates a committed
+    /// tool_action record derived from its basis (DESIGN.md).
+    fn tool_call(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+        tool: u8,
+        basis: RecordSet,
+    ) -> Result<GateOutcome, ProtocolError> {
+        let spec = self.tools[tool as usize];
+        if let Some(reason) = self.gate_refusal(store, tx, spec) {
+            return Ok(GateOutcome {
+                allowed: false,
+                reason: Some(reason),
+                record: None,
+            });
+        }
+        room_for_a_record(store)?;
+        let t = store.txs[tx as usize];
+        let id = store.records.len() as RecordId;
+        store.records.push(Record {
+            fields: Proposal {
+                kind: Kind::ToolAction,
+                entity: spec.name,
+                attribute: spec.name,
+                value: spec.name,
+                source: Some(spec.name),
+                authority: Hundredths(100),
+                confidence: Hundredths(100),
+                owner: Some(t.agent),
+                scope: Scope::Shared,
+                derived_from: basis,
+                window: Default::default(),
+            },
+            owner: t.agent,
+            state: Lifecycle::Committed,
+            reason: None,
+            tool: Some(tool),
+        });
+        Ok(GateOutcome {
+            allowed: true,
+            reason: None,
+            record: Some(id),
+        })
+    }
+
+    pub(in crate::protocol) fn has(&self, mechanism: Ablation) -> bool {
+        self.variant.has(mechanism)
+    }
+}
+
+/// The transaction, if it exists and is open.
+fn open_tx<'a>(
+    store: &'a Store,
+    tx: TxId,
+    op: &'static str,
+) -> Result<&'a Transaction, ProtocolError> {
+    let t = store
+        .transaction(tx)
+        .ok_or(ProtocolError::UnknownTransaction(tx))?;
+    if t.status == TxStatus::Open {
+        Ok(t)
+    } else {
+        Err(ProtocolError::TransactionNotOpen { tx, op })
+    }
+}
+
+fn room_for_a_record(store: &Store) -> Result<(), ProtocolError> {
+    if store.records.len() < MAX_RECORDS {
+        Ok(())
+    } else {
+        Err(ProtocolError::StoreFull)
+    }
+}

@@ -1,0 +1,308 @@
+//! Governed records (card §3.1): the fields every memory record carries.
+//!
+//! Everything is integer-coded so a store is cheap to hash and clone:
+//! strings are interned [`Sym`]bols, authority and confidence are exact
+//! hundredths, parents are a [`RecordSet`].
+
+use super::lifecycle::Lifecycle;
+use super::record_set::RecordSet;
+use super::symbols::Sym;
+use serde::{Deserialize, Serialize};
+
+/// A record's type; it decides how cascading repair treats it (card §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Belief,
+    Summary,
+    Profile,
+    IndexEntry,
+    SharedCopy,
+    ToolAction,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Belief,
+        Kind::Summary,
+        Kind::Profile,
+        Kind::IndexEntry,
+        Kind::SharedCopy,
+        Kind::ToolAction,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Belief => "belief",
+            Kind::Summary => "summary",
+            Kind::Profile => "profile",
+            Kind::IndexEntry => "index_entry",
+            Kind::SharedCopy => "shared_copy",
+            Kind::ToolAction => "tool_action",
+        }
+    }
+
+    /// Derived views are quarantined for rebuilding, not revoked (card §3.4).
+    pub fn is_view(self) -> bool {
+        matches!(
+            self,
+            Kind::Summary | Kind::Profile | Kind::IndexEntry | Kind::SharedCopy
+        )
+    }
+}
+
+/// Permission scope (card §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    Private,
+    Shared,
+    Public,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Private => "private",
+            Scope::Shared => "shared",
+            Scope::Public => "public",
+        }
+    }
+}
+
+/// An exact decimal in hundredths, 0..=100 (authority and confidence are
+/// compared exactly, never as floats: DESIGN.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Hundredths(pub u8);
+
+impl Hundredths {
+    /// A missing source has authority 0.5 (card pitfalls).
+    pub const MISSING_SOURCE_AUTHORITY: Hundredths = Hundredths(50);
+
+    /// Reads a decimal such as `0.6`; `None` unless it lies in [0, 1] on the
+    /// hundredths grid.
+    pub fn from_decimal(x: f64) -> Option<Hundredths> {
+        if !x.is_finite() || !(0.0..=1.0).contains(&x) {
+            return None;
+        }
+        let scaled = x * 100.0;
+        let rounded = scaled.round();
+        if (scaled - rounded).abs() > 1e-6 {
+            return None;
+        }
+        Some(Hundredths(rounded as u8))
+    }
+
+    pub fn as_decimal(self) -> f64 {
+        f64::from(self.0) / 100.0
+    }
+}
+
+/// An inclusive validity window on the logical clock; an absent bound is
+/// open (DESIGN.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Window {
+    pub from: Option<i32>,
+    pub to: Option<i32>,
+}
+
+impl Window {
+    pub fn contains(self, now: i32) -> bool {
+        self.from.is_none_or(|f| f <= now) && self.to.is_none_or(|t| now <= t)
+    }
+
+    /// Inclusive windows overlap when neither ends before the other starts.
+    pub fn overlaps(self, other: Window) -> bool {
+        let ends_before =
+            |a: Window, b: Window| matches!((a.to, b.from), (Some(t), Some(f)) if t < f);
+        !ends_before(self, other) && !ends_before(other, self)
+    }
+}
+
+/// What a writer proposes: every field of a record except its lifecycle
+/// state, which the protocol owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Proposal {
+    pub kind: Kind,
+    pub entity: Sym,
+    pub attribute: Sym,
+    pub value: Sym,
+    pub source: Option<Sym>,
+    pub authority: Hundredths,
+    pub confidence: Hundredths,
+    /// The owner agent; `None` means the staging agent.
+    pub owner: Option<u8>,
+    pub scope: Scope,
+    pub derived_from: RecordSet,
+    pub window: Window,
+}
+
+/// Why a commit check quarantined a record (machine-readable, card §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    LowEvidence,
+    OutsideValidity,
+    RevokedParent,
+    PermissionLaundering,
+    StaleWrite,
+    LowerAuthority,
+    NeedsReview,
+    UnstableDependency,
+}
+
+impl Reason {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::LowEvidence => "low_evidence",
+            Reason::OutsideValidity => "outside_validity",
+            Reason::RevokedParent => "revoked_parent",
+            Reason::PermissionLaundering => "permission_laundering",
+            Reason::StaleWrite => "stale_write",
+            Reason::LowerAuthority => "lower_authority",
+            Reason::NeedsReview => "needs_review",
+            Reason::UnstableDependency => "unstable_dependency",
+        }
+    }
+}
+
+/// A record in the store. Fields are read through accessors; only the
+/// protocol changes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub(in crate::protocol) fields: Proposal,
+    pub(in crate::protocol) owner: u8,
+    pub(in crate::protocol) state: Lifecycle,
+    /// The commit check that quarantined it, if one did.
+    pub(in crate::protocol) reason: Option<Reason>,
+    /// For a tool_action record, the index of the tool that was called.
+    pub(in crate::protocol) tool: Option<u8>,
+}
+
+impl Record {
+    pub fn kind(&self) -> Kind {
+        self.fields.kind
+    }
+    pub fn state(&self) -> Lifecycle {
+        self.state
+    }
+    pub fn entity(&self) -> Sym {
+        self.fields.entity
+    }
+    pub fn attribute(&self) -> Sym {
+        self.fields.attribute
+    }
+    pub fn value(&self) -> Sym {
+        self.fields.value
+    }
+    pub fn source(&self) -> Option<Sym> {
+        self.fields.source
+    }
+    pub fn authority(&self) -> Hundredths {
+        self.fields.authority
+    }
+    pub fn confidence(&self) -> Hundredths {
+        self.fields.confidence
+    }
+    pub fn owner(&self) -> u8 {
+        self.owner
+    }
+    pub fn scope(&self) -> Scope {
+        self.fields.scope
+    }
+    pub fn derived_from(&self) -> RecordSet {
+        self.fields.derived_from
+    }
+    pub fn window(&self) -> Window {
+        self.fields.window
+    }
+    pub fn reason(&self) -> Option<Reason> {
+        self.reason
+    }
+    pub fn tool(&self) -> Option<u8> {
+        self.tool
+    }
+    /// The proposal this record was staged from (owner filled in).
+    pub fn proposal(&self) -> Proposal {
+        Proposal {
+            owner: Some(self.owner),
+            ..self.fields
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hundredths_are_exact() {
+        assert_eq!(Hundredths::from_decimal(0.6), Some(Hundredths(60)));
+        assert_eq!(Hundredths::from_decimal(0.59), Some(Hundredths(59)));
+        assert_eq!(Hundredths::from_decimal(0.9), Some(Hundredths(90)));
+        assert_eq!(Hundredths::from_decimal(1.0), Some(Hundredths(100)));
+        assert_eq!(Hundredths::from_decimal(0.0), Some(Hundredths(0)));
+        assert_eq!(Hundredths::from_decimal(0.595), None);
+        assert_eq!(Hundredths::from_decimal(1.01), None);
+        assert_eq!(Hundredths::from_decimal(-0.1), None);
+        assert_eq!(Hundredths::from_decimal(f64::NAN), None);
+    }
+
+    #[test]
+    fn windows_are_inclusive_and_open_when_absent() {
+        let w = Window {
+            from: Some(3),
+            to: Some(5),
+        };
+        assert!(!w.contains(2));
+        assert!(w.contains(3));
+        assert!(w.contains(5));
+        assert!(!w.contains(6));
+        assert!(Window::default().contains(i32::MIN));
+        assert!(Window {
+            from: None,
+            to: Some(5)
+        }
+        .contains(-100));
+        assert!(Window {
+            from: Some(3),
+            to: None
+        }
+        .contains(1000));
+    }
+
+    #[test]
+    fn window_overlap() {
+        let a = Window {
+            from: Some(1),
+            to: Some(3),
+        };
+        let b = Window {
+            from: Some(3),
+            to: Some(6),
+        };
+        let c = Window {
+            from: Some(4),
+            to: None,
+        };
+        assert!(a.overlaps(b), "touching inclusive windows overlap");
+        assert!(!a.overlaps(c));
+        assert!(!c.overlaps(a));
+        assert!(b.overlaps(c));
+        assert!(Window::default().overlaps(a));
+    }
+
+    #[test]
+    fn views_are_the_four_derived_kinds() {
+        let views: Vec<_> = Kind::ALL.into_iter().filter(|k| k.is_view()).collect();
+        assert_eq!(
+            views,
+            vec![
+                Kind::Summary,
+                Kind::Profile,
+                Kind::IndexEntry,
+                Kind::SharedCopy
+            ]
+        );
+    }
+}

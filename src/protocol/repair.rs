@@ -1,0 +1,147 @@
+//! Retraction and typed cascading repair (card §3.4 `retract`). Abort and
+//! revoke both run [`Protocol::retract`]: each retracted record ends
+//! revoked whatever its type, then every transitive descendant is repaired
+//! by type (beliefs revoked; views quarantined, or revoked where quarantine
+//! is not allowed; tool actions compensated or leaked, and revoked), and
+//! each repair writes a rollback-log entry.
+
+use super::lifecycle::Lifecycle;
+use super::machine::Protocol;
+use super::ops::{Outcome, ProtocolError};
+use super::record::Kind;
+use super::record_set::{RecordId, RecordSet};
+use super::store::{LogEntry, Repair, Store};
+use super::transaction::{TxId, TxStatus};
+use super::variant::Ablation;
+
+impl Protocol {
+    /// Aborts an open transaction: every record it staged is retracted.
+    pub(in crate::protocol) fn abort(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+    ) -> Result<Outcome, ProtocolError> {
+        let t = &mut store.txs[tx as usize];
+        t.status = TxStatus::Aborted;
+        let staged = t.staged;
+        // Staged records a cascade already revoked stay as they are.
+        let roots = staged.difference(store.in_state(Lifecycle::Revoked));
+        let repairs = self.retract(store, roots)?;
+        Ok(Outcome::Retracted { repairs })
+    }
+
+    /// Revokes one committed or action_safe record (checked beforehand).
+    pub(in crate::protocol) fn revoke(
+        &self,
+        store: &mut Store,
+        record: RecordId,
+    ) -> Result<Outcome, ProtocolError> {
+        let repairs = self.retract(store, RecordSet::single(record))?;
+        Ok(Outcome::Retracted { repairs })
+    }
+
+    /// Retracts `roots` and repairs their descendants; returns each repair,
+    /// the roots first, then descendants in id order.
+    pub(in crate::protocol) fn retract(
+        &self,
+        store: &mut Store,
+        roots: RecordSet,
+    ) -> Result<Vec<(RecordId, Repair)>, ProtocolError> {
+        let horizon = store.records.len() as u8;
+        let mut repairs = Vec::new();
+        for id in roots.iter() {
+            let kind = store.records[id as usize].kind();
+            let repair = if kind == Kind::ToolAction {
+                self.compensate_or_leak(store, id)
+            } else {
+                Repair::Revoked
+            };
+            self.repair(
+                store,
+                id,
+                repair,
+                Lifecycle::Revoked,
+                true,
+                horizon,
+                &mut repairs,
+            )?;
+        }
+        if !self.has(Ablation::Cascade) {
+            return Ok(repairs);
+        }
+        for id in store.descendants(roots).iter() {
+            store.registry.insert(id);
+            let state = store.records[id as usize].state;
+            if state == Lifecycle::Revoked {
+                continue;
+            }
+            let kind = if self.has(Ablation::TypedRepair) {
+                store.records[id as usize].kind()
+            } else {
+                Kind::Belief
+            };
+            let (repair, to) = if kind == Kind::ToolAction {
+                (self.compensate_or_leak(store, id), Lifecycle::Revoked)
+            } else if kind.is_view() {
+                if state == Lifecycle::Quarantined {
+                    continue; // already held back for rebuilding
+                }
+                // Quarantine where allowed (not from action_safe or
+                // superseded), else revoke (card pitfall).
+                if state.may_move_to(Lifecycle::Quarantined) {
+                    (Repair::Quarantined, Lifecycle::Quarantined)
+                } else {
+                    (Repair::Revoked, Lifecycle::Revoked)
+                }
+            } else {
+                (Repair::Revoked, Lifecycle::Revoked)
+            };
+            self.repair(store, id, repair, to, false, horizon, &mut repairs)?;
+        }
+        Ok(repairs)
+    }
+
+    /// Compensated if the tool is reversible, else a leaked effect.
+    fn compensate_or_leak(&self, store: &Store, id: RecordId) -> Repair {
+        let irreversible = store.records[id as usize]
+            .tool
+            .and_then(|t| self.tools.get(t as usize))
+            .is_none_or(|t| t.irreversible);
+        if irreversible {
+            Repair::Leaked
+        } else {
+            Repair::Compensated
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn repair(
+        &self,
+        store: &mut Store,
+        id: RecordId,
+        repair: Repair,
+        to: Lifecycle,
+        root: bool,
+        horizon: u8,
+        repairs: &mut Vec<(RecordId, Repair)>,
+    ) -> Result<(), ProtocolError> {
+        let record = &mut store.records[id as usize];
+        let from = record.state;
+        record.state = from
+            .move_to(to)
+            .map_err(|illegal| ProtocolError::IllegalMove {
+                record: id,
+                illegal,
+            })?;
+        store.registry.insert(id);
+        store.log.push(LogEntry {
+            record: id,
+            repair,
+            root,
+            from,
+            horizon,
+        });
+        repairs.push((id, repair));
+        Ok(())
+    }
+}

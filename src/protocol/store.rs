@@ -1,0 +1,149 @@
+//! The store: records, transactions, the revocation registry and the
+//! rollback log. It is the model checker's state, so it holds integers only.
+//!
+//! Records, transactions and the rollback log are readable by anyone
+//! (they are what the invariants inspect). The revocation registry is the
+//! protocol's own bookkeeping and is private to `protocol`: the invariant
+//! checkers cannot reach it (DESIGN.md "invariants").
+
+use super::lifecycle::Lifecycle;
+use super::record::Record;
+use super::record_set::{RecordId, RecordSet};
+use super::transaction::{Transaction, TxId};
+use serde::{Deserialize, Serialize};
+
+/// How one record was repaired by a retraction (card §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Repair {
+    Revoked,
+    Quarantined,
+    /// A reversible tool action, compensated (and revoked).
+    Compensated,
+    /// An irreversible tool action, logged as a leaked effect (and revoked).
+    Leaked,
+}
+
+impl Repair {
+    pub fn name(self) -> &'static str {
+        match self {
+            Repair::Revoked => "revoked",
+            Repair::Quarantined => "quarantined",
+            Repair::Compensated => "compensated",
+            Repair::Leaked => "leaked",
+        }
+    }
+}
+
+/// One rollback-log entry: a repair, with what an independent checker
+/// needs to judge it without the protocol's bookkeeping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LogEntry {
+    pub record: RecordId,
+    pub repair: Repair,
+    /// True for a retracted record itself (a root of abort or revoke),
+    /// false for a descendant the cascade reached.
+    pub root: bool,
+    /// The record's lifecycle state just before the repair.
+    pub from: Lifecycle,
+    /// How many records existed when the retraction ran: the cascade
+    /// covers exactly the descendants with smaller ids.
+    pub horizon: u8,
+}
+
+/// The protocol's whole mutable state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Store {
+    pub(in crate::protocol) records: Vec<Record>,
+    pub(in crate::protocol) txs: Vec<Transaction>,
+    /// The revocation registry: every retracted record and every descendant
+    /// a cascade reached (card §3.4 `retract`). Records quarantined by a
+    /// commit check are not in it (card pitfall).
+    pub(in crate::protocol) registry: RecordSet,
+    pub(in crate::protocol) log: Vec<LogEntry>,
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    pub fn record(&self, id: RecordId) -> Option<&Record> {
+        self.records.get(id as usize)
+    }
+
+    pub fn transactions(&self) -> &[Transaction] {
+        &self.txs
+    }
+
+    pub fn transaction(&self, tx: TxId) -> Option<&Transaction> {
+        self.txs.get(tx as usize)
+    }
+
+    pub fn rollback_log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// All record ids, `0..records().len()`.
+    pub fn ids(&self) -> RecordSet {
+        RecordSet::below(self.records.len())
+    }
+
+    /// The ids of records in `state`.
+    pub fn in_state(&self, state: Lifecycle) -> RecordSet {
+        self.records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.state == state)
+            .map(|(id, _)| id as RecordId)
+            .collect()
+    }
+
+    /// Every transitive ancestor of `id`, from the protocol's dependency
+    /// walk. Parents always have smaller ids than their children, so one
+    /// descending pass closes the set.
+    pub(in crate::protocol) fn ancestors(&self, id: RecordId) -> RecordSet {
+        let mut anc = self.records[id as usize].derived_from();
+        for p in (0..id).rev() {
+            if anc.contains(p) {
+                anc = anc.union(self.records[p as usize].derived_from());
+            }
+        }
+        anc
+    }
+
+    /// Every transitive descendant of `roots`, roots excluded.
+    pub(in crate::protocol) fn descendants(&self, roots: RecordSet) -> RecordSet {
+        let mut reached = roots;
+        for (id, record) in self.records.iter().enumerate() {
+            if record.derived_from().intersects(reached) {
+                reached.insert(id as RecordId);
+            }
+        }
+        reached.difference(roots)
+    }
+
+    /// The protocol's own view of the revocation registry, for tests that
+    /// cross-check it against an independent recomputation.
+    #[cfg(test)]
+    pub(crate) fn registry_for_tests(&self) -> RecordSet {
+        self.registry
+    }
+
+    /// The protocol's own descendant walk, for tests that cross-check the
+    /// invariant checkers' recomputation against it.
+    #[cfg(test)]
+    pub(crate) fn descendants_for_tests(&self, roots: RecordSet) -> RecordSet {
+        self.descendants(roots)
+    }
+
+    /// The protocol's own ancestor walk, for cross-checking tests.
+    #[cfg(test)]
+    pub(crate) fn ancestors_for_tests(&self, id: RecordId) -> RecordSet {
+        self.ancestors(id)
+    }
+}

@@ -1,0 +1,107 @@
+//! Transactions: risk tier, isolation by tier, the snapshot taken at open,
+//! staging in order, and status (card §3.1, §3.2).
+
+use super::record::Record;
+use super::record_set::RecordSet;
+use serde::{Deserialize, Serialize};
+
+/// A transaction id: its position in the store, in opening order.
+pub type TxId = u8;
+
+/// Risk tier; the harness sets it and it selects the read isolation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Committed read.
+    Low,
+    /// Verified read.
+    Medium,
+    /// Causally stable read.
+    High,
+    /// Action-safe read; passing commits become action_safe.
+    ExternalAction,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 4] = [Tier::Low, Tier::Medium, Tier::High, Tier::ExternalAction];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Low => "low",
+            Tier::Medium => "medium",
+            Tier::High => "high",
+            Tier::ExternalAction => "external_action",
+        }
+    }
+}
+
+/// Open until commit or abort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxStatus {
+    Open,
+    Committed,
+    Aborted,
+}
+
+/// One transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Transaction {
+    pub(in crate::protocol) agent: u8,
+    pub(in crate::protocol) tier: Tier,
+    pub(in crate::protocol) status: TxStatus,
+    pub(in crate::protocol) snapshot: RecordSet,
+    /// Records staged, in staging order (ids grow with staging order).
+    pub(in crate::protocol) staged: RecordSet,
+}
+
+impl Transaction {
+    pub fn agent(&self) -> u8 {
+        self.agent
+    }
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+    pub fn status(&self) -> TxStatus {
+        self.status
+    }
+    /// The records visible at open time; it never changes.
+    pub fn snapshot(&self) -> RecordSet {
+        self.snapshot
+    }
+    pub fn staged(&self) -> RecordSet {
+        self.staged
+    }
+    /// What the transaction sees: its snapshot and its own staging.
+    pub fn visible(&self) -> RecordSet {
+        self.snapshot.union(self.staged)
+    }
+}
+
+/// The records visible at `tier` in `records` (DESIGN.md "Visibility at
+/// open"): committed reads see committed and action_safe records; causally
+/// stable reads additionally need every transitive ancestor committed or
+/// action_safe; action-safe reads see action_safe records only.
+pub fn visible_at(tier: Tier, records: &[Record]) -> RecordSet {
+    let mut visible = RecordSet::EMPTY;
+    // Ids are in creation order and parents precede children, so one pass
+    // in id order knows each parent's stability before its children.
+    let mut stable = RecordSet::EMPTY;
+    for (id, record) in records.iter().enumerate() {
+        let id = id as u8;
+        let settled = record.state().is_committed_or_safe();
+        let parents = record.derived_from();
+        if settled && parents.difference(stable).is_empty() {
+            stable.insert(id);
+        }
+        let sees = match tier {
+            Tier::Low | Tier::Medium => settled,
+            Tier::High => stable.contains(id),
+            Tier::ExternalAction => record.state() == super::lifecycle::Lifecycle::ActionSafe,
+        };
+        if sees {
+            visible.insert(id);
+        }
+    }
+    visible
+}
