@@ -1,0 +1,351 @@
+//! Throughput and memory benchmark of `memtx_check::engine` against
+//! stateright's own single-threaded `spawn_bfs`, on a two-phase-commit model
+//! with `N` resource managers (default 8; exhaustive, no depth bound, so
+//! both explore exactly the same states).
+//!
+//! Run with:
+//!
+//! ```text
+//! cargo bench --bench engine_bfs            # N = 8
+//! cargo bench --bench engine_bfs -- --rms 7
+//! cargo bench --bench engine_bfs -- --repeat 1
+//! ```
+//!
+//! Each run of each variant (stateright 1 thread, engine 1 thread, engine 2
+//! threads) is a child process (this binary re-executed with `--variant`),
+//! so peak memory is per variant; the best wall time of `--repeat` runs
+//! (default 3) is kept. Reported per variant: unique states/s on wall time
+//! and on CPU time (user + system, all threads; robust when other processes
+//! share the machine), bytes per state from peak RSS ((`VmHWM` − `VmRSS`
+//! before exploring) / states, from `/proc/self/status`) and from the peak
+//! of live heap bytes (a counting global allocator in this binary). The
+//! parent asserts that all variants found the same numbers of states and
+//! transitions (stateright's `state_count` − 1 initial state).
+
+use memtx_check::engine::{enumerate, EngineOptions, Verdict};
+use stateright::{Checker, Model, Property};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The system allocator, counting live and peak heap bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let live = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const MAX_RMS: usize = 12;
+
+/// Two-phase commit (Gray & Lamport's TLA+ `TwoPhase`) with `n` resource
+/// managers; messages are a set (bits), as in the TLA+ spec.
+#[derive(Clone)]
+struct TwoPhase {
+    n: usize,
+}
+
+/// 0 working, 1 prepared, 2 committed, 3 aborted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct State {
+    rm: [u8; MAX_RMS],
+    /// 0 init, 1 committed, 2 aborted.
+    tm: u8,
+    tm_prepared: u16,
+    /// Bit i: "prepared" sent by rm i; bit 30: "commit"; bit 31: "abort".
+    msgs: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Action {
+    TmRcvPrepared(u8),
+    TmCommit,
+    TmAbort,
+    RmPrepare(u8),
+    RmChooseToAbort(u8),
+    RmRcvCommit(u8),
+    RmRcvAbort(u8),
+}
+
+const COMMIT: u32 = 1 << 30;
+const ABORT: u32 = 1 << 31;
+
+impl Model for TwoPhase {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![State {
+            rm: [0; MAX_RMS],
+            tm: 0,
+            tm_prepared: 0,
+            msgs: 0,
+        }]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        let all = (1u16 << self.n) - 1;
+        if s.tm == 0 && s.tm_prepared == all {
+            actions.push(Action::TmCommit);
+        }
+        if s.tm == 0 {
+            actions.push(Action::TmAbort);
+        }
+        for i in 0..self.n {
+            let r = i as u8;
+            if s.tm == 0 && s.msgs & (1 << i) != 0 {
+                actions.push(Action::TmRcvPrepared(r));
+            }
+            if s.rm[i] == 0 {
+                actions.push(Action::RmPrepare(r));
+                actions.push(Action::RmChooseToAbort(r));
+            }
+            if s.msgs & COMMIT != 0 {
+                actions.push(Action::RmRcvCommit(r));
+            }
+            if s.msgs & ABORT != 0 {
+                actions.push(Action::RmRcvAbort(r));
+            }
+        }
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        let mut s = s.clone();
+        match a {
+            Action::TmRcvPrepared(i) => s.tm_prepared |= 1 << i,
+            Action::TmCommit => {
+                s.tm = 1;
+                s.msgs |= COMMIT;
+            }
+            Action::TmAbort => {
+                s.tm = 2;
+                s.msgs |= ABORT;
+            }
+            Action::RmPrepare(i) => {
+                s.rm[i as usize] = 1;
+                s.msgs |= 1 << i;
+            }
+            Action::RmChooseToAbort(i) | Action::RmRcvAbort(i) => s.rm[i as usize] = 3,
+            Action::RmRcvCommit(i) => s.rm[i as usize] = 2,
+        }
+        Some(s)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        // Holds, so stateright cannot stop early and explores everything.
+        vec![Property::always("consistent", |_, s: &State| {
+            !(s.rm.contains(&2) && s.rm.contains(&3))
+        })]
+    }
+}
+
+/// A field of `/proc/self/status`, in kB.
+fn status_kb(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time (user + system, all threads) of this process in seconds, from
+/// `/proc/self/stat` (assumes the usual 100 ticks per second).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_comm = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<u64> = after_comm
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // Fields 14 (utime) and 15 (stime), counted from 1 with pid and comm.
+    (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
+}
+
+/// Runs one variant in this process and prints a `RESULT` line.
+fn run_variant(variant: &str, n: usize) {
+    let model = TwoPhase { n };
+    let base_kb = status_kb("VmRSS:");
+    let base_heap = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base_heap, Ordering::Relaxed);
+    let start = Instant::now();
+    let cpu0 = cpu_secs();
+    let (states, transitions) = match variant {
+        "stateright" => {
+            let c = model.checker().spawn_bfs().join();
+            assert!(c.discovery("consistent").is_none());
+            (c.unique_state_count() as u64, c.state_count() as u64 - 1)
+        }
+        v => {
+            let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
+            let mut opts = EngineOptions::new(None, threads);
+            if std::env::var_os("BENCH_TRACE").is_some() {
+                opts.progress = Some(Box::new(|l| {
+                    eprintln!(
+                        "depth {} new {} live {} peak {}",
+                        l.depth,
+                        l.new_states,
+                        LIVE.load(Ordering::Relaxed),
+                        PEAK.load(Ordering::Relaxed)
+                    )
+                }));
+            }
+            let r = enumerate(&model, &opts);
+            assert!(r.complete);
+            assert_eq!(r.property("consistent"), Some(&Verdict::Holds));
+            (r.unique_states, r.transitions)
+        }
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - cpu0;
+    let hwm_kb = status_kb("VmHWM:");
+    let heap = PEAK.load(Ordering::Relaxed) - base_heap;
+    println!("RESULT {states} {transitions} {secs} {base_kb} {hwm_kb} {heap} {cpu}");
+}
+
+struct Outcome {
+    states: u64,
+    transitions: u64,
+    secs: f64,
+    bytes_per_state: f64,
+    heap_per_state: f64,
+    cpu: f64,
+}
+
+fn run_child(variant: &str, n: usize) -> Outcome {
+    let exe = std::env::current_exe().expect("current_exe");
+    let out = Command::new(exe)
+        .args(["--variant", variant, "--rms", &n.to_string()])
+        .output()
+        .expect("spawn child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("RESULT "))
+        .unwrap_or_else(|| {
+            panic!(
+                "variant {variant} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let f: Vec<f64> = line[7..]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    Outcome {
+        states: f[0] as u64,
+        transitions: f[1] as u64,
+        secs: f[2],
+        bytes_per_state: (f[4] - f[3]) * 1024.0 / f[0],
+        heap_per_state: f[5] / f[0],
+        cpu: f[6],
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args[i + 1].clone())
+    };
+    let n: usize = arg("--rms").map_or(8, |v| v.parse().expect("--rms N"));
+    assert!((1..=MAX_RMS).contains(&n));
+    if let Some(variant) = arg("--variant") {
+        run_variant(&variant, n);
+        return;
+    }
+    let repeat: usize = arg("--repeat").map_or(3, |v| v.parse().expect("--repeat K"));
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "two-phase commit, {n} resource managers, exhaustive BFS; one child process per run, \
+         best wall time of {repeat} runs; load average before: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let variants = [
+        ("stateright", "stateright spawn_bfs, 1 thread"),
+        ("engine1", "engine, 1 thread"),
+        ("engine2", "engine, 2 threads"),
+    ];
+    let results: Vec<Outcome> = variants
+        .iter()
+        .map(|(v, _)| {
+            (0..repeat.max(1))
+                .map(|_| run_child(v, n))
+                .min_by(|a, b| a.secs.total_cmp(&b.secs))
+                .expect("at least one run")
+        })
+        .collect();
+    let sr_rate = results[0].states as f64 / results[0].secs;
+    let sr_cpu_rate = results[0].states as f64 / results[0].cpu;
+    for ((_, label), r) in variants.iter().zip(&results) {
+        let rate = r.states as f64 / r.secs;
+        println!(
+            "{label:<31} {:>9} states {:>10} transitions | wall {:>6.3} s {:>9.0} states/s {:>5.2}x stateright \
+             | cpu {:>6.3} s {:>9.0} states/cpu-s {:>5.2}x | {:>5.1} B/state peak RSS, {:>5.1} peak heap",
+            r.states,
+            r.transitions,
+            r.secs,
+            rate,
+            rate / sr_rate,
+            r.cpu,
+            r.states as f64 / r.cpu,
+            r.states as f64 / r.cpu / sr_cpu_rate,
+            r.bytes_per_state,
+            r.heap_per_state
+        );
+    }
+    assert!(
+        results.iter().all(|r| r.states == results[0].states),
+        "unique state counts differ"
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r.transitions == results[0].transitions),
+        "transition counts differ"
+    );
+    println!(
+        "engine 2-thread speed-up over 1 thread (wall): {:.2}x",
+        results[1].secs / results[2].secs
+    );
+    println!(
+        "fingerprint collision probability: TLC optimistic {:.3e}, birthday bound {:.3e}",
+        memtx_check::engine::collision_probability(results[1].states, results[1].transitions),
+        memtx_check::engine::collision_probability_birthday(results[1].states)
+    );
+}

@@ -1,0 +1,435 @@
+//! The level-synchronous parallel BFS loop.
+//!
+//! A level (the full states of one depth, in canonical order) is processed
+//! in *batches* of consecutive states, each in two phases that run on
+//! `std::thread::scope` threads:
+//!
+//! 1. **Expand.** The batch is cut into contiguous chunks, claimed
+//!    dynamically by the threads. For each state, in order: evaluate the
+//!    undecided properties (remembering the first hit of each in the chunk);
+//!    then, below the depth bound, generate its successors. A successor
+//!    outside the boundary is dropped; otherwise it is a transition and,
+//!    unless it is a self-loop (same fingerprint as its parent), becomes a
+//!    16-byte candidate (fingerprint, parent position, action index) in the
+//!    chunk's bucket for the fingerprint's shard. The state itself is
+//!    dropped.
+//! 2. **Deduplicate.** The 64 shards are claimed dynamically by the threads.
+//!    Shard `s` consumes bucket `s` of every chunk *in chunk order*,
+//!    inserting each new fingerprint (with its parent's) into its part of
+//!    the visited set; only new successors are regenerated (by replaying
+//!    that one action on the parent) and appended to the shard's part of the
+//!    next level. A shard's visited table is small enough to stay in cache
+//!    while it is processed.
+//!
+//! Batches bound the memory held by candidates, whatever the level's width.
+//! The next level is the concatenation of the shards' parts in shard order.
+//! Because batches are processed in order and chunks are contiguous and
+//! consumed in order, the order within a shard is (parent position, action
+//! index) whatever the batch and chunk sizes, so nothing depends on the
+//! thread count.
+
+use super::fingerprint::{fingerprint, shard_of, ParentMap, NO_PARENT, SHARDS};
+use super::{path, EngineOptions, EngineReport, LevelStats, PropertyResult, Verdict};
+use stateright::{Expectation, Model, Property};
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Frontier states per chunk.
+const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
+/// Chunks per thread in a batch.
+const CHUNKS_PER_THREAD: usize = 16;
+/// Below this many states (phase 1) or candidates (phase 2) a batch is
+/// processed on the calling thread only.
+const PAR_MIN: usize = if cfg!(test) { 8 } else { 1024 };
+
+/// A successor awaiting deduplication: its fingerprint and how to
+/// regenerate it (frontier position of the parent, index of the action in
+/// `model.actions(parent)`).
+#[derive(Clone, Copy)]
+struct Candidate {
+    fp: u64,
+    parent: u32,
+    action: u32,
+}
+
+/// The output of one chunk; reused from batch to batch so that its buffers
+/// stay allocated.
+struct ChunkSlot {
+    /// Candidates per shard, in (frontier position, action index) order.
+    buckets: Vec<Vec<Candidate>>,
+    /// Transitions generated from the chunk.
+    transitions: u64,
+    /// Per property: frontier position of the first state in the chunk that
+    /// decides it.
+    hits: Vec<Option<usize>>,
+}
+
+impl ChunkSlot {
+    fn new(properties: usize) -> Self {
+        ChunkSlot {
+            buckets: (0..SHARDS).map(|_| Vec::new()).collect(),
+            transitions: 0,
+            hits: vec![None; properties],
+        }
+    }
+
+    fn reset(&mut self) {
+        self.buckets.iter_mut().for_each(Vec::clear);
+        self.transitions = 0;
+        self.hits.iter_mut().for_each(|h| *h = None);
+    }
+}
+
+/// One shard's part of a level (of the frontier, or of the level being
+/// built). A level is its 64 parts in shard order; a state's *position* is
+/// its index in that concatenation. Parts are reused from level to level so
+/// their buffers stay allocated.
+struct Part<S> {
+    states: Vec<S>,
+    fps: Vec<u64>,
+}
+
+impl<S> Part<S> {
+    fn new() -> Self {
+        Part {
+            states: Vec::new(),
+            fps: Vec::new(),
+        }
+    }
+}
+
+/// Read-only context of a level: the model and the frontier.
+struct Level<'a, M: Model> {
+    model: &'a M,
+    properties: &'a [Property<M>],
+    /// Which properties still need evaluating.
+    undecided: &'a [bool],
+    parts: &'a [Part<M::State>],
+    /// `offsets[s]` = position of the first state of part `s`; one more
+    /// entry holding the level's size.
+    offsets: &'a [usize],
+}
+
+impl<M> Level<'_, M>
+where
+    M: Model,
+    M::State: Hash,
+    M::Action: Clone,
+{
+    /// The state and fingerprint at a position.
+    fn locate(&self, pos: usize) -> (&M::State, u64) {
+        let s = self.offsets.partition_point(|&o| o <= pos) - 1;
+        let i = pos - self.offsets[s];
+        (&self.parts[s].states[i], self.parts[s].fps[i])
+    }
+
+    /// Phase 1 on states `lo..hi` of part `s`.
+    fn expand_chunk(&self, slot: &mut ChunkSlot, (s, lo, hi): (usize, usize, usize), expand: bool) {
+        let model = self.model;
+        let mut actions = Vec::new();
+        let part = &self.parts[s];
+        for (i, (state, &state_fp)) in
+            (self.offsets[s] + lo..).zip(part.states[lo..hi].iter().zip(&part.fps[lo..hi]))
+        {
+            for (p, prop) in self.properties.iter().enumerate() {
+                if !self.undecided[p] || slot.hits[p].is_some() {
+                    continue;
+                }
+                let holds = (prop.condition)(model, state);
+                let hit = match prop.expectation {
+                    Expectation::Always => !holds,
+                    Expectation::Sometimes => holds,
+                    Expectation::Eventually => false,
+                };
+                if hit {
+                    slot.hits[p] = Some(i);
+                }
+            }
+            if !expand {
+                continue;
+            }
+            model.actions(state, &mut actions);
+            for (a, action) in actions.drain(..).enumerate() {
+                let Some(next) = model.next_state(state, action) else {
+                    continue;
+                };
+                if !model.within_boundary(&next) {
+                    continue;
+                }
+                slot.transitions += 1;
+                let fp = fingerprint(&next);
+                if fp == state_fp {
+                    // A self-loop (common: stuttering actions) is never new.
+                    continue;
+                }
+                slot.buckets[shard_of(fp)].push(Candidate {
+                    fp,
+                    parent: i as u32,
+                    action: a as u32,
+                });
+            }
+        }
+    }
+
+    /// Phase 2 for shard `s`: consumes its buckets in chunk order, records
+    /// each new fingerprint with its parent's, and regenerates the new
+    /// states into `part`.
+    fn absorb(
+        &self,
+        s: usize,
+        visited: &mut ParentMap,
+        slots: &[ChunkSlot],
+        part: &mut Part<M::State>,
+    ) {
+        let mut actions = Vec::new();
+        let mut actions_of = usize::MAX;
+        for slot in slots {
+            for c in &slot.buckets[s] {
+                let Entry::Vacant(e) = visited.entry(c.fp) else {
+                    continue;
+                };
+                let (parent, parent_fp) = self.locate(c.parent as usize);
+                e.insert(parent_fp);
+                if actions_of != c.parent as usize {
+                    actions.clear();
+                    self.model.actions(parent, &mut actions);
+                    actions_of = c.parent as usize;
+                }
+                let next = actions
+                    .get(c.action as usize)
+                    .cloned()
+                    .and_then(|a| self.model.next_state(parent, a))
+                    .filter(|next| fingerprint(next) == c.fp)
+                    .expect(
+                        "regenerating a successor failed: \
+                         Model::actions or Model::next_state is not deterministic",
+                    );
+                part.states.push(next);
+                part.fps.push(c.fp);
+            }
+        }
+    }
+}
+
+/// Calls `f` on every item, on up to `threads` threads (the caller's
+/// included), each claiming the next unclaimed item.
+fn for_each_dynamic<T: Send>(threads: usize, items: Vec<T>, f: &(dyn Fn(T) + Sync)) {
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        items.into_iter().for_each(f);
+        return;
+    }
+    let queue = Mutex::new(items.into_iter());
+    let work = || loop {
+        let item = queue.lock().expect("work queue poisoned").next();
+        match item {
+            Some(item) => f(item),
+            None => return,
+        }
+    };
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (1..threads).map(|_| sc.spawn(work)).collect();
+        work();
+        for h in handles {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
+    });
+}
+
+pub(crate) fn run<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
+where
+    M: Model + Sync,
+    M::State: Hash + Send + Sync,
+    M::Action: Clone,
+{
+    let start = Instant::now();
+    let threads = opts.threads.max(1);
+    let properties = model.properties();
+    // Per property: (depth, fingerprint) of the state that decided it.
+    let mut decided: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
+    // The visited set, sharded by fingerprint: fingerprint -> parent's.
+    let mut visited: Vec<ParentMap> = (0..SHARDS).map(|_| ParentMap::default()).collect();
+    let mut slots: Vec<ChunkSlot> = (0..threads * CHUNKS_PER_THREAD)
+        .map(|_| ChunkSlot::new(properties.len()))
+        .collect();
+
+    // Level 0: the in-boundary initial states, first occurrence wins (all
+    // in part 0).
+    let mut frontier: Vec<Part<M::State>> = (0..SHARDS).map(|_| Part::new()).collect();
+    let mut next: Vec<Part<M::State>> = (0..SHARDS).map(|_| Part::new()).collect();
+    for s in model.init_states() {
+        if !model.within_boundary(&s) {
+            continue;
+        }
+        let fp = fingerprint(&s);
+        if let Entry::Vacant(e) = visited[shard_of(fp)].entry(fp) {
+            e.insert(NO_PARENT);
+            frontier[0].states.push(s);
+            frontier[0].fps.push(fp);
+        }
+    }
+    let mut levels = Vec::new();
+    let push_level = |levels: &mut Vec<LevelStats>, new: u64, transitions: u64| {
+        let (total, total_tr) = levels.last().map_or((0, 0), |l: &LevelStats| {
+            (l.total_states, l.total_transitions)
+        });
+        let stats = LevelStats {
+            depth: levels.len(),
+            new_states: new,
+            total_states: total + new,
+            transitions,
+            total_transitions: total_tr + transitions,
+            elapsed_ms: start.elapsed().as_millis() as u64,
+        };
+        if let Some(progress) = &opts.progress {
+            progress(&stats);
+        }
+        levels.push(stats);
+    };
+    push_level(&mut levels, frontier[0].states.len() as u64, 0);
+
+    let mut depth = 0;
+    let complete = loop {
+        let mut offsets = Vec::with_capacity(SHARDS + 1);
+        offsets.push(0);
+        for part in &frontier {
+            offsets.push(offsets.last().copied().unwrap_or(0) + part.states.len());
+        }
+        let n = offsets[SHARDS];
+        if n == 0 {
+            break true;
+        }
+        assert!(n <= u32::MAX as usize, "a level of more than 2^32 states");
+        let mut expanding = opts.max_depth.is_none_or(|d| depth < d);
+        let undecided: Vec<bool> = properties
+            .iter()
+            .zip(&decided)
+            .map(|(p, d)| d.is_none() && p.expectation != Expectation::Eventually)
+            .collect();
+        let level = Level {
+            model,
+            properties: &properties,
+            undecided: &undecided,
+            parts: &frontier,
+            offsets: &offsets,
+        };
+        // The level's chunks, in position order, never straddling parts.
+        let chunks: Vec<(usize, usize, usize)> = (0..SHARDS)
+            .flat_map(|s| {
+                let len = frontier[s].states.len();
+                (0..len)
+                    .step_by(CHUNK_STATES)
+                    .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
+            })
+            .collect();
+        next.iter_mut().for_each(|p| {
+            p.states.clear();
+            p.fps.clear();
+        });
+        let mut level_hits: Vec<Option<usize>> = vec![None; properties.len()];
+        let mut transitions = 0;
+        for batch in chunks.chunks(slots.len()) {
+            let used = batch.len();
+            let states: usize = batch.iter().map(|&(_, lo, hi)| hi - lo).sum();
+            let work: Vec<_> = slots[..used].iter_mut().zip(batch).collect();
+            let par = if states >= PAR_MIN { threads } else { 1 };
+            let level = &level;
+            for_each_dynamic(par, work, &|(slot, &chunk)| {
+                level.expand_chunk(slot, chunk, expanding)
+            });
+            let slots_used = &slots[..used];
+            for (p, hit) in level_hits.iter_mut().enumerate() {
+                if hit.is_none() {
+                    *hit = slots_used.iter().find_map(|s| s.hits[p]);
+                }
+            }
+            transitions += slots_used.iter().map(|s| s.transitions).sum::<u64>();
+            let violated = properties.iter().enumerate().any(|(p, prop)| {
+                prop.expectation == Expectation::Always
+                    && (decided[p].is_some() || level_hits[p].is_some())
+            });
+            if opts.stop_on_violation && violated {
+                // Finish checking this level, but build no next level.
+                expanding = false;
+            }
+            if expanding {
+                let candidates: usize = slots_used
+                    .iter()
+                    .flat_map(|s| s.buckets.iter())
+                    .map(Vec::len)
+                    .sum();
+                let par = if candidates >= PAR_MIN { threads } else { 1 };
+                let shards: Vec<_> = visited
+                    .iter_mut()
+                    .zip(next.iter_mut())
+                    .enumerate()
+                    .collect();
+                for_each_dynamic(par, shards, &|(s, (v, part))| {
+                    level.absorb(s, v, slots_used, part)
+                });
+            }
+            slots[..used].iter_mut().for_each(ChunkSlot::reset);
+        }
+        for (slot, hit) in decided.iter_mut().zip(&level_hits) {
+            if slot.is_none() {
+                *slot = hit.map(|pos| (depth, level.locate(pos).1));
+            }
+        }
+        if !expanding {
+            break false;
+        }
+        std::mem::swap(&mut frontier, &mut next);
+        let new: usize = frontier.iter().map(|p| p.states.len()).sum();
+        depth += 1;
+        push_level(&mut levels, new as u64, transitions);
+    };
+    drop(frontier);
+    drop(next);
+
+    let parent_of = |fp: u64| -> u64 {
+        *visited[shard_of(fp)]
+            .get(&fp)
+            .expect("fingerprint on a parent chain is not in the visited set")
+    };
+    let results = properties
+        .iter()
+        .zip(&decided)
+        .map(|(p, d)| {
+            let verdict = match (&p.expectation, d) {
+                (Expectation::Eventually, _) => Verdict::Unsupported,
+                (Expectation::Always, None) => Verdict::Holds,
+                (Expectation::Sometimes, None) => Verdict::NotReached,
+                (e, Some((depth, fp))) => {
+                    let trace = path::reconstruct(model, *fp, parent_of);
+                    debug_assert_eq!(trace.len(), depth + 1);
+                    if *e == Expectation::Always {
+                        Verdict::Violated {
+                            depth: *depth,
+                            trace,
+                        }
+                    } else {
+                        Verdict::Reached {
+                            depth: *depth,
+                            trace,
+                        }
+                    }
+                }
+            };
+            PropertyResult {
+                name: p.name,
+                expectation: p.expectation.clone(),
+                verdict,
+            }
+        })
+        .collect();
+    let last = levels.last().expect("level 0 is always present");
+    EngineReport {
+        unique_states: last.total_states,
+        transitions: last.total_transitions,
+        levels,
+        complete,
+        properties: results,
+    }
+}

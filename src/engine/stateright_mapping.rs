@@ -1,0 +1,250 @@
+//! How stateright 0.31's own BFS (`CheckerBuilder::spawn_bfs`) relates to
+//! this engine, and the helpers that cross-check the two.
+//!
+//! All statements below were established by running stateright 0.31.0 and
+//! are asserted by tests (in this module and in `engine::tests`), except the
+//! multi-threaded one, which is non-deterministic and was only observed.
+//!
+//! Stateright numbers BFS levels from 1: an initial state has "depth" 1,
+//! which is our depth 0. With `target_max_depth(d)` (d ≥ 1; 0 means no
+//! bound), a state popped with stateright-depth ≥ d is skipped: not checked,
+//! not passed to the visitor, not expanded. Hence, single-threaded:
+//!
+//! * it **checks and expands exactly our depths 0..=d−2**;
+//! * the successors of those states (our depth d−1) still enter its visited
+//!   set, so `unique_state_count() == levels[d−1].total_states` of our
+//!   report (or our `unique_states` once d−1 is past the fixpoint);
+//! * `state_count() == (in-boundary initial states, duplicates included) +
+//!   levels[d−1].total_transitions`: it counts every in-boundary successor
+//!   of every expanded state, like our `transitions`. A duplicated initial
+//!   state is expanded once per copy, so its transitions count once per copy;
+//! * a property first violated at depth k is found by our engine with
+//!   `max_depth = Some(k)`, by stateright only with `target_max_depth(k+2)`
+//!   (with k+1 the depth-k states are counted but not checked);
+//! * so our `max_depth = Some(D)` discovers the same states as its
+//!   `target_max_depth(D+1)` but checks one level more;
+//! * unbounded, it agrees with our complete `unique_states`, *provided* it
+//!   is not stopped early: by default (`HasDiscoveries::All`) it stops as
+//!   soon as every property has a discovery — at once if the model has no
+//!   property. [`EnumerateOnly`] replaces the properties by one that never
+//!   holds, for counting;
+//! * boundary: out-of-boundary initial states and successors are dropped
+//!   before counting, as in our engine;
+//! * counterexamples are **not shortest**: every checked violating state
+//!   overwrites the stored path while the checker keeps running (until all
+//!   properties have a discovery), so the reported path ends at the *last*
+//!   violating state checked (6×6 grid: shortest violation 6 actions,
+//!   stateright reports a 10-action path to the far corner);
+//! * `spawn_bfs` ignores `symmetry()`/`symmetry_fn` (6×6 grid with the
+//!   (x, y) ~ (y, x) symmetry: 36 states with or without it; `spawn_dfs`
+//!   gives 21);
+//! * a visitor costs a full replay per visited state: `Path` is rebuilt from
+//!   the initial state through the action indices, i.e. `depth` extra
+//!   `next_state` calls per state (Σ depth in total).
+//!
+//! With several threads its BFS is **not level-exact**: a thread can pop a
+//! deeper state before another thread has discovered a shallower path to
+//! one of its successors, which is then recorded at a larger depth and may
+//! be cut off by the bound. Observed: `Counter { m: 200_003 }` with
+//! `target_max_depth(14)`, 2 threads, 10 runs: `unique_state_count` was
+//! 10–169 lower than single-threaded in 6 runs, and differed between runs.
+//!
+//! Stateright's fingerprint is `ahash` with fixed keys; ours
+//! ([`super::fingerprint`]) differs, so the two are compared on counts only.
+
+use stateright::{Checker, Model, Property};
+use std::hash::Hash;
+
+/// Wraps a model, replacing its properties by a single `Sometimes` property
+/// that never holds, so stateright's checker cannot stop early (it stops as
+/// soon as every property has a discovery — immediately if there are none).
+pub struct EnumerateOnly<M>(pub M);
+
+impl<M: Model> Model for EnumerateOnly<M> {
+    type State = M::State;
+    type Action = M::Action;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        self.0.init_states()
+    }
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        self.0.actions(state, actions)
+    }
+    fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        self.0.next_state(state, action)
+    }
+    fn within_boundary(&self, state: &Self::State) -> bool {
+        self.0.within_boundary(state)
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::sometimes("never", |_, _| false)]
+    }
+}
+
+/// Counters of a finished stateright BFS run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaterightCounts {
+    /// `Checker::unique_state_count`.
+    pub unique_states: usize,
+    /// `Checker::state_count` (stateright's "total states").
+    pub state_count: usize,
+    /// `Checker::max_depth`.
+    pub max_depth: usize,
+}
+
+/// Runs stateright's `spawn_bfs` on `model` (wrapped in [`EnumerateOnly`])
+/// with `target_max_depth(target_max_depth)` (0 = unbounded) and `threads`
+/// threads, to completion.
+pub fn stateright_bfs_counts<M>(
+    model: M,
+    target_max_depth: usize,
+    threads: usize,
+) -> StaterightCounts
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone + PartialEq + Send + Sync + 'static,
+    M::Action: Clone + PartialEq,
+{
+    let checker = EnumerateOnly(model)
+        .checker()
+        .threads(threads)
+        .target_max_depth(target_max_depth)
+        .spawn_bfs()
+        .join();
+    StaterightCounts {
+        unique_states: checker.unique_state_count(),
+        state_count: checker.state_count(),
+        max_depth: checker.max_depth(),
+    }
+}
+
+/// Stateright's single-threaded BFS `unique_state_count` with
+/// `target_max_depth(target_max_depth)`.
+pub fn stateright_bfs_unique_states<M>(model: M, target_max_depth: usize) -> usize
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone + PartialEq + Send + Sync + 'static,
+    M::Action: Clone + PartialEq,
+{
+    stateright_bfs_counts(model, target_max_depth, 1).unique_states
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::models::{Grid, Move};
+    use super::super::{enumerate, EngineOptions, Verdict};
+    use super::*;
+    use stateright::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn grid(limit: u8) -> Grid {
+        Grid {
+            w: 6,
+            h: 6,
+            four_way: true,
+            max_x: None,
+            limit,
+        }
+    }
+
+    #[test]
+    fn stateright_checks_two_levels_short_of_its_target() {
+        // "sum below 6" fails first at depth 6: we find it with max_depth 6,
+        // stateright needs target_max_depth(8).
+        let ours = enumerate(&grid(6), &EngineOptions::new(Some(6), 1));
+        assert!(matches!(
+            ours.property("sum below"),
+            Some(Verdict::Violated { depth: 6, .. })
+        ));
+        let sr = |d| {
+            grid(6)
+                .checker()
+                .target_max_depth(d)
+                .spawn_bfs()
+                .join()
+                .discovery("sum below")
+        };
+        assert!(sr(7).is_none());
+        assert_eq!(sr(8).unwrap().into_actions().len(), 6);
+    }
+
+    #[test]
+    fn stateright_overwrites_counterexamples_with_deeper_ones() {
+        // Single-threaded, unbounded. The "eventually" property keeps the
+        // checker running (no state is terminal), and every later violation
+        // of "sum below" replaces the stored path.
+        let ours = enumerate(&grid(6), &EngineOptions::new(None, 1));
+        assert!(matches!(
+            ours.property("sum below"),
+            Some(Verdict::Violated { depth: 6, .. })
+        ));
+        let sr = grid(6).checker().spawn_bfs().join();
+        let path = sr.discovery("sum below").unwrap();
+        // The last state checked: the far corner, 10 actions away.
+        assert_eq!(path.last_state(), &(5, 5));
+        assert_eq!(path.into_actions().len(), 10);
+    }
+
+    #[test]
+    fn stateright_bfs_ignores_symmetry() {
+        // (x, y) ~ (y, x) on a square grid: 21 classes out of 36 states.
+        fn rep(s: &(u8, u8)) -> (u8, u8) {
+            (s.0.min(s.1), s.0.max(s.1))
+        }
+        let bfs = |sym: bool| {
+            let b = EnumerateOnly(grid(100)).checker();
+            let b = if sym { b.symmetry_fn(rep) } else { b };
+            b.spawn_bfs().join().unique_state_count()
+        };
+        assert_eq!(bfs(false), 36);
+        assert_eq!(bfs(true), 36);
+        let dfs = EnumerateOnly(grid(100))
+            .checker()
+            .symmetry_fn(rep)
+            .spawn_dfs()
+            .join();
+        assert_eq!(dfs.unique_state_count(), 21);
+    }
+
+    /// Counts `next_state` calls.
+    struct Counting(Grid, Arc<AtomicUsize>);
+
+    impl Model for Counting {
+        type State = (u8, u8);
+        type Action = Move;
+        fn init_states(&self) -> Vec<(u8, u8)> {
+            self.0.init_states()
+        }
+        fn actions(&self, s: &(u8, u8), a: &mut Vec<Move>) {
+            self.0.actions(s, a)
+        }
+        fn next_state(&self, s: &(u8, u8), a: Move) -> Option<(u8, u8)> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            self.0.next_state(s, a)
+        }
+        fn properties(&self) -> Vec<Property<Self>> {
+            vec![Property::sometimes("never", |_, _| false)]
+        }
+    }
+
+    #[test]
+    fn stateright_visitor_replays_the_whole_path() {
+        let calls = |visit: bool| {
+            let n = Arc::new(AtomicUsize::new(0));
+            let b = Counting(grid(100), n.clone()).checker();
+            let b = if visit {
+                b.visitor(|_: Path<(u8, u8), Move>| {})
+            } else {
+                b
+            };
+            let _ = b.spawn_bfs().join();
+            n.load(Ordering::Relaxed)
+        };
+        // Each visit replays one next_state per action on the path, so the
+        // visitor adds the sum of all depths.
+        let r = enumerate(&grid(100), &EngineOptions::new(None, 1));
+        let depth_sum: u64 = r.levels.iter().map(|l| l.depth as u64 * l.new_states).sum();
+        assert_eq!((calls(true) - calls(false)) as u64, depth_sum);
+    }
+}
