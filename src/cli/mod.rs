@@ -1,0 +1,102 @@
+//! The command line: clap's raw arguments, one file per subcommand, each
+//! turning its arguments into a run and returning a [`Verdict`]. `main`
+//! only parses, dispatches and maps the result to an exit code: 0 every
+//! property holds, 1 one is violated, 2 bad input or usage (clap exits 2
+//! on its own usage errors).
+//!
+//! Adding a subcommand: a file here with an `Args` struct and a
+//! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a
+//! line in [`run`].
+
+mod output;
+pub mod replay;
+
+pub use output::print;
+
+use crate::config::ConfigError;
+use clap::{Parser, Subcommand};
+use std::fmt;
+
+/// memtx-check: a model checker and invariant verifier for the MemTX
+/// transactional belief-commit protocol.
+#[derive(Debug, Parser)]
+#[command(name = "memtx-check", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a trace file through the protocol, step by step, and check
+    /// every invariant after each step.
+    Replay(replay::ReplayArgs),
+}
+
+/// What a run concluded; its exit code is 0 or 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every property checked holds.
+    Holds,
+    /// Some property is violated.
+    Violated,
+}
+
+impl Verdict {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Holds => 0,
+            Verdict::Violated => 1,
+        }
+    }
+}
+
+/// Bad input or a failed write: one line, exit code 2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CliError(pub String);
+
+impl CliError {
+    pub const EXIT_CODE: u8 = 2;
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<ConfigError> for CliError {
+    fn from(e: ConfigError) -> Self {
+        CliError(e.0)
+    }
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
+    match &cli.command {
+        Command::Replay(args) => replay::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn replay_arguments_parse() {
+        let cli = Cli::try_parse_from(["memtx-check", "replay", "t.json", "--json"]).unwrap();
+        let Command::Replay(args) = cli.command;
+        assert_eq!(args.file, std::path::PathBuf::from("t.json"));
+        assert!(args.json && args.itf.is_none());
+        let err = Cli::try_parse_from(["memtx-check", "replay"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "clap usage errors exit 2");
+    }
+}

@@ -1,0 +1,47 @@
+//! `memtx-check replay FILE.json [--json] [--itf OUT.itf.json]`: runs a
+//! trace through the protocol and prints each step's outcome, the final
+//! records and the invariant verdicts; exit 1 when an invariant is
+//! violated, whether or not the trace declares it.
+
+use super::{print, CliError, Verdict};
+use crate::atomic_file::write_atomic;
+use crate::replay::{render_json, render_text, replay};
+use crate::trace::{to_itf, Trace};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace file (traces/*.json).
+    pub file: PathBuf,
+    /// Print one JSON object instead of the readable account.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the replayed trace in the Informal Trace Format (ITF,
+    /// read by Apalache and Quint) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub itf: Option<PathBuf>,
+}
+
+pub fn run(args: &ReplayArgs) -> Result<Verdict, CliError> {
+    let trace = Trace::load(&args.file)?;
+    let report = replay(&trace)?;
+    if let Some(path) = &args.itf {
+        let itf = to_itf(&report.stores, &trace.steps, &report.compiled);
+        let mut bytes = serde_json::to_vec_pretty(&itf)
+            .map_err(|e| CliError(format!("{}: cannot encode ITF: {e}", path.display())))?;
+        bytes.push(b'\n');
+        write_atomic(path, &bytes)
+            .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    print(&if args.json {
+        render_json(&report)
+    } else {
+        render_text(&report)
+    })?;
+    Ok(if report.violated() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}

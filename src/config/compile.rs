@@ -1,0 +1,79 @@
+//! A validated configuration in the protocol's form: strings interned,
+//! tools indexed, templates turned into parentless proposals, and the
+//! invariant checkers' context.
+
+use super::ModelConfig;
+use crate::invariants::Context;
+use crate::protocol::{Proposal, Protocol, RecordSet, Symbols, Tool, Window};
+
+/// What a run needs from a configuration. `symbols` grows when a trace
+/// names strings the configuration does not.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub symbols: Symbols,
+    pub protocol: Protocol,
+    /// One proposal per template, in template order, with no parents and
+    /// the template's owner (`None`: the staging agent).
+    pub templates: Vec<Proposal>,
+    pub invariant_context: Context,
+}
+
+impl Compiled {
+    pub(super) fn of(config: &ModelConfig) -> Compiled {
+        // Validation bounds tools and templates far below the symbol
+        // table's capacity, so interning cannot overflow here.
+        let mut symbols = Symbols::new();
+        let tools: Vec<Tool> = config
+            .tools
+            .iter()
+            .map(|t| Tool {
+                name: symbols.intern(&t.name),
+                irreversible: t.irreversible,
+            })
+            .collect();
+        let templates = config
+            .templates
+            .iter()
+            .map(|t| Proposal {
+                kind: t.kind,
+                entity: symbols.intern(&t.entity),
+                attribute: symbols.intern(&t.attribute),
+                value: symbols.intern(&t.value),
+                source: t.source.as_deref().map(|s| symbols.intern(s)),
+                authority: t.authority,
+                confidence: t.confidence,
+                owner: t.owner,
+                scope: t.scope,
+                derived_from: RecordSet::EMPTY,
+                window: Window {
+                    from: t.valid_from,
+                    to: t.valid_to,
+                },
+            })
+            .collect();
+        Compiled {
+            invariant_context: Context::new(&tools),
+            protocol: Protocol::new(tools, config.clock, config.variant),
+            symbols,
+            templates,
+        }
+    }
+
+    /// The index of the tool called `name`.
+    pub fn tool_index(&self, name: &str) -> Option<u8> {
+        let sym = self.symbols.lookup(name)?;
+        self.protocol
+            .tools()
+            .iter()
+            .position(|t| t.name == sym)
+            .and_then(|i| u8::try_from(i).ok())
+    }
+
+    /// The name of tool `index`, or `#index` for an unknown one.
+    pub fn tool_name(&self, index: u8) -> String {
+        self.protocol.tools().get(index as usize).map_or_else(
+            || format!("#{index}"),
+            |t| self.symbols.name(t.name).to_owned(),
+        )
+    }
+}

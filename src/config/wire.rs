@@ -1,0 +1,134 @@
+//! The configuration written back out as JSON: serialize-only types whose
+//! field order is the documented one, every field explicit, so that a trace
+//! can inline its configuration and read it back unchanged.
+
+use super::{Depth, Expect, ModelConfig, ParentRule};
+use crate::protocol::{Ablation, Kind, Scope, Tier, Variant};
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Serialize)]
+pub(crate) struct ConfigJson<'a> {
+    name: &'a str,
+    description: &'a str,
+    bounds: BoundsJson,
+    agents: u8,
+    tiers: &'a [Tier],
+    tools: Vec<ToolJson<'a>>,
+    clock: Option<i32>,
+    templates: Vec<TemplateJson<'a>>,
+    variant: VariantJson,
+    expect: ExpectJson,
+}
+
+#[derive(Serialize)]
+struct BoundsJson {
+    records: usize,
+    transactions: usize,
+    depth: Value,
+}
+
+#[derive(Serialize)]
+struct ToolJson<'a> {
+    name: &'a str,
+    irreversible: bool,
+}
+
+#[derive(Serialize)]
+struct TemplateJson<'a> {
+    name: &'a str,
+    kind: Kind,
+    entity: &'a str,
+    attribute: &'a str,
+    value: &'a str,
+    source: Option<&'a str>,
+    authority: f64,
+    confidence: f64,
+    scope: Scope,
+    valid_from: Option<i32>,
+    valid_to: Option<i32>,
+    owner: Option<u8>,
+    parent: ParentRule,
+}
+
+#[derive(Serialize)]
+struct VariantJson {
+    same_source_tie: crate::protocol::SameSourceTie,
+    stale_check_empty_snapshot: crate::protocol::StaleCheckEmptySnapshot,
+    laundering_parents: crate::protocol::LaunderingParents,
+    tool_basis: crate::protocol::ToolBasis,
+    ablate: Vec<Ablation>,
+}
+
+#[derive(Serialize)]
+struct ExpectJson {
+    #[serde(rename = "I1", skip_serializing_if = "Option::is_none")]
+    i1: Option<Expect>,
+    #[serde(rename = "I2", skip_serializing_if = "Option::is_none")]
+    i2: Option<Expect>,
+    #[serde(rename = "G3", skip_serializing_if = "Option::is_none")]
+    g3: Option<Expect>,
+}
+
+impl<'a> ConfigJson<'a> {
+    pub(crate) fn of(c: &'a ModelConfig) -> Self {
+        ConfigJson {
+            name: &c.name,
+            description: &c.description,
+            bounds: BoundsJson {
+                records: c.bounds.records,
+                transactions: c.bounds.transactions,
+                depth: match c.bounds.depth {
+                    Depth::Bounded(d) => Value::from(d),
+                    Depth::Full => Value::from("full"),
+                },
+            },
+            agents: c.agents,
+            tiers: &c.tiers,
+            tools: c
+                .tools
+                .iter()
+                .map(|t| ToolJson {
+                    name: &t.name,
+                    irreversible: t.irreversible,
+                })
+                .collect(),
+            clock: c.clock,
+            templates: c
+                .templates
+                .iter()
+                .map(|t| TemplateJson {
+                    name: &t.name,
+                    kind: t.kind,
+                    entity: &t.entity,
+                    attribute: &t.attribute,
+                    value: &t.value,
+                    source: t.source.as_deref(),
+                    authority: t.authority.as_decimal(),
+                    confidence: t.confidence.as_decimal(),
+                    scope: t.scope,
+                    valid_from: t.valid_from,
+                    valid_to: t.valid_to,
+                    owner: t.owner,
+                    parent: t.parent,
+                })
+                .collect(),
+            variant: variant_json(&c.variant),
+            expect: ExpectJson {
+                i1: c.expect.i1,
+                i2: c.expect.i2,
+                g3: c.expect.g3,
+            },
+        }
+    }
+}
+
+fn variant_json(v: &Variant) -> VariantJson {
+    VariantJson {
+        same_source_tie: v.same_source_tie,
+        stale_check_empty_snapshot: v.stale_check_empty_snapshot,
+        laundering_parents: v.laundering_parents,
+        tool_basis: v.tool_basis,
+        ablate: v.ablations(),
+    }
+}

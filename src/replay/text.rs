@@ -1,0 +1,224 @@
+//! The readable replay account: one line per step with the protocol's
+//! outcome (the commit verdict per record with its reason, the gate's
+//! decision with its reason, every repair with its type), then the final
+//! records, the rollback log, and the invariant verdicts.
+
+use super::{Declared, ReplayReport, StepReport};
+use crate::config::Compiled;
+use crate::invariants::Invariant;
+use crate::protocol::{Outcome, Record, RecordSet};
+use crate::trace::{RecordSpec, Step};
+use std::fmt::Write;
+
+/// The whole account, newline-terminated.
+pub fn render_text(report: &ReplayReport) -> String {
+    let mut out = String::new();
+    let config = &report.compiled;
+    let _ = writeln!(
+        out,
+        "replay of {} ({} steps)",
+        report.origin,
+        report.steps.len()
+    );
+    for s in &report.steps {
+        let _ = writeln!(out, "step {:<2} {}", s.index, describe_step(s, config));
+    }
+    let records = report.final_store.records();
+    let _ = writeln!(out, "\nrecords:");
+    if records.is_empty() {
+        let _ = writeln!(out, "  (none)");
+    }
+    for (id, r) in records.iter().enumerate() {
+        let _ = writeln!(out, "  {}", describe_record(id, r, config));
+    }
+    let log = report.final_store.rollback_log();
+    if !log.is_empty() {
+        let _ = writeln!(out, "\nrollback log:");
+        for e in log {
+            let role = if e.root { "retracted" } else { "descendant" };
+            let _ = writeln!(
+                out,
+                "  r{} {} ({role}, was {})",
+                e.record,
+                e.repair.name(),
+                e.from
+            );
+        }
+    }
+    let _ = writeln!(out);
+    if report.violations.is_empty() {
+        let names: Vec<_> = Invariant::ALL.iter().map(|i| i.name()).collect();
+        let _ = writeln!(out, "no invariant violated (checked: {})", names.join(", "));
+    }
+    for found in &report.violations {
+        let v = &found.violation;
+        let _ = writeln!(
+            out,
+            "{} ({}) violated after step {}: {}",
+            v.invariant,
+            v.invariant.title(),
+            found.step,
+            v.detail
+        );
+    }
+    if let (Some(declared), Some(status)) = (&report.declared, report.declared_status()) {
+        let verdict = match status {
+            Declared::Refound => "re-found at the same step".to_owned(),
+            Declared::ElsewhereAt(step) => {
+                format!("NOT re-found there (first seen after step {step})")
+            }
+            Declared::NotFound => "NOT re-found".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "declared violation: {} after step {}: {verdict}",
+            declared.property, declared.step
+        );
+    }
+    out
+}
+
+/// One step: what was asked, then the outcome or the refusal.
+fn describe_step(s: &StepReport, config: &Compiled) -> String {
+    let asked = match &s.step {
+        Step::Open { agent, tier } => format!("agent {agent} opens at {}", tier.name()),
+        Step::Stage { tx, record } => format!("T{tx} stages {}", describe_spec(record)),
+        Step::Commit { tx } => format!("T{tx} commits"),
+        Step::Abort { tx } => format!("T{tx} aborts"),
+        Step::Revoke { record } => format!("revoke r{record}"),
+        Step::ToolCall { tx, tool, basis } => {
+            let kind = match config.tool_index(tool) {
+                Some(t) if config.invariant_context.is_irreversible(t) => "irreversible ",
+                Some(_) => "reversible ",
+                None => "",
+            };
+            format!(
+                "T{tx} calls {kind}{tool} on {}",
+                ids(basis.iter().copied().collect())
+            )
+        }
+    };
+    let outcome = match &s.result {
+        Err(e) => return format!("{asked}: refused: {e}"),
+        Ok(outcome) => outcome,
+    };
+    let told = match outcome {
+        Outcome::Opened { tx, snapshot } => format!("T{tx}, snapshot {}", ids(*snapshot)),
+        Outcome::Staged { record } => format!("r{record} tentative"),
+        Outcome::Committed(c) => {
+            let verdicts: Vec<String> = c
+                .records
+                .iter()
+                .map(|v| {
+                    let mut text = format!("r{} {}", v.id, v.result.name());
+                    if let Some(reason) = v.reason {
+                        let _ = write!(text, " ({})", reason.name());
+                    }
+                    if !v.superseded.is_empty() {
+                        let _ = write!(text, ", superseding {}", ids(v.superseded));
+                    }
+                    text
+                })
+                .collect();
+            let list = if verdicts.is_empty() {
+                "nothing staged".to_owned()
+            } else {
+                verdicts.join("; ")
+            };
+            let calls = match c.verifier_calls {
+                1 => "1 verifier call".to_owned(),
+                n => format!("{n} verifier calls"),
+            };
+            format!("{} — {list} [{calls}]", c.status.name())
+        }
+        Outcome::ToolCall(g) => match (g.allowed, g.record, g.reason) {
+            (true, Some(r), _) => format!("allowed → r{r}"),
+            (true, None, _) => "allowed".to_owned(),
+            (false, _, Some(reason)) => format!("blocked ({})", reason.name()),
+            (false, _, None) => "blocked".to_owned(),
+        },
+        Outcome::Retracted { repairs } if repairs.is_empty() => "nothing to retract".to_owned(),
+        Outcome::Retracted { repairs } => repairs
+            .iter()
+            .map(|(id, repair)| format!("r{id} {}", repair.name()))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    format!("{asked}: {told}")
+}
+
+fn describe_spec(r: &RecordSpec) -> String {
+    let mut text = format!(
+        "{} {}.{} = {:?} (source {}, authority {}, confidence {}, {}",
+        r.kind.name(),
+        r.entity,
+        r.attribute,
+        r.value,
+        r.source.as_deref().unwrap_or("none"),
+        r.authority.as_decimal(),
+        r.confidence.as_decimal(),
+        r.scope.name()
+    );
+    if !r.derived_from.is_empty() {
+        let _ = write!(
+            text,
+            ", from {}",
+            ids(r.derived_from.iter().copied().collect())
+        );
+    }
+    if r.valid_from.is_some() || r.valid_to.is_some() {
+        let _ = write!(text, ", valid {}", window(r.valid_from, r.valid_to));
+    }
+    if let Some(owner) = r.owner {
+        let _ = write!(text, ", owner {owner}");
+    }
+    text.push(')');
+    text
+}
+
+fn describe_record(id: usize, r: &Record, config: &Compiled) -> String {
+    let name = |s| config.symbols.name(s);
+    let mut text = format!(
+        "r{id:<2} {:<11} {:<11} {}.{} = {:?}",
+        r.kind().name(),
+        r.state().name(),
+        name(r.entity()),
+        name(r.attribute()),
+        name(r.value())
+    );
+    if let Some(tool) = r.tool() {
+        let _ = write!(text, " (tool {})", config.tool_name(tool));
+    } else {
+        let _ = write!(
+            text,
+            " (source {}, authority {}, confidence {}, owner {}, {})",
+            r.source().map_or("none", name),
+            r.authority().as_decimal(),
+            r.confidence().as_decimal(),
+            r.owner(),
+            r.scope().name()
+        );
+    }
+    if !r.derived_from().is_empty() {
+        let _ = write!(text, " from {}", ids(r.derived_from()));
+    }
+    let w = r.window();
+    if w.from.is_some() || w.to.is_some() {
+        let _ = write!(text, " valid {}", window(w.from, w.to));
+    }
+    if let Some(reason) = r.reason() {
+        let _ = write!(text, " [{}]", reason.name());
+    }
+    text
+}
+
+/// `{r0, r2}`.
+fn ids(set: RecordSet) -> String {
+    let names: Vec<_> = set.iter().map(|id| format!("r{id}")).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+fn window(from: Option<i32>, to: Option<i32>) -> String {
+    let bound = |b: Option<i32>| b.map_or("…".to_owned(), |t| t.to_string());
+    format!("[{}, {}]", bound(from), bound(to))
+}

@@ -1,0 +1,260 @@
+//! Trace text to a validated [`Trace`]: the configuration resolved (inline
+//! or by path), every step checked against its operation's fields and the
+//! configuration (agents, tiers, tools), and the declared violation
+//! checked against the steps. Errors are one line: file, path, value.
+
+use super::raw::{RawRecord, RawStep, RawTrace, RawViolation};
+use super::{ConfigRef, RecordSpec, Step, Trace, TraceViolation};
+use crate::config::locate::{index, show};
+use crate::config::{
+    decimal, parse_json, stem, validate_config, ConfigError, ModelConfig, Validator,
+};
+use crate::invariants::Invariant;
+use crate::protocol::{Hundredths, MAX_RECORDS};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The operations a step may name, and the fields each takes.
+const OPS: [(&str, &[&str]); 6] = [
+    ("open", &["agent", "tier"]),
+    ("stage", &["tx", "record"]),
+    ("commit", &["tx"]),
+    ("abort", &["tx"]),
+    ("revoke", &["record"]),
+    ("tool_call", &["tx", "tool", "basis"]),
+];
+
+pub(super) fn parse(
+    text: &str,
+    origin: &str,
+    base_dir: Option<&Path>,
+) -> Result<Trace, ConfigError> {
+    let value = parse_json(text, origin)?;
+    let v = Validator::new(origin, "");
+    let raw: RawTrace = v.raw(&value)?;
+    let (config, config_ref) = match (raw.config, raw.model) {
+        (Some(_), Some(_)) => {
+            return Err(v.err(
+                "model",
+                "a trace gives either `config` or `model`, not both",
+            ))
+        }
+        (Some(inline), None) => (
+            validate_config(&inline, &v.child("config"), &stem(origin))?,
+            ConfigRef::Inline,
+        ),
+        (None, Some(model)) => {
+            let path = resolve_model(&v, &model, base_dir)?;
+            (ModelConfig::load(&path)?, ConfigRef::Path(model))
+        }
+        (None, None) => {
+            return Err(v.err(
+                "",
+                "missing `config` (an inline configuration) or `model` (a path to one)",
+            ))
+        }
+    };
+    let steps = raw
+        .steps
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, step)| parse_step(&v.child(&index("steps", i)), step, &config))
+        .collect::<Result<Vec<_>, _>>()?;
+    let violation = raw
+        .violation
+        .map(|raw| parse_violation(&v.child("violation"), raw, steps.len()))
+        .transpose()?;
+    Ok(Trace {
+        config,
+        config_ref,
+        steps,
+        violation,
+        origin: origin.to_owned(),
+    })
+}
+
+/// The model file: relative to the current directory first, then to the
+/// trace file's directory.
+fn resolve_model(
+    v: &Validator,
+    model: &str,
+    base_dir: Option<&Path>,
+) -> Result<PathBuf, ConfigError> {
+    let direct = PathBuf::from(model);
+    if direct.is_file() {
+        return Ok(direct);
+    }
+    if let Some(dir) = base_dir {
+        let beside = dir.join(model);
+        if beside.is_file() {
+            return Ok(beside);
+        }
+    }
+    let looked = match base_dir {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            format!("the current directory and {}", dir.display())
+        }
+        _ => "the current directory".to_owned(),
+    };
+    Err(v.err(
+        "model",
+        format!("\"{model}\" is not a file (looked in {looked})"),
+    ))
+}
+
+fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step, ConfigError> {
+    let op = v.required("op", raw.op.clone())?;
+    let Some(&(_, allowed)) = OPS.iter().find(|(name, _)| *name == op) else {
+        let names: Vec<_> = OPS.iter().map(|(name, _)| *name).collect();
+        return Err(v.err("op", format!("\"{op}\" is not one of {}", names.join(", "))));
+    };
+    let present = [
+        ("agent", raw.agent.is_some()),
+        ("tier", raw.tier.is_some()),
+        ("tx", raw.tx.is_some()),
+        ("record", raw.record.is_some()),
+        ("tool", raw.tool.is_some()),
+        ("basis", raw.basis.is_some()),
+    ];
+    if let Some((field, _)) = present.iter().find(|(f, p)| *p && !allowed.contains(f)) {
+        return Err(v.err(
+            field,
+            format!(
+                "not a field of a \"{op}\" step (it takes {})",
+                allowed.join(", ")
+            ),
+        ));
+    }
+    let tx = |v: &Validator| -> Result<u8, ConfigError> {
+        Ok(v.int_in("tx", v.required("tx", raw.tx)?, 0, 255)? as u8)
+    };
+    Ok(match op.as_str() {
+        "open" => {
+            let agent = v.agent("agent", v.required("agent", raw.agent)?, config.agents)?;
+            let tier = v.required("tier", raw.tier)?;
+            if !config.tiers.contains(&tier) {
+                let allowed: Vec<_> = config.tiers.iter().map(|t| t.name()).collect();
+                return Err(v.err(
+                    "tier",
+                    format!(
+                        "\"{}\" is not a tier the configuration allows ({})",
+                        tier.name(),
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+            Step::Open { agent, tier }
+        }
+        "stage" => {
+            let record = v.required("record", raw.record.as_ref())?;
+            Step::Stage {
+                tx: tx(v)?,
+                record: parse_record(&v.child("record"), record, config)?,
+            }
+        }
+        "commit" => Step::Commit { tx: tx(v)? },
+        "abort" => Step::Abort { tx: tx(v)? },
+        "revoke" => {
+            let record = v.required("record", raw.record.as_ref())?;
+            let id = record
+                .as_i64()
+                .ok_or_else(|| v.err("record", format!("{} is not a record id", show(record))))?;
+            Step::Revoke {
+                record: v.int_in("record", id, 0, MAX_RECORDS as i64 - 1)? as u8,
+            }
+        }
+        _ => {
+            let tool = v.required("tool", raw.tool.clone())?;
+            if !config.tools.iter().any(|t| t.name == tool) {
+                let known: Vec<_> = config.tools.iter().map(|t| t.name.as_str()).collect();
+                return Err(v.err(
+                    "tool",
+                    format!(
+                        "\"{tool}\" is not a tool of the configuration (tools: {})",
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ));
+            }
+            Step::ToolCall {
+                tx: tx(v)?,
+                tool,
+                basis: record_ids(v, "basis", raw.basis.clone().unwrap_or_default())?,
+            }
+        }
+    })
+}
+
+fn parse_record(
+    v: &Validator,
+    value: &Value,
+    config: &ModelConfig,
+) -> Result<RecordSpec, ConfigError> {
+    let raw: RawRecord = v.raw(value)?;
+    let authority = match raw.authority {
+        Some(a) => decimal(v, "authority", a)?,
+        None => Hundredths::MISSING_SOURCE_AUTHORITY,
+    };
+    let confidence = decimal(v, "confidence", v.required("confidence", raw.confidence)?)?;
+    let (valid_from, valid_to) = v.window(raw.valid_from, raw.valid_to)?;
+    Ok(RecordSpec {
+        kind: v.required("kind", raw.kind)?,
+        entity: v.required("entity", raw.entity)?,
+        attribute: v.required("attribute", raw.attribute)?,
+        value: v.required("value", raw.value)?,
+        source: raw.source,
+        authority,
+        confidence,
+        scope: v.required("scope", raw.scope)?,
+        derived_from: record_ids(v, "derived_from", raw.derived_from.unwrap_or_default())?,
+        valid_from,
+        valid_to,
+        owner: raw
+            .owner
+            .map(|o| v.agent("owner", o, config.agents))
+            .transpose()?,
+    })
+}
+
+/// Record ids: each below the store's capacity, none listed twice.
+fn record_ids(v: &Validator, field: &str, raw: Vec<i64>) -> Result<Vec<u8>, ConfigError> {
+    let mut ids = Vec::with_capacity(raw.len());
+    for (i, id) in raw.into_iter().enumerate() {
+        let path = index(field, i);
+        let id = v.int_in(&path, id, 0, MAX_RECORDS as i64 - 1)? as u8;
+        if ids.contains(&id) {
+            return Err(v.err(&path, format!("{id} is listed twice")));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+fn parse_violation(
+    v: &Validator,
+    raw: RawViolation,
+    steps: usize,
+) -> Result<TraceViolation, ConfigError> {
+    let name = v.required("property", raw.property)?;
+    let property = Invariant::ALL
+        .into_iter()
+        .find(|inv| inv.name() == name)
+        .ok_or_else(|| v.err("property", format!("\"{name}\" is not one of I1, I2, G3")))?;
+    let step = v.required("step", raw.step)?;
+    if steps == 0 {
+        return Err(v.err(
+            "step",
+            format!("{step} names a step, but the trace has none"),
+        ));
+    }
+    let step = v.int_in("step", step, 0, steps as i64 - 1)? as usize;
+    Ok(TraceViolation {
+        property,
+        step,
+        detail: raw.detail.unwrap_or_default(),
+    })
+}

@@ -1,0 +1,186 @@
+//! A trace written back as JSON: the configuration pretty-printed (or the
+//! model path), then one step a line, then the violation. Serialize-only
+//! wire types fix the field order, so output is stable and diffs stay
+//! small.
+
+use super::{ConfigRef, RecordSpec, Step, Trace, TraceViolation};
+use crate::protocol::{Kind, Scope, Tier};
+use serde::Serialize;
+use std::io;
+
+#[derive(Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum StepJson<'a> {
+    Open {
+        agent: u8,
+        tier: Tier,
+    },
+    Stage {
+        tx: u8,
+        record: RecordJson<'a>,
+    },
+    Commit {
+        tx: u8,
+    },
+    Abort {
+        tx: u8,
+    },
+    Revoke {
+        record: u8,
+    },
+    ToolCall {
+        tx: u8,
+        tool: &'a str,
+        basis: &'a [u8],
+    },
+}
+
+#[derive(Serialize)]
+struct RecordJson<'a> {
+    kind: Kind,
+    entity: &'a str,
+    attribute: &'a str,
+    value: &'a str,
+    source: Option<&'a str>,
+    authority: f64,
+    confidence: f64,
+    scope: Scope,
+    derived_from: &'a [u8],
+    valid_from: Option<i32>,
+    valid_to: Option<i32>,
+    owner: Option<u8>,
+}
+
+#[derive(Serialize)]
+struct ViolationJson<'a> {
+    property: &'static str,
+    step: usize,
+    detail: &'a str,
+}
+
+impl<'a> StepJson<'a> {
+    fn of(step: &'a Step) -> Self {
+        match step {
+            Step::Open { agent, tier } => StepJson::Open {
+                agent: *agent,
+                tier: *tier,
+            },
+            Step::Stage { tx, record } => StepJson::Stage {
+                tx: *tx,
+                record: RecordJson::of(record),
+            },
+            Step::Commit { tx } => StepJson::Commit { tx: *tx },
+            Step::Abort { tx } => StepJson::Abort { tx: *tx },
+            Step::Revoke { record } => StepJson::Revoke { record: *record },
+            Step::ToolCall { tx, tool, basis } => StepJson::ToolCall {
+                tx: *tx,
+                tool,
+                basis,
+            },
+        }
+    }
+}
+
+impl<'a> RecordJson<'a> {
+    fn of(r: &'a RecordSpec) -> Self {
+        RecordJson {
+            kind: r.kind,
+            entity: &r.entity,
+            attribute: &r.attribute,
+            value: &r.value,
+            source: r.source.as_deref(),
+            authority: r.authority.as_decimal(),
+            confidence: r.confidence.as_decimal(),
+            scope: r.scope,
+            derived_from: &r.derived_from,
+            valid_from: r.valid_from,
+            valid_to: r.valid_to,
+            owner: r.owner,
+        }
+    }
+}
+
+/// One JSON line, with a space after each `:` and `,`.
+pub(crate) fn one_line<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    // Serializing these plain structs to memory cannot fail.
+    if value.serialize(&mut ser).is_err() {
+        return "null".to_owned();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+pub(super) fn to_json_string(trace: &Trace) -> String {
+    let mut out = String::from("{\n");
+    match &trace.config_ref {
+        ConfigRef::Inline => {
+            let config = serde_json::to_string_pretty(&trace.config.wire())
+                .unwrap_or_else(|_| "{}".to_owned());
+            out.push_str("  \"config\": ");
+            out.push_str(&config.replace('\n', "\n  "));
+        }
+        ConfigRef::Path(path) => {
+            out.push_str("  \"model\": ");
+            out.push_str(&one_line(path));
+        }
+    }
+    out.push_str(",\n  \"steps\": [");
+    for (i, step) in trace.steps.iter().enumerate() {
+        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        out.push_str(&one_line(&StepJson::of(step)));
+    }
+    out.push_str(if trace.steps.is_empty() {
+        "],\n"
+    } else {
+        "\n  ],\n"
+    });
+    out.push_str("  \"violation\": ");
+    out.push_str(&match &trace.violation {
+        None => "null".to_owned(),
+        Some(TraceViolation {
+            property,
+            step,
+            detail,
+        }) => one_line(&ViolationJson {
+            property: property.name(),
+            step: *step,
+            detail,
+        }),
+    });
+    out.push_str("\n}\n");
+    out
+}
+
+/// serde_json's compact output with a space after `:` and `,`.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+}

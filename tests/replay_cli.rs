@@ -1,0 +1,502 @@
+//! End-to-end tests of `memtx-check replay`: the real binary on the traces
+//! in `traces/` and on bad input. Output is parsed with this file's own
+//! mirror types, not the program's, so a format change cannot pass
+//! silently.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Report {
+    steps: Vec<StepOut>,
+    records: Vec<RecordOut>,
+    rollback_log: Vec<LogOut>,
+    violations: Vec<ViolationOut>,
+    declared_violation: Option<DeclaredOut>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepOut {
+    step: usize,
+    op: String,
+    outcome: Option<serde_json::Value>,
+    error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordOut {
+    id: u8,
+    kind: String,
+    state: String,
+    entity: String,
+    attribute: String,
+    value: String,
+    source: Option<String>,
+    authority: f64,
+    confidence: f64,
+    owner: u8,
+    scope: String,
+    derived_from: Vec<u8>,
+    valid_from: Option<i32>,
+    valid_to: Option<i32>,
+    reason: Option<String>,
+    tool: Option<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct LogOut {
+    record: u8,
+    repair: String,
+    root: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ViolationOut {
+    property: String,
+    step: usize,
+    records: Vec<u8>,
+    detail: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeclaredOut {
+    property: String,
+    step: usize,
+    #[allow(dead_code)]
+    detail: String,
+    refound: bool,
+    found_at: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Opened {
+    tx: u8,
+    snapshot: Vec<u8>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Committed {
+    status: String,
+    records: Vec<Verdict>,
+    verifier_calls: u32,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Verdict {
+    id: u8,
+    result: String,
+    reason: Option<String>,
+    superseded: Vec<u8>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct ToolCall {
+    allowed: bool,
+    reason: Option<String>,
+    record: Option<u8>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Retracted {
+    repairs: Vec<RepairOut>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct RepairOut {
+    id: u8,
+    repair: String,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn replay_json(trace: &str) -> (i32, Report) {
+    let out = run(&["replay", trace, "--json"]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{trace}: not one JSON object ({e}):\n{stdout}"));
+    (out.status.code().unwrap(), report)
+}
+
+fn outcome<T: for<'de> Deserialize<'de>>(report: &Report, step: usize) -> T {
+    let s = &report.steps[step];
+    assert_eq!(s.step, step);
+    assert_eq!(s.error, None, "step {step} was refused");
+    serde_json::from_value(s.outcome.clone().expect("an outcome")).expect("outcome shape")
+}
+
+fn repairs(list: &[(u8, &str)]) -> Retracted {
+    Retracted {
+        repairs: list
+            .iter()
+            .map(|&(id, repair)| RepairOut {
+                id,
+                repair: repair.into(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn refund_example_issues_the_refund_and_logs_the_leak() {
+    let (code, report) = replay_json("traces/order841-refund.json");
+    assert_eq!(code, 0);
+    let ops: Vec<_> = report.steps.iter().map(|s| s.op.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["open", "stage", "commit", "open", "tool_call", "revoke"]
+    );
+    assert_eq!(
+        outcome::<Opened>(&report, 0),
+        Opened {
+            tx: 0,
+            snapshot: vec![]
+        }
+    );
+    let commit: Committed = outcome(&report, 2);
+    assert_eq!(commit.status, "committed");
+    assert_eq!(commit.records[0].result, "action_safe");
+    assert_eq!(commit.verifier_calls, 1);
+    assert_eq!(
+        outcome::<Opened>(&report, 3),
+        Opened {
+            tx: 1,
+            snapshot: vec![0]
+        }
+    );
+    assert_eq!(
+        outcome::<ToolCall>(&report, 4),
+        ToolCall {
+            allowed: true,
+            reason: None,
+            record: Some(1)
+        }
+    );
+    assert_eq!(
+        outcome::<Retracted>(&report, 5),
+        repairs(&[(0, "revoked"), (1, "leaked")])
+    );
+    let belief = &report.records[0];
+    assert_eq!(
+        (belief.id, belief.kind.as_str(), belief.state.as_str()),
+        (0, "belief", "revoked")
+    );
+    assert_eq!(
+        (
+            belief.entity.as_str(),
+            belief.attribute.as_str(),
+            belief.value.as_str()
+        ),
+        ("order841", "refund_eligible", "yes")
+    );
+    assert_eq!(belief.source.as_deref(), Some("lookup"));
+    assert_eq!((belief.authority, belief.confidence), (0.7, 0.8));
+    assert_eq!((belief.owner, belief.scope.as_str()), (0, "shared"));
+    assert_eq!(
+        (belief.valid_from, belief.valid_to, belief.reason.as_deref()),
+        (None, None, None)
+    );
+    let refund = &report.records[1];
+    assert_eq!(refund.tool.as_deref(), Some("issue_refund"));
+    assert_eq!(refund.derived_from, vec![0]);
+    assert_eq!(refund.state, "revoked");
+    assert_eq!(
+        report.rollback_log,
+        vec![
+            LogOut {
+                record: 0,
+                repair: "revoked".into(),
+                root: true
+            },
+            LogOut {
+                record: 1,
+                repair: "leaked".into(),
+                root: false
+            },
+        ]
+    );
+    assert!(report.violations.is_empty());
+    assert!(report.declared_violation.is_none());
+}
+
+#[test]
+fn gate_blocks_without_support_and_while_own_staging_is_tentative() {
+    let (code, report) = replay_json("traces/blocked-irreversible.json");
+    assert_eq!(code, 0);
+    let blocked = |reason: &str| ToolCall {
+        allowed: false,
+        reason: Some(reason.into()),
+        record: None,
+    };
+    assert_eq!(
+        outcome::<ToolCall>(&report, 1),
+        blocked("no_action_safe_support")
+    );
+    assert_eq!(
+        outcome::<ToolCall>(&report, 6),
+        blocked("tentative_in_flight")
+    );
+    assert_eq!(
+        outcome::<ToolCall>(&report, 7),
+        ToolCall {
+            allowed: true,
+            reason: None,
+            record: Some(2)
+        }
+    );
+    assert_eq!(
+        outcome::<ToolCall>(&report, 9),
+        ToolCall {
+            allowed: true,
+            reason: None,
+            record: Some(3)
+        }
+    );
+}
+
+#[test]
+fn stale_late_write_loses_despite_higher_authority() {
+    let (code, report) = replay_json("traces/stale-late-write.json");
+    assert_eq!(code, 0);
+    let commit: Committed = outcome(&report, 8);
+    assert_eq!(commit.status, "aborted");
+    assert_eq!(
+        commit.records,
+        vec![Verdict {
+            id: 2,
+            result: "quarantined".into(),
+            reason: Some("stale_write".into()),
+            superseded: vec![]
+        }]
+    );
+    assert_eq!(report.records[2].authority, 0.95);
+    assert_eq!(report.records[1].state, "committed");
+}
+
+#[test]
+fn laundering_a_private_parent_is_quarantined() {
+    let (code, report) = replay_json("traces/permission-laundering.json");
+    assert_eq!(code, 0);
+    let commit: Committed = outcome(&report, 6);
+    assert_eq!(commit.status, "partial");
+    assert_eq!(
+        commit.records[0].reason.as_deref(),
+        Some("permission_laundering")
+    );
+    assert_eq!(commit.records[1].result, "committed");
+}
+
+#[test]
+fn cascade_quarantines_the_view_and_revokes_the_belief() {
+    let (code, report) = replay_json("traces/cascade-view-quarantine.json");
+    assert_eq!(code, 0);
+    assert_eq!(
+        outcome::<Retracted>(&report, 8),
+        repairs(&[(0, "revoked"), (1, "quarantined"), (2, "revoked")])
+    );
+    let late: Committed = outcome(&report, 10);
+    assert_eq!(late.records[0].reason.as_deref(), Some("revoked_parent"));
+    assert!(report.violations.is_empty());
+}
+
+#[test]
+fn ablated_cascade_violates_i2_at_the_declared_step() {
+    let (code, report) = replay_json("traces/ablate-cascade.json");
+    assert_eq!(code, 1);
+    let i2 = report
+        .violations
+        .iter()
+        .find(|v| v.property == "I2")
+        .expect("I2 found");
+    assert_eq!(i2.step, 6);
+    assert!(i2.records.contains(&1), "{i2:?}");
+    assert!(!i2.detail.is_empty());
+    let declared = report.declared_violation.expect("declared");
+    assert_eq!((declared.property.as_str(), declared.step), ("I2", 6));
+    assert!(declared.refound);
+    assert_eq!(declared.found_at, Some(6));
+    let text = run(&["replay", "traces/ablate-cascade.json"]);
+    assert_eq!(text.status.code(), Some(1));
+    let stdout = String::from_utf8(text.stdout).unwrap();
+    assert!(stdout.contains("re-found at the same step"), "{stdout}");
+}
+
+#[test]
+fn every_shipped_trace_replays_with_its_declared_verdict() {
+    for entry in std::fs::read_dir(root().join("traces")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json")
+            || path.to_string_lossy().ends_with(".itf.json")
+        {
+            continue;
+        }
+        let name = format!("traces/{}", path.file_name().unwrap().to_string_lossy());
+        let (code, report) = replay_json(&name);
+        match report.declared_violation {
+            Some(d) => {
+                assert_eq!(code, 1, "{name}");
+                assert!(d.refound, "{name}: declared violation not re-found");
+            }
+            None => assert_eq!(
+                (code, report.violations.len()),
+                (0, 0),
+                "{name}: {:?}",
+                report.violations
+            ),
+        }
+    }
+}
+
+#[test]
+fn itf_export_is_written() {
+    let dir = std::env::temp_dir().join(format!("memtx-e2e-itf-{}", std::process::id()));
+    let out = dir.join("refund.itf.json");
+    let result = run(&[
+        "replay",
+        "traces/order841-refund.json",
+        "--itf",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0));
+    let itf: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(itf["#meta"]["format"], "ITF");
+    assert_eq!(itf["states"].as_array().unwrap().len(), 7);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs a bad input; asserts exit 2, one stderr line naming `file`, no
+/// panic, nothing on stdout; returns the line.
+fn bad_input(args: &[&str], file: &str) -> String {
+    let out = run(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(file), "{stderr:?} does not name {file}");
+    assert!(out.stdout.is_empty());
+    stderr
+}
+
+fn scratch_trace(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn bad_trace(name: &str, text: &str) -> String {
+    let path = scratch_trace(name, text);
+    let shown = path.to_str().unwrap();
+    let line = bad_input(&["replay", shown, "--json"], shown);
+    std::fs::remove_file(&path).unwrap();
+    line
+}
+
+#[test]
+fn malformed_json_is_exit_2_with_line_and_column() {
+    let line = bad_trace("malformed.json", "{\"config\": {},\n \"steps\": [\n}");
+    assert!(line.contains("line 3"), "{line}");
+}
+
+#[test]
+fn unknown_field_is_exit_2_naming_it() {
+    let line = bad_trace(
+        "unknown.json",
+        r#"{"config": {}, "steps": [{"op": "open", "agent": 0, "tier": "low", "priority": 3}]}"#,
+    );
+    assert!(
+        line.contains("steps[0].priority") && line.contains("unknown field"),
+        "{line}"
+    );
+}
+
+#[test]
+fn impossible_bounds_are_exit_2() {
+    for records in ["0", "65"] {
+        let line = bad_trace(
+            &format!("bound{records}.json"),
+            &format!(r#"{{"config": {{"bounds": {{"records": {records}}}}}, "steps": []}}"#),
+        );
+        assert!(
+            line.contains(&format!("config.bounds.records: {records} is out of range")),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn unreadable_file_is_exit_2() {
+    let line = bad_input(
+        &["replay", "traces/no-such-trace.json"],
+        "traces/no-such-trace.json",
+    );
+    assert!(line.contains("cannot read"), "{line}");
+    let dir = root().join("traces");
+    bad_input(&["replay", dir.to_str().unwrap()], dir.to_str().unwrap());
+}
+
+#[test]
+fn unknown_tool_is_exit_2_naming_it() {
+    let line = bad_trace(
+        "tool.json",
+        r#"{"config": {"tools": [{"name": "issue_refund", "irreversible": true}]},
+            "steps": [{"op": "open", "agent": 0, "tier": "low"},
+                      {"op": "tool_call", "tx": 0, "tool": "wire_money", "basis": []}]}"#,
+    );
+    assert!(line.contains("steps[1].tool: \"wire_money\""), "{line}");
+}
+
+#[test]
+fn usage_errors_are_exit_2() {
+    for args in [
+        &["replay"][..],
+        &["frobnicate"],
+        &["replay", "x.json", "--bogus"],
+        &[],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+}
+
+#[test]
+fn protocol_refusals_are_step_errors_not_bad_input() {
+    let path = scratch_trace(
+        "refusal.json",
+        r#"{"config": {}, "steps": [{"op": "commit", "tx": 4}, {"op": "open", "agent": 0, "tier": "low"}]}"#,
+    );
+    let (code, report) = replay_json(path.to_str().unwrap());
+    assert_eq!(code, 0);
+    assert_eq!(
+        report.steps[0].error.as_deref(),
+        Some("unknown transaction T4")
+    );
+    assert!(report.steps[0].outcome.is_none());
+    assert!(report.steps[1].outcome.is_some());
+    std::fs::remove_file(&path).unwrap();
+}
