@@ -1,0 +1,97 @@
+//! The model's actions, named actor plus verb as the protocol reads, and
+//! their translation to protocol operations.
+
+use super::spec::ModelSpec;
+use crate::protocol::{Op, Proposal, RecordId, RecordSet, Store, Tier, TxId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    Open {
+        agent: u8,
+        tier: Tier,
+    },
+    Stage {
+        tx: TxId,
+        template: u8,
+        parent: Option<RecordId>,
+    },
+    Commit {
+        tx: TxId,
+    },
+    Abort {
+        tx: TxId,
+    },
+    Revoke {
+        record: RecordId,
+    },
+    /// A tool call names one basis record.
+    ToolCall {
+        tx: TxId,
+        tool: u8,
+        basis: RecordId,
+    },
+}
+
+impl Action {
+    pub fn to_op(&self, spec: &ModelSpec, _store: &Store) -> Op {
+        match *self {
+            Action::Open { agent, tier } => Op::Open { agent, tier },
+            Action::Stage {
+                tx,
+                template,
+                parent,
+            } => {
+                let base = spec.templates[template as usize].proposal;
+                Op::Stage {
+                    tx,
+                    proposal: Proposal {
+                        derived_from: parent.map_or(RecordSet::EMPTY, RecordSet::single),
+                        ..base
+                    },
+                }
+            }
+            Action::Commit { tx } => Op::Commit { tx },
+            Action::Abort { tx } => Op::Abort { tx },
+            Action::Revoke { record } => Op::Revoke { record },
+            Action::ToolCall { tx, tool, basis } => Op::ToolCall {
+                tx,
+                tool,
+                basis: RecordSet::single(basis),
+            },
+        }
+    }
+
+    /// A label that reads as the protocol does.
+    pub fn describe(&self, spec: &ModelSpec) -> String {
+        match *self {
+            Action::Open { agent, tier } => {
+                format!("agent {agent} opens a transaction ({})", tier.name())
+            }
+            Action::Stage {
+                tx,
+                template,
+                parent,
+            } => {
+                let name = spec
+                    .templates
+                    .get(template as usize)
+                    .map_or("?", |t| t.name.as_str());
+                match parent {
+                    Some(p) => format!("T{tx} stages {name} derived from r{p}"),
+                    None => format!("T{tx} stages {name}"),
+                }
+            }
+            Action::Commit { tx } => format!("T{tx} commits"),
+            Action::Abort { tx } => format!("T{tx} aborts"),
+            Action::Revoke { record } => format!("revoke r{record}"),
+            Action::ToolCall { tx, tool, basis } => {
+                let name = spec
+                    .protocol
+                    .tools()
+                    .get(tool as usize)
+                    .map_or("?", |t| spec.symbols.name(t.name));
+                format!("T{tx} calls {name} on r{basis}")
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The MemTX protocol as a `stateright::Model`. Its actions are exactly the
+//! protocol's operations open, stage, commit, abort, revoke and tool_call,
+//! generated from a model specification and its bounds; `next_state` calls
+//! the protocol and nothing protocol-specific is re-implemented here.
+//!
+//! I1 is a transition property, so the state carries a monitor bit that
+//! `next_state` sets when a transition breaks it; I2, G3 and the companions
+//! are read off the store. Stateright's checkers, its explorer and our own
+//! engine therefore all see the same verdicts.
+
+mod action;
+mod properties;
+mod spec;
+
+pub use action::Action;
+pub use properties::{property_kind, PropertyKind};
+pub use spec::{ModelSpec, TemplateSpec};
+
+use crate::invariants;
+use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, Store, TxStatus};
+use stateright::{Model, Property};
+
+/// A state of the model: the protocol's store plus the I1 monitor.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ModelState {
+    pub store: Store,
+    /// Set by the first transition that breaks I1, and kept.
+    pub i1_breached: bool,
+}
+
+/// The model: a specification plus the stateright plumbing.
+#[derive(Clone, Debug)]
+pub struct MemtxModel {
+    pub spec: ModelSpec,
+}
+
+impl MemtxModel {
+    pub fn new(spec: ModelSpec) -> Self {
+        MemtxModel { spec }
+    }
+
+    /// How many agents may open the next transaction. Agent identity
+    /// never changes what the protocol does (it only fills `owner`), so
+    /// unless a template names an owner the model breaks the symmetry:
+    /// the next transaction is opened by an agent that already opened one
+    /// or by the lowest-numbered agent that has not. Every behaviour is
+    /// still reached, once instead of once per renaming of the agents.
+    pub fn openers(&self, store: &Store) -> u8 {
+        if !self.spec.agents_symmetric() {
+            return self.spec.agents;
+        }
+        let next_new = store
+            .transactions()
+            .iter()
+            .map(|t| t.agent() + 1)
+            .max()
+            .unwrap_or(0);
+        (next_new + 1).min(self.spec.agents)
+    }
+
+    /// The protocol operation an action stands for.
+    pub fn op(&self, state: &ModelState, action: &Action) -> Op {
+        action.to_op(&self.spec, &state.store)
+    }
+
+    /// Runs one action through the protocol: the next state and the
+    /// protocol's outcome, or why it is not a transition.
+    pub fn step(
+        &self,
+        state: &ModelState,
+        action: &Action,
+    ) -> Result<(ModelState, Outcome), StepRefusal> {
+        let op = self.op(state, action);
+        let (store, outcome) = self
+            .spec
+            .protocol
+            .step(&state.store, &op)
+            .map_err(StepRefusal::Protocol)?;
+        if store.records().len() > self.spec.max_records {
+            return Err(StepRefusal::RecordBound);
+        }
+        let i1_breached = state.i1_breached
+            || invariants::check_transition(&self.spec.context, &state.store, &op, &store)
+                .is_some();
+        Ok((ModelState { store, i1_breached }, outcome))
+    }
+}
+
+/// Why an action offered by `actions` is not a transition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepRefusal {
+    /// The protocol refused the operation.
+    Protocol(ProtocolError),
+    /// An executed tool call would exceed the record bound.
+    RecordBound,
+}
+
+impl Model for MemtxModel {
+    type State = ModelState;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<ModelState> {
+        vec![ModelState::default()]
+    }
+
+    /// Candidate actions in a stable order (the explorer addresses actions
+    /// by position): opens; then per transaction stage, commit, abort and
+    /// tool calls; then revokes. The protocol has the last word: an action
+    /// it refuses is not a transition.
+    fn actions(&self, state: &ModelState, actions: &mut Vec<Action>) {
+        let spec = &self.spec;
+        let store = &state.store;
+        let n_records = store.records().len();
+        if store.transactions().len() < spec.max_transactions {
+            for agent in 0..self.openers(store) {
+                for &tier in &spec.tiers {
+                    actions.push(Action::Open { agent, tier });
+                }
+            }
+        }
+        for (tx, t) in store.transactions().iter().enumerate() {
+            let tx = tx as u8;
+            if t.status() == TxStatus::Open {
+                if n_records < spec.max_records {
+                    for (template, tpl) in spec.templates.iter().enumerate() {
+                        let template = template as u8;
+                        if tpl.parent_optional {
+                            actions.push(Action::Stage {
+                                tx,
+                                template,
+                                parent: None,
+                            });
+                        }
+                        if tpl.parent_allowed {
+                            for parent in 0..n_records as RecordId {
+                                actions.push(Action::Stage {
+                                    tx,
+                                    template,
+                                    parent: Some(parent),
+                                });
+                            }
+                        }
+                    }
+                }
+                actions.push(Action::Commit { tx });
+                actions.push(Action::Abort { tx });
+            }
+            if t.status() != TxStatus::Aborted {
+                for tool in 0..spec.protocol.tools().len() as u8 {
+                    for basis in t.visible().iter() {
+                        actions.push(Action::ToolCall { tx, tool, basis });
+                    }
+                }
+            }
+        }
+        for (id, r) in store.records().iter().enumerate() {
+            if matches!(r.state(), Lifecycle::Committed | Lifecycle::ActionSafe) {
+                actions.push(Action::Revoke {
+                    record: id as RecordId,
+                });
+            }
+        }
+    }
+
+    fn next_state(&self, state: &ModelState, action: Action) -> Option<ModelState> {
+        self.step(state, &action).ok().map(|(next, _)| next)
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        action.describe(&self.spec)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        properties::all()
+    }
+}
