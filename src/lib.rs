@@ -2,6 +2,7 @@
 //! transactional belief-commit protocol.
 
 pub mod atomic_file;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod engine;

@@ -8,6 +8,7 @@
 //! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a
 //! line in [`run`].
 
+pub mod check;
 mod output;
 pub mod replay;
 
@@ -28,6 +29,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Exhaustively check every interleaving up to the model's bounds
+    /// against I1, I2 and G3.
+    Check(check::CheckArgs),
     /// Replay a trace file through the protocol, step by step, and check
     /// every invariant after each step.
     Replay(replay::ReplayArgs),
@@ -76,6 +80,7 @@ impl From<ConfigError> for CliError {
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     match &cli.command {
+        Command::Check(args) => check::run(args),
         Command::Replay(args) => replay::run(args),
     }
 }
@@ -93,7 +98,9 @@ mod tests {
     #[test]
     fn replay_arguments_parse() {
         let cli = Cli::try_parse_from(["memtx-check", "replay", "t.json", "--json"]).unwrap();
-        let Command::Replay(args) = cli.command;
+        let Command::Replay(args) = cli.command else {
+            panic!("replay parses as replay")
+        };
         assert_eq!(args.file, std::path::PathBuf::from("t.json"));
         assert!(args.json && args.itf.is_none());
         let err = Cli::try_parse_from(["memtx-check", "replay"]).unwrap_err();

@@ -86,10 +86,10 @@ impl Action {
             Action::Revoke { record } => format!("revoke r{record}"),
             Action::ToolCall { tx, tool, basis } => {
                 let name = spec
-                    .protocol
+                    .protocol()
                     .tools()
                     .get(tool as usize)
-                    .map_or("?", |t| spec.symbols.name(t.name));
+                    .map_or("?", |t| spec.symbols().name(t.name));
                 format!("T{tx} calls {name} on r{basis}")
             }
         }

@@ -73,14 +73,14 @@ impl MemtxModel {
         let op = self.op(state, action);
         let (store, outcome) = self
             .spec
-            .protocol
+            .protocol()
             .step(&state.store, &op)
             .map_err(StepRefusal::Protocol)?;
         if store.records().len() > self.spec.max_records {
             return Err(StepRefusal::RecordBound);
         }
         let i1_breached = state.i1_breached
-            || invariants::check_transition(&self.spec.context, &state.store, &op, &store)
+            || invariants::check_transition(self.spec.context(), &state.store, &op, &store)
                 .is_some();
         Ok((ModelState { store, i1_breached }, outcome))
     }
@@ -146,7 +146,7 @@ impl Model for MemtxModel {
                 actions.push(Action::Abort { tx });
             }
             if t.status() != TxStatus::Aborted {
-                for tool in 0..spec.protocol.tools().len() as u8 {
+                for tool in 0..spec.protocol().tools().len() as u8 {
                     for basis in t.visible().iter() {
                         actions.push(Action::ToolCall { tx, tool, basis });
                     }

@@ -34,7 +34,7 @@ fn i1_holds(_: &MemtxModel, s: &ModelState) -> bool {
     !s.i1_breached
 }
 fn i2_holds(m: &MemtxModel, s: &ModelState) -> bool {
-    i2::check(&m.spec.context, &s.store).is_none()
+    i2::check(m.spec.context(), &s.store).is_none()
 }
 fn g3_holds(_: &MemtxModel, s: &ModelState) -> bool {
     g3::check(&s.store).is_none()
@@ -43,7 +43,7 @@ fn g3_holds(_: &MemtxModel, s: &ModelState) -> bool {
 macro_rules! companion {
     ($fn:ident, $c:expr) => {
         fn $fn(m: &MemtxModel, s: &ModelState) -> bool {
-            $c.holds(&m.spec.context, &s.store)
+            $c.holds(m.spec.context(), &s.store)
         }
     };
 }
@@ -57,7 +57,7 @@ fn blocked(m: &MemtxModel, s: &ModelState) -> bool {
     let mut actions = Vec::new();
     m.actions(s, &mut actions);
     actions.iter().any(|a| match *a {
-        Action::ToolCall { tool, .. } if m.spec.context.is_irreversible(tool) => matches!(
+        Action::ToolCall { tool, .. } if m.spec.context().is_irreversible(tool) => matches!(
             m.step(s, a),
             Ok((_, Outcome::ToolCall(GateOutcome { allowed: false, .. })))
         ),

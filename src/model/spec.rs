@@ -3,6 +3,7 @@
 //! rules, the agents and tiers that may open transactions, the bounds, and
 //! the invariant context.
 
+use crate::config::{Compiled, ModelConfig, ParentRule};
 use crate::invariants::Context;
 use crate::protocol::{Proposal, Protocol, Symbols, Tier};
 
@@ -21,9 +22,9 @@ pub struct TemplateSpec {
 #[derive(Clone, Debug)]
 pub struct ModelSpec {
     pub name: String,
-    pub protocol: Protocol,
-    pub symbols: Symbols,
-    pub context: Context,
+    /// The configuration in the protocol's form (symbols, protocol,
+    /// invariant context).
+    pub compiled: Compiled,
     pub templates: Vec<TemplateSpec>,
     pub agents: u8,
     pub tiers: Vec<Tier>,
@@ -34,6 +35,42 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    pub fn from_config(config: &ModelConfig) -> ModelSpec {
+        let compiled = config.compile();
+        let templates = config
+            .templates
+            .iter()
+            .zip(&compiled.templates)
+            .map(|(t, &proposal)| TemplateSpec {
+                name: t.name.clone(),
+                proposal,
+                parent_optional: t.parent != ParentRule::Required,
+                parent_allowed: t.parent != ParentRule::None,
+            })
+            .collect();
+        ModelSpec {
+            name: config.name.clone(),
+            compiled,
+            templates,
+            agents: config.agents,
+            tiers: config.tiers.clone(),
+            max_records: config.bounds.records,
+            max_transactions: config.bounds.transactions,
+        }
+    }
+
+    pub fn protocol(&self) -> &Protocol {
+        &self.compiled.protocol
+    }
+
+    pub fn symbols(&self) -> &Symbols {
+        &self.compiled.symbols
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.compiled.invariant_context
+    }
+
     /// Agents are interchangeable unless a template fixes an owner.
     pub fn agents_symmetric(&self) -> bool {
         self.templates.iter().all(|t| t.proposal.owner.is_none())

@@ -1,0 +1,253 @@
+//! What a check writes: `growth.csv` (one row per depth) and
+//! `summary.json`, through serialize-only wire types kept apart from the
+//! logic, and the short human summary printed on stdout.
+
+use super::{CheckReport, Outcome, PropertyOutcome};
+use crate::model::PropertyKind;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The exact header of `growth.csv` (DESIGN.md "Bounded enumeration").
+pub const GROWTH_HEADER: [&str; 6] = [
+    "depth",
+    "new_states",
+    "total_states",
+    "transitions",
+    "total_transitions",
+    "elapsed_ms",
+];
+
+/// `growth.csv`: one row per depth 0..=D.
+pub fn growth_csv(report: &CheckReport) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(GROWTH_HEADER)?;
+    for l in &report.levels {
+        w.write_record([
+            l.depth.to_string(),
+            l.new_states.to_string(),
+            l.total_states.to_string(),
+            l.transitions.to_string(),
+            l.total_transitions.to_string(),
+            l.elapsed_ms.to_string(),
+        ])?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    model: &'a str,
+    description: &'a str,
+    bounds: BoundsJson,
+    variant: serde_json::Value,
+    states: u64,
+    transitions: u64,
+    /// The last level added no new state: the whole space was explored.
+    complete: bool,
+    deepest_level: usize,
+    properties: Vec<PropertyJson<'a>>,
+    companions_reached: usize,
+    companions_total: usize,
+    as_expected: bool,
+    counterexamples: Vec<CounterexampleJson>,
+    threads: usize,
+    elapsed_ms: u128,
+    collision_probability: CollisionJson,
+}
+
+#[derive(Serialize)]
+struct BoundsJson {
+    records: usize,
+    transactions: usize,
+    depth: String,
+}
+
+#[derive(Serialize)]
+struct PropertyJson<'a> {
+    name: &'a str,
+    kind: &'static str,
+    verdict: &'static str,
+    /// Actions in a shortest counterexample or example.
+    depth: Option<usize>,
+    expected: Option<&'static str>,
+    as_expected: bool,
+}
+
+#[derive(Serialize)]
+struct CounterexampleJson {
+    property: &'static str,
+    depth: usize,
+    trace: String,
+    itf: String,
+}
+
+#[derive(Serialize)]
+struct CollisionJson {
+    /// TLC's optimistic estimate: states · (transitions − states) / 2^64.
+    tlc_optimistic: f64,
+    /// The birthday bound for this many distinct fingerprints: n(n−1)/2^65.
+    birthday: f64,
+}
+
+/// Where each counterexample was written, in report order.
+pub struct Written {
+    pub trace: String,
+    pub itf: String,
+}
+
+/// `summary.json`.
+pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
+    let config = &report.config;
+    let properties = report.properties.iter().map(property_json).collect();
+    let summary = SummaryJson {
+        model: &config.name,
+        description: &config.description,
+        bounds: BoundsJson {
+            records: config.bounds.records,
+            transactions: config.bounds.transactions,
+            depth: config.bounds.depth.to_string(),
+        },
+        variant: config.to_json()["variant"].clone(),
+        states: report.unique_states,
+        transitions: report.transitions,
+        complete: report.complete,
+        deepest_level: report.levels.last().map_or(0, |l| l.depth),
+        properties,
+        companions_reached: report
+            .companions()
+            .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
+            .count(),
+        companions_total: report.companions().count(),
+        as_expected: report.as_expected(),
+        counterexamples: report
+            .counterexamples
+            .iter()
+            .zip(written)
+            .map(|(c, w)| CounterexampleJson {
+                property: c.invariant.name(),
+                depth: c.depth,
+                trace: w.trace.clone(),
+                itf: w.itf.clone(),
+            })
+            .collect(),
+        threads: report.threads,
+        elapsed_ms: report.elapsed.as_millis(),
+        collision_probability: CollisionJson {
+            tlc_optimistic: report.collision_probability,
+            birthday: report.collision_probability_birthday,
+        },
+    };
+    let mut text = serde_json::to_string_pretty(&summary).expect("plain data serialises");
+    text.push('\n');
+    text
+}
+
+fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
+    PropertyJson {
+        name: p.name,
+        kind: match p.kind {
+            PropertyKind::Invariant(_) => "invariant",
+            PropertyKind::Companion(_) => "companion",
+        },
+        verdict: p.outcome.name(),
+        depth: p.outcome.depth(),
+        expected: p.expected.map(|e| e.name()),
+        as_expected: p.as_expected(),
+    }
+}
+
+/// The short human summary.
+pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
+    let c = &report.config;
+    let mut out = String::new();
+    let variant = variant_label(report);
+    let _ = writeln!(
+        out,
+        "model {} — {} records, {} transactions, depth {}; variant: {variant}",
+        c.name, c.bounds.records, c.bounds.transactions, c.bounds.depth
+    );
+    let secs = report.elapsed.as_secs_f64();
+    let _ = writeln!(
+        out,
+        "explored {} states and {} transitions to depth {} in {:.2} s with {} thread{} ({:.0} states/s); {}",
+        report.unique_states,
+        report.transitions,
+        report.levels.last().map_or(0, |l| l.depth),
+        secs,
+        report.threads,
+        if report.threads == 1 { "" } else { "s" },
+        report.unique_states as f64 / secs.max(1e-9),
+        if report.complete {
+            "complete: the last level added no state, so this covers every reachable state"
+        } else {
+            "bounded: deeper states exist"
+        }
+    );
+    for p in report.invariants() {
+        let PropertyKind::Invariant(inv) = p.kind else {
+            continue;
+        };
+        let verdict = match p.outcome {
+            Outcome::Violated { depth } => {
+                let file = report
+                    .counterexamples
+                    .iter()
+                    .position(|x| x.invariant == inv)
+                    .and_then(|i| written.get(i))
+                    .map_or(String::new(), |w| format!(" → {}", w.trace));
+                format!("VIOLATED (shortest counterexample: {depth} steps){file}")
+            }
+            other => other.name().to_owned(),
+        };
+        let expectation = match p.expected {
+            Some(e) if p.as_expected() => format!("  (expected: {})", e.name()),
+            Some(e) => format!("  (UNEXPECTED: expected {})", e.name()),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<3} {:<40} {verdict}{expectation}",
+            inv.name(),
+            inv.title()
+        );
+    }
+    let reached: Vec<_> = report.companions().collect();
+    let n_reached = reached
+        .iter()
+        .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
+        .count();
+    let _ = writeln!(out, "companions reached: {n_reached} of {}", reached.len());
+    for p in reached {
+        let what = match p.outcome {
+            Outcome::Reached { depth } => format!("reached at depth {depth}"),
+            _ => "NOT REACHED — the invariants it guards may be vacuous here".to_owned(),
+        };
+        let _ = writeln!(out, "  - {:<32} {what}", p.name);
+    }
+    let _ = writeln!(
+        out,
+        "fingerprint collision probability: {:.1e} (TLC's optimistic estimate), {:.1e} (birthday bound)",
+        report.collision_probability, report.collision_probability_birthday
+    );
+    out
+}
+
+fn variant_label(report: &CheckReport) -> String {
+    let v = report.config.to_json()["variant"].clone();
+    let default = crate::config::ModelConfig::parse("{}", "<default>")
+        .map(|c| c.to_json()["variant"].clone())
+        .unwrap_or_default();
+    if v == default {
+        "the authors' code (defaults)".to_owned()
+    } else {
+        let mut parts = Vec::new();
+        if let (Some(v), Some(d)) = (v.as_object(), default.as_object()) {
+            for (k, val) in v {
+                if d.get(k) != Some(val) {
+                    parts.push(format!("{k}={}", val.to_string().replace('"', "")));
+                }
+            }
+        }
+        parts.join(", ")
+    }
+}

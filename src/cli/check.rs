@@ -1,0 +1,176 @@
+//! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
+//! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
+//! bounded check. Writes `growth.csv` and `summary.json`, a replayable
+//! trace (and its ITF twin) per violated invariant, and prints a summary
+//! with each counterexample step by step.
+
+use super::{print, CliError, Verdict};
+use crate::atomic_file::write_atomic;
+use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
+use crate::check::{self, CheckOptions, CheckReport};
+use crate::config::{Depth, ModelConfig};
+use crate::engine::LevelStats;
+use crate::protocol::MAX_RECORDS;
+use crate::replay::render_text;
+use crate::trace::to_itf;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The model configuration.
+    #[arg(default_value = "models/default.json")]
+    pub model: PathBuf,
+    /// Override the record bound (tool actions included), 1..=64.
+    #[arg(long)]
+    pub records: Option<usize>,
+    /// Override the transaction bound, 1..=255.
+    #[arg(long)]
+    pub transactions: Option<usize>,
+    /// Override the depth bound: a number of actions, or `full` to explore
+    /// until a level adds no new state.
+    #[arg(long, value_parser = parse_depth)]
+    pub depth: Option<Depth>,
+    /// Worker threads (default: every core). Counts do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where growth.csv and summary.json go (default: reports/NAME).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where counterexample traces go.
+    #[arg(long, default_value = "traces")]
+    pub traces: PathBuf,
+    /// Exit 0 when every invariant's verdict matches the model's `expect`
+    /// (a broken variant that is caught passes), 1 otherwise.
+    #[arg(long)]
+    pub expect: bool,
+}
+
+fn parse_depth(s: &str) -> Result<Depth, String> {
+    if s == "full" {
+        return Ok(Depth::Full);
+    }
+    match s.parse::<usize>() {
+        Ok(d) if d <= 1000 => Ok(Depth::Bounded(d)),
+        _ => Err(format!(
+            "{s:?} is not a depth: a number of actions 0..=1000 or `full`"
+        )),
+    }
+}
+
+/// The configuration with the command line's bounds.
+pub fn effective_config(args: &CheckArgs) -> Result<ModelConfig, CliError> {
+    let mut config = ModelConfig::load(&args.model)?;
+    if let Some(r) = args.records {
+        if !(1..=MAX_RECORDS).contains(&r) {
+            return Err(CliError(format!(
+                "--records: {r} is outside 1..={MAX_RECORDS}"
+            )));
+        }
+        config.bounds.records = r;
+    }
+    if let Some(t) = args.transactions {
+        if !(1..=255).contains(&t) {
+            return Err(CliError(format!("--transactions: {t} is outside 1..=255")));
+        }
+        config.bounds.transactions = t;
+    }
+    if let Some(d) = args.depth {
+        config.bounds.depth = d;
+    }
+    Ok(config)
+}
+
+pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
+    let config = effective_config(args)?;
+    if args.threads == Some(0) {
+        return Err(CliError("--threads: 0 is not a thread count".into()));
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let report = check::run(
+        &config,
+        CheckOptions {
+            threads,
+            progress: Some(Box::new(progress_line)),
+        },
+    );
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("reports").join(&config.name));
+    let written = write_counterexamples(&report, &args.traces)?;
+    write(
+        &out.join("growth.csv"),
+        &growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?,
+    )?;
+    write(
+        &out.join("summary.json"),
+        summary_json(&report, &written).as_bytes(),
+    )?;
+    let mut text = human_summary(&report, &written);
+    text.push_str(&format!(
+        "wrote {} and {}\n",
+        out.join("growth.csv").display(),
+        out.join("summary.json").display()
+    ));
+    for c in &report.counterexamples {
+        text.push_str(&format!(
+            "\n── {} counterexample ({} steps) ──\n",
+            c.invariant.name(),
+            c.depth
+        ));
+        text.push_str(&render_text(&c.replay));
+    }
+    print(&text)?;
+    Ok(if args.expect {
+        if report.as_expected() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        }
+    } else if report.violated() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+/// Progress on stderr, once the run has lasted a second.
+fn progress_line(l: &LevelStats) {
+    if l.elapsed_ms >= 1000 {
+        eprintln!(
+            "  depth {:>3}: {:>12} states ({:>+11} new), {:>13} transitions, {:>9.0} states/s",
+            l.depth,
+            l.total_states,
+            l.new_states,
+            l.total_transitions,
+            l.total_states as f64 * 1000.0 / l.elapsed_ms as f64
+        );
+    }
+}
+
+fn write_counterexamples(report: &CheckReport, dir: &Path) -> Result<Vec<Written>, CliError> {
+    let mut written = Vec::new();
+    for c in &report.counterexamples {
+        let trace_path = dir.join(format!("{}.json", c.stem()));
+        let itf_path = dir.join(format!("{}.itf.json", c.stem()));
+        write(&trace_path, c.trace.to_json_string().as_bytes())?;
+        let itf = to_itf(&c.stores, &c.trace.steps, &report.model.spec.compiled);
+        let mut itf_bytes = serde_json::to_vec_pretty(&itf)
+            .map_err(|e| CliError(format!("{}: {e}", itf_path.display())))?;
+        itf_bytes.push(b'\n');
+        write(&itf_path, &itf_bytes)?;
+        written.push(Written {
+            trace: trace_path.display().to_string(),
+            itf: itf_path.display().to_string(),
+        });
+    }
+    Ok(written)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    write_atomic(path, bytes)
+        .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))
+}
