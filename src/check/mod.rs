@@ -68,11 +68,11 @@ pub struct PropertyOutcome {
 impl PropertyOutcome {
     /// False only when an expectation exists and the outcome contradicts it.
     pub fn as_expected(&self) -> bool {
-        match (self.expected, self.outcome) {
-            (Some(Expect::Holds), Outcome::Violated { .. }) => false,
-            (Some(Expect::Violated), Outcome::Holds) => false,
-            _ => true,
-        }
+        !matches!(
+            (self.expected, self.outcome),
+            (Some(Expect::Holds), Outcome::Violated { .. })
+                | (Some(Expect::Violated), Outcome::Holds)
+        )
     }
 }
 
