@@ -12,7 +12,9 @@ pub use counterexample::Counterexample;
 use crate::config::{Depth, Expect, ModelConfig};
 use crate::engine::{self, EngineOptions, EngineReport, LevelStats};
 use crate::invariants::Invariant;
-use crate::model::{property_kind, Action, MemtxModel, ModelSpec, ModelState, PropertyKind};
+use crate::model::{
+    property_kind, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind,
+};
 use std::time::{Duration, Instant};
 
 /// How to run a check.
@@ -139,7 +141,9 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         stop_on_violation: false,
         progress: options.progress,
     };
-    let report: EngineReport<ModelState, Action> = engine::enumerate(&model, &engine_options);
+    let codec = ModelCodec::new(&model.spec);
+    let report: EngineReport<ModelState, Action> =
+        engine::enumerate_with_codec(&model, &codec, &engine_options);
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {

@@ -29,8 +29,10 @@
 //! thread count.
 
 use super::fingerprint::{fingerprint, shard_of, ParentMap, NO_PARENT, SHARDS};
+use super::StateCodec;
 use super::{path, EngineOptions, EngineReport, LevelStats, PropertyResult, Verdict};
 use stateright::{Expectation, Model, Property};
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
 use std::sync::Mutex;
@@ -87,15 +89,56 @@ impl ChunkSlot {
 /// its index in that concatenation. Parts are reused from level to level so
 /// their buffers stay allocated.
 struct Part<S> {
+    /// The states themselves, when there is no codec.
     states: Vec<S>,
+    /// With a codec: the states' encodings back to back, and where each
+    /// one ends.
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
     fps: Vec<u64>,
 }
 
-impl<S> Part<S> {
+impl<S: Clone> Part<S> {
     fn new() -> Self {
         Part {
             states: Vec::new(),
+            bytes: Vec::new(),
+            ends: Vec::new(),
             fps: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.fps.len()
+    }
+
+    fn clear(&mut self) {
+        self.states.clear();
+        self.bytes.clear();
+        self.ends.clear();
+        self.fps.clear();
+    }
+
+    fn push(&mut self, state: S, fp: u64, codec: Option<&dyn StateCodec<S>>) {
+        match codec {
+            None => self.states.push(state),
+            Some(c) => {
+                c.encode(&state, &mut self.bytes);
+                let end = u32::try_from(self.bytes.len())
+                    .expect("one shard of one level holds less than 4 GiB of encoded states");
+                self.ends.push(end);
+            }
+        }
+        self.fps.push(fp);
+    }
+
+    fn get(&self, i: usize, codec: Option<&dyn StateCodec<S>>) -> Cow<'_, S> {
+        match codec {
+            None => Cow::Borrowed(&self.states[i]),
+            Some(c) => {
+                let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+                Cow::Owned(c.decode(&self.bytes[start..self.ends[i] as usize]))
+            }
         }
     }
 }
@@ -107,6 +150,7 @@ struct Level<'a, M: Model> {
     /// Which properties still need evaluating.
     undecided: &'a [bool],
     parts: &'a [Part<M::State>],
+    codec: Option<&'a dyn StateCodec<M::State>>,
     /// `offsets[s]` = position of the first state of part `s`; one more
     /// entry holding the level's size.
     offsets: &'a [usize],
@@ -115,14 +159,43 @@ struct Level<'a, M: Model> {
 impl<M> Level<'_, M>
 where
     M: Model,
-    M::State: Hash,
+    M::State: Hash + Clone,
     M::Action: Clone,
 {
     /// The state and fingerprint at a position.
-    fn locate(&self, pos: usize) -> (&M::State, u64) {
+    fn locate(&self, pos: usize) -> (Cow<'_, M::State>, u64) {
+        let (s, i) = self.part_of(pos);
+        (self.parts[s].get(i, self.codec), self.parts[s].fps[i])
+    }
+
+    /// The fingerprint at a position.
+    fn fp_at(&self, pos: usize) -> u64 {
+        let (s, i) = self.part_of(pos);
+        self.parts[s].fps[i]
+    }
+
+    fn part_of(&self, pos: usize) -> (usize, usize) {
         let s = self.offsets.partition_point(|&o| o <= pos) - 1;
-        let i = pos - self.offsets[s];
-        (&self.parts[s].states[i], self.parts[s].fps[i])
+        (s, pos - self.offsets[s])
+    }
+
+    /// The first undecided property (not yet hit in `hits`) that `state`
+    /// decides, recorded at `at`.
+    fn check<T: Copy>(&self, state: &M::State, hits: &mut [Option<T>], at: T) {
+        for (p, prop) in self.properties.iter().enumerate() {
+            if !self.undecided[p] || hits[p].is_some() {
+                continue;
+            }
+            let holds = (prop.condition)(self.model, state);
+            let hit = match prop.expectation {
+                Expectation::Always => !holds,
+                Expectation::Sometimes => holds,
+                Expectation::Eventually => false,
+            };
+            if hit {
+                hits[p] = Some(at);
+            }
+        }
     }
 
     /// Phase 1 on states `lo..hi` of part `s`.
@@ -130,23 +203,11 @@ where
         let model = self.model;
         let mut actions = Vec::new();
         let part = &self.parts[s];
-        for (i, (state, &state_fp)) in
-            (self.offsets[s] + lo..).zip(part.states[lo..hi].iter().zip(&part.fps[lo..hi]))
-        {
-            for (p, prop) in self.properties.iter().enumerate() {
-                if !self.undecided[p] || slot.hits[p].is_some() {
-                    continue;
-                }
-                let holds = (prop.condition)(model, state);
-                let hit = match prop.expectation {
-                    Expectation::Always => !holds,
-                    Expectation::Sometimes => holds,
-                    Expectation::Eventually => false,
-                };
-                if hit {
-                    slot.hits[p] = Some(i);
-                }
-            }
+        for (i, k) in (self.offsets[s] + lo..).zip(lo..hi) {
+            let state = part.get(k, self.codec);
+            let state: &M::State = &state;
+            let state_fp = part.fps[k];
+            self.check(state, &mut slot.hits, i);
             if !expand {
                 continue;
             }
@@ -175,28 +236,36 @@ where
 
     /// Phase 2 for shard `s`: consumes its buckets in chunk order, records
     /// each new fingerprint with its parent's, and regenerates the new
-    /// states into `part`.
+    /// states into `part`; or, when the next level is the last (`leaf`),
+    /// checks them there and then instead of keeping them, recording in
+    /// `leaf_hits` the fingerprint of the first state deciding each
+    /// property.
     fn absorb(
         &self,
         s: usize,
         visited: &mut ParentMap,
         slots: &[ChunkSlot],
         part: &mut Part<M::State>,
+        leaf: Option<&mut [Option<u64>]>,
     ) {
+        let mut leaf = leaf;
         let mut actions = Vec::new();
         let mut actions_of = usize::MAX;
+        let mut parent: Option<Cow<'_, M::State>> = None;
         for slot in slots {
             for c in &slot.buckets[s] {
                 let Entry::Vacant(e) = visited.entry(c.fp) else {
                     continue;
                 };
-                let (parent, parent_fp) = self.locate(c.parent as usize);
-                e.insert(parent_fp);
+                e.insert(self.fp_at(c.parent as usize));
                 if actions_of != c.parent as usize {
+                    parent = Some(self.locate(c.parent as usize).0);
                     actions.clear();
-                    self.model.actions(parent, &mut actions);
+                    self.model
+                        .actions(parent.as_deref().expect("just set"), &mut actions);
                     actions_of = c.parent as usize;
                 }
+                let parent = parent.as_deref().expect("set with actions_of");
                 let next = actions
                     .get(c.action as usize)
                     .cloned()
@@ -206,8 +275,13 @@ where
                         "regenerating a successor failed: \
                          Model::actions or Model::next_state is not deterministic",
                     );
-                part.states.push(next);
-                part.fps.push(c.fp);
+                match leaf.as_deref_mut() {
+                    Some(hits) => {
+                        self.check(&next, hits, c.fp);
+                        part.fps.push(c.fp);
+                    }
+                    None => part.push(next, c.fp, self.codec),
+                }
             }
         }
     }
@@ -238,10 +312,14 @@ fn for_each_dynamic<T: Send>(threads: usize, items: Vec<T>, f: &(dyn Fn(T) + Syn
     });
 }
 
-pub(crate) fn run<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
+pub(crate) fn run<M>(
+    model: &M,
+    opts: &EngineOptions,
+    codec: Option<&dyn StateCodec<M::State>>,
+) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,
-    M::State: Hash + Send + Sync,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
     let start = Instant::now();
@@ -266,8 +344,7 @@ where
         let fp = fingerprint(&s);
         if let Entry::Vacant(e) = visited[shard_of(fp)].entry(fp) {
             e.insert(NO_PARENT);
-            frontier[0].states.push(s);
-            frontier[0].fps.push(fp);
+            frontier[0].push(s, fp, codec);
         }
     }
     let mut levels = Vec::new();
@@ -288,14 +365,14 @@ where
         }
         levels.push(stats);
     };
-    push_level(&mut levels, frontier[0].states.len() as u64, 0);
+    push_level(&mut levels, frontier[0].len() as u64, 0);
 
     let mut depth = 0;
     let complete = loop {
         let mut offsets = Vec::with_capacity(SHARDS + 1);
         offsets.push(0);
         for part in &frontier {
-            offsets.push(offsets.last().copied().unwrap_or(0) + part.states.len());
+            offsets.push(offsets.last().copied().unwrap_or(0) + part.len());
         }
         let n = offsets[SHARDS];
         if n == 0 {
@@ -303,6 +380,14 @@ where
         }
         assert!(n <= u32::MAX as usize, "a level of more than 2^32 states");
         let mut expanding = opts.max_depth.is_none_or(|d| depth < d);
+        // The next level is the last: check its states as they are found
+        // and keep only their fingerprints.
+        let leaf = opts.max_depth == Some(depth + 1);
+        let mut leaf_hits: Vec<Vec<Option<u64>>> = if leaf {
+            vec![vec![None; properties.len()]; SHARDS]
+        } else {
+            Vec::new()
+        };
         let undecided: Vec<bool> = properties
             .iter()
             .zip(&decided)
@@ -313,21 +398,19 @@ where
             properties: &properties,
             undecided: &undecided,
             parts: &frontier,
+            codec,
             offsets: &offsets,
         };
         // The level's chunks, in position order, never straddling parts.
         let chunks: Vec<(usize, usize, usize)> = (0..SHARDS)
             .flat_map(|s| {
-                let len = frontier[s].states.len();
+                let len = frontier[s].len();
                 (0..len)
                     .step_by(CHUNK_STATES)
                     .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
             })
             .collect();
-        next.iter_mut().for_each(|p| {
-            p.states.clear();
-            p.fps.clear();
-        });
+        next.iter_mut().for_each(Part::clear);
         let mut level_hits: Vec<Option<usize>> = vec![None; properties.len()];
         let mut transitions = 0;
         for batch in chunks.chunks(slots.len()) {
@@ -361,13 +444,22 @@ where
                     .map(Vec::len)
                     .sum();
                 let par = if candidates >= PAR_MIN { threads } else { 1 };
+                let mut leaf_parts: Vec<Option<&mut [Option<u64>]>> = if leaf {
+                    leaf_hits
+                        .iter_mut()
+                        .map(|h| Some(h.as_mut_slice()))
+                        .collect()
+                } else {
+                    (0..SHARDS).map(|_| None).collect()
+                };
                 let shards: Vec<_> = visited
                     .iter_mut()
                     .zip(next.iter_mut())
+                    .zip(leaf_parts.drain(..))
                     .enumerate()
                     .collect();
-                for_each_dynamic(par, shards, &|(s, (v, part))| {
-                    level.absorb(s, v, slots_used, part)
+                for_each_dynamic(par, shards, &|(s, ((v, part), hits))| {
+                    level.absorb(s, v, slots_used, part, hits)
                 });
             }
             slots[..used].iter_mut().for_each(ChunkSlot::reset);
@@ -381,9 +473,19 @@ where
             break false;
         }
         std::mem::swap(&mut frontier, &mut next);
-        let new: usize = frontier.iter().map(|p| p.states.len()).sum();
+        let new: usize = frontier.iter().map(Part::len).sum();
         depth += 1;
         push_level(&mut levels, new as u64, transitions);
+        if leaf {
+            // The first state deciding each property, in canonical order:
+            // the first shard with a hit, its first hit.
+            for (p, slot) in decided.iter_mut().enumerate() {
+                if slot.is_none() {
+                    *slot = leaf_hits.iter().find_map(|h| h[p]).map(|fp| (depth, fp));
+                }
+            }
+            break new == 0;
+        }
     };
     drop(frontier);
     drop(next);

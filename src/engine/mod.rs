@@ -37,6 +37,8 @@
 //!   order.
 //! * Stateright's `symmetry` is not supported (stateright's own BFS ignores
 //!   it too).
+//! * The level at the depth bound is never held in memory: its states are
+//!   checked as they are discovered and only their fingerprints kept.
 //! * Visited states are stored only as 64-bit fingerprints (plus the parent
 //!   fingerprint), so distinct states with equal fingerprints would be
 //!   merged; see [`collision_probability`].
@@ -214,8 +216,34 @@ impl<S, A> EngineReport<S, A> {
 pub fn enumerate<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,
-    M::State: Hash + Send + Sync,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run(model, opts)
+    bfs::run(model, opts, None)
+}
+
+/// Turns a model's states into bytes and back, so that the level waiting
+/// to be expanded is held compactly; `decode(encode(s)) == s` must hold
+/// for every reachable state.
+pub trait StateCodec<S>: Sync {
+    /// Appends the encoding of `state` to `out`.
+    fn encode(&self, state: &S, out: &mut Vec<u8>);
+    /// The state encoded by exactly `bytes`.
+    fn decode(&self, bytes: &[u8]) -> S;
+}
+
+/// [`enumerate`], holding each level's states encoded by `codec` rather
+/// than as values: same results, a fraction of the memory when states own
+/// heap data.
+pub fn enumerate_with_codec<M>(
+    model: &M,
+    codec: &dyn StateCodec<M::State>,
+    opts: &EngineOptions,
+) -> EngineReport<M::State, M::Action>
+where
+    M: Model + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    bfs::run(model, opts, Some(codec))
 }

@@ -305,7 +305,7 @@ where
 fn run<M>(model: &M, max_depth: Option<usize>, threads: usize) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,
-    M::State: Hash + Send + Sync,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
     enumerate(model, &EngineOptions::new(max_depth, threads))
@@ -365,7 +365,46 @@ where
             assert_eq!(r.level_counts(), r1.level_counts(), "threads {threads}");
             assert_eq!(r.properties, r1.properties, "threads {threads}");
             assert_eq!(r.complete, r1.complete);
+            let codec = TableCodec {
+                table: Default::default(),
+            };
+            let opts = EngineOptions::new(bound, threads);
+            let r = crate::engine::enumerate_with_codec(model, &codec, &opts);
+            assert_eq!(
+                r.level_counts(),
+                r1.level_counts(),
+                "codec, threads {threads}"
+            );
+            assert_eq!(r.properties, r1.properties, "codec, threads {threads}");
+            assert_eq!(r.complete, r1.complete);
         }
+    }
+}
+
+/// A codec that keeps states in a side table and encodes their index with
+/// a variable number of bytes, so level storage through a codec (arena,
+/// boundaries, decoding at a position) is exercised on any model.
+struct TableCodec<S> {
+    table: std::sync::Mutex<Vec<S>>,
+}
+
+impl<S: Clone + Send> crate::engine::StateCodec<S> for TableCodec<S> {
+    fn encode(&self, state: &S, out: &mut Vec<u8>) {
+        let mut table = self.table.lock().unwrap();
+        let index = table.len() as u64;
+        table.push(state.clone());
+        let bytes = index.to_le_bytes();
+        let used = 8 - (index.leading_zeros() / 8) as usize;
+        out.push(used as u8);
+        out.extend_from_slice(&bytes[..used]);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> S {
+        let mut word = [0u8; 8];
+        let used = bytes[0] as usize;
+        assert_eq!(bytes.len(), used + 1, "decode gets exactly one encoding");
+        word[..used].copy_from_slice(&bytes[1..]);
+        self.table.lock().unwrap()[u64::from_le_bytes(word) as usize].clone()
     }
 }
 

@@ -211,19 +211,7 @@ impl Protocol {
         let t = store.txs[tx as usize];
         let id = store.records.len() as RecordId;
         store.records.push(Record {
-            fields: Proposal {
-                kind: Kind::ToolAction,
-                entity: spec.name,
-                attribute: spec.name,
-                value: spec.name,
-                source: Some(spec.name),
-                authority: Hundredths(100),
-                confidence: Hundredths(100),
-                owner: Some(t.agent),
-                scope: Scope::Shared,
-                derived_from: basis,
-                window: Default::default(),
-            },
+            fields: tool_action_fields(spec, t.agent, basis),
             owner: t.agent,
             state: Lifecycle::Committed,
             reason: None,
@@ -238,6 +226,24 @@ impl Protocol {
 
     pub(in crate::protocol) fn has(&self, mechanism: Ablation) -> bool {
         self.variant.has(mechanism)
+    }
+}
+
+/// The fields of the tool_action record an executed call of `tool` by
+/// `agent` creates.
+pub(in crate::protocol) fn tool_action_fields(tool: Tool, agent: u8, basis: RecordSet) -> Proposal {
+    Proposal {
+        kind: Kind::ToolAction,
+        entity: tool.name,
+        attribute: tool.name,
+        value: tool.name,
+        source: Some(tool.name),
+        authority: Hundredths(100),
+        confidence: Hundredths(100),
+        owner: Some(agent),
+        scope: Scope::Shared,
+        derived_from: basis,
+        window: Default::default(),
     }
 }
 

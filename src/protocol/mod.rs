@@ -15,6 +15,7 @@ mod gate;
 mod lifecycle;
 mod machine;
 mod ops;
+mod packed;
 mod record;
 mod record_set;
 mod repair;
@@ -35,6 +36,7 @@ pub use ops::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Op, Outcome, ProtocolError,
     RecordVerdict, Refusal,
 };
+pub use packed::StorePacker;
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
