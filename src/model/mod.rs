@@ -9,10 +9,12 @@
 //! engine therefore all see the same verdicts.
 
 mod action;
+mod codec;
 mod properties;
 mod spec;
 
 pub use action::Action;
+pub use codec::ModelCodec;
 pub use properties::{property_kind, PropertyKind};
 pub use spec::{ModelSpec, TemplateSpec};
 
@@ -170,7 +172,18 @@ impl Model for MemtxModel {
         action.describe(&self.spec)
     }
 
+    fn format_step(&self, last_state: &ModelState, action: Action) -> Option<String> {
+        crate::explore::format_step(self, last_state, &action)
+    }
+
+    fn as_svg(&self, path: stateright::Path<ModelState, Action>) -> Option<String> {
+        crate::explore::as_svg(self, path)
+    }
+
     fn properties(&self) -> Vec<Property<Self>> {
         properties::all()
     }
 }
+
+#[cfg(test)]
+mod tests;

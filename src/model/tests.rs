@@ -1,0 +1,170 @@
+//! Model-level tests: the codec round-trips every reachable state, the
+//! agent symmetry breaking loses no behaviour, and the action list is what
+//! the protocol accepts.
+
+use super::*;
+use crate::config::{Depth, ModelConfig};
+use crate::engine::{enumerate, enumerate_with_codec, EngineOptions, StateCodec};
+use std::collections::{HashMap, HashSet};
+
+fn load(path: &str, depth: usize) -> ModelConfig {
+    let mut c = ModelConfig::load(std::path::Path::new(path)).expect("a shipped model loads");
+    c.bounds.depth = Depth::Bounded(depth);
+    c
+}
+
+/// Every state reachable in ≤ `depth` actions, with one shortest path to it.
+fn states_with_paths(model: &MemtxModel, depth: usize) -> HashMap<ModelState, Vec<Action>> {
+    let mut seen: HashMap<ModelState, Vec<Action>> = HashMap::new();
+    let mut level = model.init_states();
+    for s in &level {
+        seen.insert(s.clone(), Vec::new());
+    }
+    let mut actions = Vec::new();
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for s in &level {
+            actions.clear();
+            model.actions(s, &mut actions);
+            for a in &actions {
+                if let Some(t) = model.next_state(s, *a) {
+                    if !seen.contains_key(&t) {
+                        let mut path = seen[s].clone();
+                        path.push(*a);
+                        seen.insert(t.clone(), path);
+                        next.push(t);
+                    }
+                }
+            }
+        }
+        level = next;
+    }
+    seen
+}
+
+#[test]
+fn the_codec_round_trips_and_the_engine_agrees_with_and_without_it() {
+    let model = MemtxModel::new(ModelSpec::from_config(&load("models/full-surface.json", 5)));
+    let codec = ModelCodec::new(&model.spec);
+    let mut bytes = Vec::new();
+    for state in states_with_paths(&model, 5).keys() {
+        bytes.clear();
+        codec.encode(state, &mut bytes);
+        assert_eq!(&codec.decode(&bytes), state);
+    }
+    let opts = EngineOptions::new(Some(6), 2);
+    let plain = enumerate(&model, &opts);
+    let packed = enumerate_with_codec(&model, &codec, &opts);
+    assert_eq!(plain.level_counts(), packed.level_counts());
+    assert_eq!(plain.properties, packed.properties);
+}
+
+/// Agent identity is never read by the protocol, so erasing the agents of
+/// the two-agent model gives exactly the one-agent model's states: the
+/// one-agent default loses no behaviour.
+#[test]
+fn erasing_agent_labels_maps_two_agents_onto_one() {
+    let depth = 5;
+    let one = MemtxModel::new(ModelSpec::from_config(&load("models/default.json", depth)));
+    let two = MemtxModel::new(ModelSpec::from_config(&load(
+        "models/two-agents.json",
+        depth,
+    )));
+    assert_eq!((one.spec.agents, two.spec.agents), (1, 2));
+    let one_states: HashSet<ModelState> = states_with_paths(&one, depth).into_keys().collect();
+    let two_states = states_with_paths(&two, depth);
+    assert!(
+        two_states.len() > one_states.len(),
+        "the labels do make more states"
+    );
+    let erased: HashSet<ModelState> = two_states
+        .values()
+        .map(|path| {
+            let mut s = ModelState::default();
+            for a in path {
+                let a = match *a {
+                    Action::Open { tier, .. } => Action::Open { agent: 0, tier },
+                    other => other,
+                };
+                s = one
+                    .next_state(&s, a)
+                    .expect("the erased path is a path of one agent");
+            }
+            s
+        })
+        .collect();
+    assert_eq!(erased, one_states);
+}
+
+#[test]
+fn symmetry_breaking_offers_only_the_next_new_agent() {
+    let mut config = load("models/two-agents.json", 3);
+    config.agents = 3;
+    let model = MemtxModel::new(ModelSpec::from_config(&config));
+    let mut s = ModelState::default();
+    assert_eq!(model.openers(&s.store), 1);
+    s = model
+        .next_state(
+            &s,
+            Action::Open {
+                agent: 0,
+                tier: config.tiers[0],
+            },
+        )
+        .unwrap();
+    assert_eq!(model.openers(&s.store), 2);
+    s = model
+        .next_state(
+            &s,
+            Action::Open {
+                agent: 1,
+                tier: config.tiers[0],
+            },
+        )
+        .unwrap();
+    assert_eq!(model.openers(&s.store), 3);
+    // A template that fixes an owner breaks the symmetry: every agent opens.
+    config.templates[0].owner = Some(1);
+    let model = MemtxModel::new(ModelSpec::from_config(&config));
+    assert_eq!(model.openers(&ModelState::default().store), 3);
+}
+
+#[test]
+fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
+    let mut config = load("models/default.json", 10);
+    config.bounds.records = 2;
+    let model = MemtxModel::new(ModelSpec::from_config(&config));
+    let tier = crate::protocol::Tier::Low;
+    let mut s = ModelState::default();
+    for a in [
+        Action::Open { agent: 0, tier },
+        Action::Stage {
+            tx: 0,
+            template: 0,
+            parent: None,
+        },
+        Action::Commit { tx: 0 },
+        Action::Open { agent: 0, tier },
+        Action::Stage {
+            tx: 1,
+            template: 2,
+            parent: None,
+        },
+    ] {
+        s = model.next_state(&s, a).unwrap();
+    }
+    // r1 is tentative and outside T0's snapshot: the gate blocks T0.
+    let call = Action::ToolCall {
+        tx: 0,
+        tool: 0,
+        basis: 0,
+    };
+    assert_eq!(model.next_state(&s, call), Some(s.clone()));
+    // Once it commits, the call would execute but the store is full.
+    s = model.next_state(&s, Action::Commit { tx: 1 }).unwrap();
+    assert_eq!(
+        model.step(&s, &call).map(|_| ()),
+        Err(StepRefusal::RecordBound)
+    );
+    assert_eq!(model.next_state(&s, call), None);
+}
