@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod explore;
 pub mod invariants;
 pub mod model;
 pub mod protocol;

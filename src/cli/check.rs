@@ -10,6 +10,7 @@ use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Depth, ModelConfig};
 use crate::engine::LevelStats;
+use crate::explore;
 use crate::protocol::MAX_RECORDS;
 use crate::replay::render_text;
 use crate::trace::to_itf;
@@ -115,13 +116,20 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         out.join("growth.csv").display(),
         out.join("summary.json").display()
     ));
-    for c in &report.counterexamples {
+    for (c, w) in report.counterexamples.iter().zip(&written) {
         text.push_str(&format!(
             "\n── {} counterexample ({} steps) ──\n",
             c.invariant.name(),
             c.depth
         ));
         text.push_str(&render_text(&c.replay));
+        let link = explore::deep_link(&report.model, &c.actions, explore::DEFAULT_ADDR);
+        if let Some(link) = link {
+            text.push_str(&format!(
+                "explore it: memtx-check explore --trace {}\n  then open {link}\n",
+                w.trace
+            ));
+        }
     }
     print(&text)?;
     Ok(if args.expect {

@@ -9,6 +9,7 @@
 //! line in [`run`].
 
 pub mod check;
+pub mod explore;
 mod output;
 pub mod replay;
 
@@ -35,6 +36,9 @@ pub enum Command {
     /// Replay a trace file through the protocol, step by step, and check
     /// every invariant after each step.
     Replay(replay::ReplayArgs),
+    /// Serve stateright's web explorer for a model, or open it on a
+    /// trace's last state (prints the deep link).
+    Explore(explore::ExploreArgs),
 }
 
 /// What a run concluded; its exit code is 0 or 1.
@@ -82,6 +86,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     match &cli.command {
         Command::Check(args) => check::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Explore(args) => explore::run(args),
     }
 }
 

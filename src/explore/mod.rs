@@ -1,0 +1,38 @@
+//! The model in stateright's web explorer, made readable for MemTX.
+//!
+//! - [`link`]: deep links into the explorer (`#/steps/<init>/<action>/…`,
+//!   each index a position in `Model::actions`), and the mapping of a trace
+//!   file's steps onto the model's actions.
+//! - [`step`]: `format_step`, what the protocol decided at one step.
+//! - [`picture`]: `as_svg`, a drawing of the store at a path's last state,
+//!   with the records an invariant violation names highlighted.
+//! - [`panels`]: the invariants, transactions, rollback log and legend
+//!   under the drawing.
+//! - [`verdicts`]: each invariant and companion along a path.
+//! - [`svg`]: a tiny, escaping SVG writer.
+//! - [`serve`]: starting the explorer on an address (blocks).
+
+pub mod link;
+pub mod panels;
+pub mod picture;
+pub mod serve;
+pub mod step;
+pub mod svg;
+pub mod verdicts;
+
+#[cfg(test)]
+mod tests;
+
+pub use link::{deep_link, states_path, trace_actions, DEFAULT_ADDR};
+pub use picture::as_svg;
+pub use serve::{is_loopback, serve};
+pub use step::format_step;
+
+use crate::model::ModelState;
+use crate::protocol::Store;
+
+/// The protocol store of a model state: the one place this module reads
+/// the model's state type.
+fn store(state: &ModelState) -> &Store {
+    &state.store
+}

@@ -1,0 +1,120 @@
+//! Each invariant and companion along one explorer path: I1 on every
+//! transition of the path (it is a transition property), I2 and G3 on the
+//! last state, and each "sometimes" companion of the model where the path
+//! first reaches it. The checkers are the independent ones of
+//! [`crate::invariants`]; the companions are the model's own properties,
+//! so the explorer agrees with `check`.
+
+use super::store;
+use crate::invariants::{self, Invariant, Violation};
+use crate::model::{Action, MemtxModel, ModelState};
+use crate::protocol::RecordId;
+use stateright::{Expectation, Model};
+
+/// What one invariant says about the path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvariantRow {
+    pub invariant: Invariant,
+    /// The violation, if any: for I1 the first transition of the path that
+    /// breaks it, for I2 and G3 the last state.
+    pub violation: Option<Violation>,
+    /// For I1, the 1-based number of the breaking action and its label.
+    pub action: Option<(usize, String)>,
+}
+
+/// Where the path reaches a companion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reached {
+    /// It holds at the last state.
+    Here,
+    /// It first held after this many actions (0: the initial state), but
+    /// no longer holds at the last state.
+    After(usize),
+    No,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompanionRow {
+    pub name: &'static str,
+    pub reached: Reached,
+}
+
+/// The verdicts of one path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathVerdicts {
+    pub invariants: Vec<InvariantRow>,
+    pub companions: Vec<CompanionRow>,
+}
+
+impl PathVerdicts {
+    /// Judges a path of `(state, action taken from it)` pairs, the last
+    /// state with no action. Actions the model refuses leave the state as
+    /// it was and are skipped, as the explorer does.
+    pub fn of(model: &MemtxModel, path: &[(ModelState, Option<Action>)]) -> PathVerdicts {
+        let ctx = model.spec.context();
+        let mut i1 = InvariantRow {
+            invariant: Invariant::I1,
+            violation: None,
+            action: None,
+        };
+        for (n, (state, action)) in path.iter().enumerate() {
+            let Some(action) = action else { continue };
+            let Ok((next, _)) = model.step(state, action) else {
+                continue;
+            };
+            let op = model.op(state, action);
+            if let Some(v) = invariants::check_transition(ctx, store(state), &op, store(&next)) {
+                i1.violation = Some(v);
+                i1.action = Some((n + 1, model.format_action(action)));
+                break;
+            }
+        }
+        let mut rows = vec![i1];
+        let last = path.last().map(|(s, _)| s);
+        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s)));
+        for inv in [Invariant::I2, Invariant::G3] {
+            rows.push(InvariantRow {
+                invariant: inv,
+                violation: found.iter().find(|v| v.invariant == inv).cloned(),
+                action: None,
+            });
+        }
+        let companions = model
+            .properties()
+            .into_iter()
+            .filter(|p| p.expectation == Expectation::Sometimes)
+            .map(|p| {
+                let holds = |s: &ModelState| (p.condition)(model, s);
+                let reached = if last.is_some_and(holds) {
+                    Reached::Here
+                } else {
+                    path.iter()
+                        .position(|(s, _)| holds(s))
+                        .map_or(Reached::No, Reached::After)
+                };
+                CompanionRow {
+                    name: p.name,
+                    reached,
+                }
+            })
+            .collect();
+        PathVerdicts {
+            invariants: rows,
+            companions,
+        }
+    }
+
+    /// The invariants whose violation names record `id`.
+    pub fn naming(&self, id: RecordId) -> Vec<Invariant> {
+        self.invariants
+            .iter()
+            .filter(|r| r.violation.as_ref().is_some_and(|v| v.records.contains(id)))
+            .map(|r| r.invariant)
+            .collect()
+    }
+
+    /// Some invariant is violated on this path.
+    pub fn violated(&self) -> bool {
+        self.invariants.iter().any(|r| r.violation.is_some())
+    }
+}
