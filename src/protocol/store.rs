@@ -37,7 +37,7 @@ impl Repair {
 
 /// One rollback-log entry: a repair, with what an independent checker
 /// needs to judge it without the protocol's bookkeeping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LogEntry {
     pub record: RecordId,
     pub repair: Repair,
@@ -49,6 +49,19 @@ pub struct LogEntry {
     /// How many records existed when the retraction ran: the cascade
     /// covers exactly the descendants with smaller ids.
     pub horizon: u8,
+}
+
+/// One word, injectively (see `Record`'s `Hash`).
+impl std::hash::Hash for LogEntry {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(
+            u64::from(self.record)
+                | (self.repair as u64) << 8
+                | u64::from(self.root) << 10
+                | (self.from as u64) << 11
+                | u64::from(self.horizon) << 14,
+        );
+    }
 }
 
 /// The protocol's whole mutable state.

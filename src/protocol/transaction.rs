@@ -45,7 +45,7 @@ pub enum TxStatus {
 }
 
 /// One transaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transaction {
     pub(in crate::protocol) agent: u8,
     pub(in crate::protocol) tier: Tier,
@@ -75,6 +75,15 @@ impl Transaction {
     /// What the transaction sees: its snapshot and its own staging.
     pub fn visible(&self) -> RecordSet {
         self.snapshot.union(self.staged)
+    }
+}
+
+/// Three words, injectively (see `Record`'s `Hash`).
+impl std::hash::Hash for Transaction {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(u64::from(self.agent) | (self.tier as u64) << 8 | (self.status as u64) << 10);
+        h.write_u64(self.snapshot.bits());
+        h.write_u64(self.staged.bits());
     }
 }
 
