@@ -10,16 +10,17 @@
 //!    then, below the depth bound, generate its successors. A successor
 //!    outside the boundary is dropped; otherwise it is a transition and,
 //!    unless it is a self-loop (same fingerprint as its parent), becomes a
-//!    16-byte candidate (fingerprint, parent position, action index) in the
-//!    chunk's bucket for the fingerprint's shard. The state itself is
-//!    dropped.
+//!    candidate (fingerprint, parent position) in the chunk's bucket for the
+//!    fingerprint's shard, the successor itself held beside it (encoded,
+//!    when there is a codec).
 //! 2. **Deduplicate.** The 64 shards are claimed dynamically by the threads.
 //!    Shard `s` consumes bucket `s` of every chunk *in chunk order*,
 //!    inserting each new fingerprint (with its parent's) into its part of
-//!    the visited set; only new successors are regenerated (by replaying
-//!    that one action on the parent) and appended to the shard's part of the
-//!    next level. A shard's visited table is small enough to stay in cache
-//!    while it is processed.
+//!    the visited set and moving the held successor into the shard's part of
+//!    the next level (a byte copy with a codec); duplicates are dropped. A
+//!    shard's visited table is small enough to stay in cache while it is
+//!    processed. When the next level is the last one the bound allows, its
+//!    states are checked here instead and only their fingerprints kept.
 //!
 //! Batches bound the memory held by candidates, whatever the level's width.
 //! The next level is the concatenation of the shards' parts in shard order.
@@ -46,21 +47,22 @@ const CHUNKS_PER_THREAD: usize = 16;
 /// processed on the calling thread only.
 const PAR_MIN: usize = if cfg!(test) { 8 } else { 1024 };
 
-/// A successor awaiting deduplication: its fingerprint and how to
-/// regenerate it (frontier position of the parent, index of the action in
-/// `model.actions(parent)`).
+/// A successor awaiting deduplication: its fingerprint and the frontier
+/// position of its parent. The successor itself waits in the chunk's
+/// [`Part`] for the same shard, at the same index.
 #[derive(Clone, Copy)]
 struct Candidate {
     fp: u64,
     parent: u32,
-    action: u32,
 }
 
 /// The output of one chunk; reused from batch to batch so that its buffers
 /// stay allocated.
-struct ChunkSlot {
+struct ChunkSlot<S> {
     /// Candidates per shard, in (frontier position, action index) order.
     buckets: Vec<Vec<Candidate>>,
+    /// The candidates' states per shard (encoded when there is a codec).
+    held: Vec<Part<S>>,
     /// Transitions generated from the chunk.
     transitions: u64,
     /// Per property: frontier position of the first state in the chunk that
@@ -68,10 +70,11 @@ struct ChunkSlot {
     hits: Vec<Option<usize>>,
 }
 
-impl ChunkSlot {
+impl<S: Clone> ChunkSlot<S> {
     fn new(properties: usize) -> Self {
         ChunkSlot {
             buckets: (0..SHARDS).map(|_| Vec::new()).collect(),
+            held: (0..SHARDS).map(|_| Part::new()).collect(),
             transitions: 0,
             hits: vec![None; properties],
         }
@@ -79,6 +82,7 @@ impl ChunkSlot {
 
     fn reset(&mut self) {
         self.buckets.iter_mut().for_each(Vec::clear);
+        self.held.iter_mut().for_each(Part::clear);
         self.transitions = 0;
         self.hits.iter_mut().for_each(|h| *h = None);
     }
@@ -124,6 +128,23 @@ impl<S: Clone> Part<S> {
             None => self.states.push(state),
             Some(c) => {
                 c.encode(&state, &mut self.bytes);
+                let end = u32::try_from(self.bytes.len())
+                    .expect("one shard of one level holds less than 4 GiB of encoded states");
+                self.ends.push(end);
+            }
+        }
+        self.fps.push(fp);
+    }
+
+    /// Appends state `i` of `from` with fingerprint `fp`, copying its
+    /// encoding as it is when there is a codec.
+    fn push_from(&mut self, from: &Part<S>, i: usize, fp: u64, codec: Option<&dyn StateCodec<S>>) {
+        match codec {
+            None => self.states.push(from.states[i].clone()),
+            Some(_) => {
+                let start = if i == 0 { 0 } else { from.ends[i - 1] as usize };
+                self.bytes
+                    .extend_from_slice(&from.bytes[start..from.ends[i] as usize]);
                 let end = u32::try_from(self.bytes.len())
                     .expect("one shard of one level holds less than 4 GiB of encoded states");
                 self.ends.push(end);
@@ -199,7 +220,12 @@ where
     }
 
     /// Phase 1 on states `lo..hi` of part `s`.
-    fn expand_chunk(&self, slot: &mut ChunkSlot, (s, lo, hi): (usize, usize, usize), expand: bool) {
+    fn expand_chunk(
+        &self,
+        slot: &mut ChunkSlot<M::State>,
+        (s, lo, hi): (usize, usize, usize),
+        expand: bool,
+    ) {
         let model = self.model;
         let mut actions = Vec::new();
         let part = &self.parts[s];
@@ -212,7 +238,7 @@ where
                 continue;
             }
             model.actions(state, &mut actions);
-            for (a, action) in actions.drain(..).enumerate() {
+            for action in actions.drain(..) {
                 let Some(next) = model.next_state(state, action) else {
                     continue;
                 };
@@ -225,62 +251,44 @@ where
                     // A self-loop (common: stuttering actions) is never new.
                     continue;
                 }
-                slot.buckets[shard_of(fp)].push(Candidate {
+                let shard = shard_of(fp);
+                slot.buckets[shard].push(Candidate {
                     fp,
                     parent: i as u32,
-                    action: a as u32,
                 });
+                slot.held[shard].push(next, fp, self.codec);
             }
         }
     }
 
     /// Phase 2 for shard `s`: consumes its buckets in chunk order, records
-    /// each new fingerprint with its parent's, and regenerates the new
-    /// states into `part`; or, when the next level is the last (`leaf`),
-    /// checks them there and then instead of keeping them, recording in
-    /// `leaf_hits` the fingerprint of the first state deciding each
-    /// property.
+    /// each new fingerprint with its parent's, and moves the new states
+    /// (as encoded, with a codec) into `part`; or, when the next level is
+    /// the last (`leaf`), checks them there and then instead of keeping
+    /// them, recording in `leaf_hits` the fingerprint of the first state
+    /// deciding each property.
     fn absorb(
         &self,
         s: usize,
         visited: &mut ParentMap,
-        slots: &[ChunkSlot],
+        slots: &[ChunkSlot<M::State>],
         part: &mut Part<M::State>,
         leaf: Option<&mut [Option<u64>]>,
     ) {
         let mut leaf = leaf;
-        let mut actions = Vec::new();
-        let mut actions_of = usize::MAX;
-        let mut parent: Option<Cow<'_, M::State>> = None;
         for slot in slots {
-            for c in &slot.buckets[s] {
+            let held = &slot.held[s];
+            for (i, c) in slot.buckets[s].iter().enumerate() {
                 let Entry::Vacant(e) = visited.entry(c.fp) else {
                     continue;
                 };
                 e.insert(self.fp_at(c.parent as usize));
-                if actions_of != c.parent as usize {
-                    parent = Some(self.locate(c.parent as usize).0);
-                    actions.clear();
-                    self.model
-                        .actions(parent.as_deref().expect("just set"), &mut actions);
-                    actions_of = c.parent as usize;
-                }
-                let parent = parent.as_deref().expect("set with actions_of");
-                let next = actions
-                    .get(c.action as usize)
-                    .cloned()
-                    .and_then(|a| self.model.next_state(parent, a))
-                    .filter(|next| fingerprint(next) == c.fp)
-                    .expect(
-                        "regenerating a successor failed: \
-                         Model::actions or Model::next_state is not deterministic",
-                    );
                 match leaf.as_deref_mut() {
                     Some(hits) => {
-                        self.check(&next, hits, c.fp);
+                        self.check(&held.get(i, self.codec), hits, c.fp);
                         part.fps.push(c.fp);
                     }
-                    None => part.push(next, c.fp, self.codec),
+                    None => part.push_from(held, i, c.fp, self.codec),
                 }
             }
         }
@@ -329,7 +337,7 @@ where
     let mut decided: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
     // The visited set, sharded by fingerprint: fingerprint -> parent's.
     let mut visited: Vec<ParentMap> = (0..SHARDS).map(|_| ParentMap::default()).collect();
-    let mut slots: Vec<ChunkSlot> = (0..threads * CHUNKS_PER_THREAD)
+    let mut slots: Vec<ChunkSlot<M::State>> = (0..threads * CHUNKS_PER_THREAD)
         .map(|_| ChunkSlot::new(properties.len()))
         .collect();
 

@@ -231,6 +231,38 @@ impl Record {
     }
 }
 
+/// Packs every field into five words (injectively: equal words iff equal
+/// records), so that fingerprinting a store, the model checker's hottest
+/// operation, costs a few hasher writes per record instead of thirty.
+impl std::hash::Hash for Record {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let f = &self.fields;
+        let opt16 = |x: Option<u16>| x.map_or(0, |v| u64::from(v) + 1); // 17 bits
+        let opt8 = |x: Option<u8>| x.map_or(0, |v| u64::from(v) + 1); // 9 bits
+        let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32); // 33 bits
+        h.write_u64(f.derived_from.bits());
+        h.write_u64(
+            f.kind as u64
+                | u64::from(f.entity.0) << 3
+                | u64::from(f.attribute.0) << 19
+                | u64::from(f.value.0) << 35
+                | (f.scope as u64) << 51
+                | (self.state as u64) << 53
+                | opt8(self.reason.map(|r| r as u8)) << 56,
+        );
+        h.write_u64(
+            opt16(f.source.map(|s| s.0))
+                | u64::from(f.authority.0) << 17
+                | u64::from(f.confidence.0) << 25
+                | opt8(f.owner) << 33
+                | u64::from(self.owner) << 42
+                | opt8(self.tool) << 50,
+        );
+        h.write_u64(opt32(f.window.from));
+        h.write_u64(opt32(f.window.to));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,36 +337,158 @@ mod tests {
             ]
         );
     }
-}
 
-/// Packs every field into five words (injectively: equal words iff equal
-/// records), so that fingerprinting a store, the model checker's hottest
-/// operation, costs a few hasher writes per record instead of thirty.
-impl std::hash::Hash for Record {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let f = &self.fields;
-        let opt16 = |x: Option<u16>| x.map_or(0, |v| u64::from(v) + 1); // 17 bits
-        let opt8 = |x: Option<u8>| x.map_or(0, |v| u64::from(v) + 1); // 9 bits
-        let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32); // 33 bits
-        h.write_u64(f.derived_from.bits());
-        h.write_u64(
-            f.kind as u64
-                | u64::from(f.entity.0) << 3
-                | u64::from(f.attribute.0) << 19
-                | u64::from(f.value.0) << 35
-                | (f.scope as u64) << 51
-                | (self.state as u64) << 53
-                | opt8(self.reason.map(|r| r as u8)) << 56,
-        );
-        h.write_u64(
-            opt16(f.source.map(|s| s.0))
-                | u64::from(f.authority.0) << 17
-                | u64::from(f.confidence.0) << 25
-                | opt8(f.owner) << 33
-                | u64::from(self.owner) << 42
-                | opt8(self.tool) << 50,
-        );
-        h.write_u64(opt32(f.window.from));
-        h.write_u64(opt32(f.window.to));
+    #[test]
+    fn records_differing_in_any_one_field_hash_differently() {
+        use std::hash::{Hash, Hasher};
+        let hash = |r: &Record| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            r.hash(&mut h);
+            h.finish()
+        };
+        let base = Record {
+            fields: Proposal {
+                kind: Kind::Belief,
+                entity: Sym(1),
+                attribute: Sym(2),
+                value: Sym(3),
+                source: Some(Sym(4)),
+                authority: Hundredths(70),
+                confidence: Hundredths(80),
+                owner: None,
+                scope: Scope::Shared,
+                derived_from: RecordSet::single(0),
+                window: Window {
+                    from: None,
+                    to: Some(0),
+                },
+            },
+            owner: 0,
+            state: Lifecycle::Committed,
+            reason: None,
+            tool: None,
+        };
+        let f = base.fields;
+        let variants = [
+            Record {
+                fields: Proposal {
+                    kind: Kind::Summary,
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    entity: Sym(9),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    attribute: Sym(9),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal { value: Sym(9), ..f },
+                ..base
+            },
+            Record {
+                fields: Proposal { source: None, ..f },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    source: Some(Sym(0)),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    authority: Hundredths(71),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    confidence: Hundredths(81),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    owner: Some(0),
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    scope: Scope::Public,
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    derived_from: RecordSet::EMPTY,
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    window: Window {
+                        from: Some(0),
+                        to: Some(0),
+                    },
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    window: Window {
+                        from: None,
+                        to: None,
+                    },
+                    ..f
+                },
+                ..base
+            },
+            Record {
+                fields: Proposal {
+                    window: Window {
+                        from: None,
+                        to: Some(-1),
+                    },
+                    ..f
+                },
+                ..base
+            },
+            Record { owner: 1, ..base },
+            Record {
+                state: Lifecycle::ActionSafe,
+                ..base
+            },
+            Record {
+                reason: Some(Reason::LowEvidence),
+                ..base
+            },
+            Record {
+                tool: Some(0),
+                ..base
+            },
+        ];
+        let mut seen = std::collections::HashSet::from([hash(&base)]);
+        for v in &variants {
+            assert_ne!(*v, base);
+            assert!(seen.insert(hash(v)), "{v:?} hashes like another variant");
+        }
     }
 }
