@@ -9,7 +9,16 @@
 //! cargo bench --bench engine_bfs            # N = 8
 //! cargo bench --bench engine_bfs -- --rms 7
 //! cargo bench --bench engine_bfs -- --repeat 1
+//! cargo bench --bench engine_bfs -- --model models/default.json --depth 8
 //! ```
+//!
+//! With `--model`, the model is the MemTX model of that configuration at
+//! depth `--depth` (default 8): stateright runs with `target_max_depth(D+1)`,
+//! which counts exactly our states at depth ≤ D (see
+//! `engine::stateright_mapping`); the engine runs as `memtx-check check` does,
+//! holding levels packed through the model's codec (`engine1`, `engine2`),
+//! and once more without the codec (`engine1-plain`) to show what packing
+//! saves.
 //!
 //! Each run of each variant (stateright 1 thread, engine 1 thread, engine 2
 //! threads) is a child process (this binary re-executed with `--variant`),
@@ -22,7 +31,9 @@
 //! parent asserts that all variants found the same numbers of states and
 //! transitions (stateright's `state_count` − 1 initial state).
 
-use memtx_check::engine::{enumerate, EngineOptions, Verdict};
+use memtx_check::config::{Depth, ModelConfig};
+use memtx_check::engine::{enumerate, enumerate_with_codec, EngineOptions, Verdict};
+use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec};
 use stateright::{Checker, Model, Property};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
@@ -193,21 +204,53 @@ fn cpu_secs() -> f64 {
     (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
 }
 
+/// The MemTX model of a configuration, at depth `depth`.
+fn memtx_model(path: &str, depth: usize) -> MemtxModel {
+    let mut config = ModelConfig::load(std::path::Path::new(path)).expect("--model loads");
+    config.bounds.depth = Depth::Bounded(depth);
+    MemtxModel::new(ModelSpec::from_config(&config))
+}
+
+/// Runs one variant on the MemTX model and returns (states, transitions).
+fn run_memtx_variant(variant: &str, model: MemtxModel, depth: usize) -> (u64, u64) {
+    match variant {
+        "stateright" => {
+            let c = model
+                .checker()
+                .target_max_depth(depth + 1)
+                .spawn_bfs()
+                .join();
+            (c.unique_state_count() as u64, c.state_count() as u64 - 1)
+        }
+        "engine1-plain" => {
+            let r = enumerate(&model, &EngineOptions::new(Some(depth), 1));
+            (r.unique_states, r.transitions)
+        }
+        v => {
+            let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
+            let codec = ModelCodec::new(&model.spec);
+            let r = enumerate_with_codec(&model, &codec, &EngineOptions::new(Some(depth), threads));
+            (r.unique_states, r.transitions)
+        }
+    }
+}
+
 /// Runs one variant in this process and prints a `RESULT` line.
-fn run_variant(variant: &str, n: usize) {
+fn run_variant(variant: &str, n: usize, memtx: Option<(&str, usize)>) {
     let model = TwoPhase { n };
     let base_kb = status_kb("VmRSS:");
     let base_heap = LIVE.load(Ordering::Relaxed);
     PEAK.store(base_heap, Ordering::Relaxed);
     let start = Instant::now();
     let cpu0 = cpu_secs();
-    let (states, transitions) = match variant {
-        "stateright" => {
+    let (states, transitions) = match (memtx, variant) {
+        (Some((path, depth)), v) => run_memtx_variant(v, memtx_model(path, depth), depth),
+        (None, "stateright") => {
             let c = model.checker().spawn_bfs().join();
             assert!(c.discovery("consistent").is_none());
             (c.unique_state_count() as u64, c.state_count() as u64 - 1)
         }
-        v => {
+        (None, v) => {
             let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
             let mut opts = EngineOptions::new(None, threads);
             if std::env::var_os("BENCH_TRACE").is_some() {
@@ -243,12 +286,14 @@ struct Outcome {
     cpu: f64,
 }
 
-fn run_child(variant: &str, n: usize) -> Outcome {
+fn run_child(variant: &str, n: usize, memtx: Option<(&str, usize)>) -> Outcome {
     let exe = std::env::current_exe().expect("current_exe");
-    let out = Command::new(exe)
-        .args(["--variant", variant, "--rms", &n.to_string()])
-        .output()
-        .expect("spawn child");
+    let mut cmd = Command::new(exe);
+    cmd.args(["--variant", variant, "--rms", &n.to_string()]);
+    if let Some((path, depth)) = memtx {
+        cmd.args(["--model", path, "--depth", &depth.to_string()]);
+    }
+    let out = cmd.output().expect("spawn child");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()
@@ -282,30 +327,39 @@ fn main() {
     };
     let n: usize = arg("--rms").map_or(8, |v| v.parse().expect("--rms N"));
     assert!((1..=MAX_RMS).contains(&n));
+    let model_path = arg("--model");
+    let depth: usize = arg("--depth").map_or(8, |v| v.parse().expect("--depth D"));
+    let memtx = model_path.as_deref().map(|p| (p, depth));
     if let Some(variant) = arg("--variant") {
-        run_variant(&variant, n);
+        run_variant(&variant, n, memtx);
         return;
     }
     let repeat: usize = arg("--repeat").map_or(3, |v| v.parse().expect("--repeat K"));
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let what = match memtx {
+        Some((path, depth)) => format!("MemTX model {path} to depth {depth}"),
+        None => format!("two-phase commit, {n} resource managers, exhaustive BFS"),
+    };
     println!(
-        "two-phase commit, {n} resource managers, exhaustive BFS; one child process per run, \
-         best wall time of {repeat} runs; load average before: {}",
+        "{what}; one child process per run, best wall time of {repeat} runs; load average before: {}",
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let variants = [
+    let mut variants = vec![
         ("stateright", "stateright spawn_bfs, 1 thread"),
         ("engine1", "engine, 1 thread"),
         ("engine2", "engine, 2 threads"),
     ];
+    if memtx.is_some() {
+        variants.push(("engine1-plain", "engine, 1 thread, no codec"));
+    }
     let results: Vec<Outcome> = variants
         .iter()
         .map(|(v, _)| {
             (0..repeat.max(1))
-                .map(|_| run_child(v, n))
+                .map(|_| run_child(v, n, memtx))
                 .min_by(|a, b| a.secs.total_cmp(&b.secs))
                 .expect("at least one run")
         })

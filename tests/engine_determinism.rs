@@ -6,7 +6,7 @@
 use memtx_check::check::{self, CheckOptions};
 use memtx_check::config::{Depth, ModelConfig};
 use memtx_check::engine::stateright_mapping::stateright_bfs_unique_states;
-use memtx_check::engine::{enumerate, EngineOptions};
+use memtx_check::engine::{enumerate, EngineOptions, LevelStats};
 use memtx_check::model::{MemtxModel, ModelSpec};
 use std::path::Path;
 
@@ -35,19 +35,7 @@ fn counts_and_counterexamples_do_not_depend_on_the_thread_count() {
             })
             .collect();
         let key = |r: &check::CheckReport| {
-            let levels: Vec<_> = r
-                .levels
-                .iter()
-                .map(|l| {
-                    (
-                        l.depth,
-                        l.new_states,
-                        l.total_states,
-                        l.transitions,
-                        l.total_transitions,
-                    )
-                })
-                .collect();
+            let levels: Vec<_> = r.levels.iter().map(LevelStats::counts).collect();
             let traces: Vec<_> = r
                 .counterexamples
                 .iter()

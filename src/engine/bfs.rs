@@ -39,6 +39,9 @@ use std::hash::Hash;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// Properties a model may have (a successor's hits at the last level are a
+/// 64-bit set).
+const MAX_PROPERTIES: usize = 64;
 /// Frontier states per chunk.
 const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
 /// Chunks per thread in a batch.
@@ -54,6 +57,10 @@ const PAR_MIN: usize = if cfg!(test) { 8 } else { 1024 };
 struct Candidate {
     fp: u64,
     parent: u32,
+    /// At the last level: the properties this successor decides (bit `p`
+    /// for property `p`), evaluated when it was generated, so that it need
+    /// not be held at all.
+    hits: u64,
 }
 
 /// The output of one chunk; reused from batch to batch so that its buffers
@@ -172,6 +179,8 @@ struct Level<'a, M: Model> {
     undecided: &'a [bool],
     parts: &'a [Part<M::State>],
     codec: Option<&'a dyn StateCodec<M::State>>,
+    /// The next level is the last: its states are checked when generated.
+    leaf: bool,
     /// `offsets[s]` = position of the first state of part `s`; one more
     /// entry holding the level's size.
     offsets: &'a [usize],
@@ -198,6 +207,16 @@ where
     fn part_of(&self, pos: usize) -> (usize, usize) {
         let s = self.offsets.partition_point(|&o| o <= pos) - 1;
         (s, pos - self.offsets[s])
+    }
+
+    /// The undecided properties that `state` decides, as a bit set.
+    fn deciding(&self, state: &M::State) -> u64 {
+        let mut hits = [None; MAX_PROPERTIES];
+        self.check(state, &mut hits[..self.properties.len()], ());
+        hits.iter()
+            .enumerate()
+            .filter(|(_, h)| h.is_some())
+            .fold(0, |bits, (p, _)| bits | 1 << p)
     }
 
     /// The first undecided property (not yet hit in `hits`) that `state`
@@ -252,11 +271,18 @@ where
                     continue;
                 }
                 let shard = shard_of(fp);
-                slot.buckets[shard].push(Candidate {
-                    fp,
-                    parent: i as u32,
-                });
-                slot.held[shard].push(next, fp, self.codec);
+                let parent = i as u32;
+                if self.leaf {
+                    let hits = self.deciding(&next);
+                    slot.buckets[shard].push(Candidate { fp, parent, hits });
+                } else {
+                    slot.buckets[shard].push(Candidate {
+                        fp,
+                        parent,
+                        hits: 0,
+                    });
+                    slot.held[shard].push(next, fp, self.codec);
+                }
             }
         }
     }
@@ -264,9 +290,9 @@ where
     /// Phase 2 for shard `s`: consumes its buckets in chunk order, records
     /// each new fingerprint with its parent's, and moves the new states
     /// (as encoded, with a codec) into `part`; or, when the next level is
-    /// the last (`leaf`), checks them there and then instead of keeping
-    /// them, recording in `leaf_hits` the fingerprint of the first state
-    /// deciding each property.
+    /// the last (`leaf`), keeps only their fingerprints and records in
+    /// `leaf` the fingerprint of the first new state deciding each
+    /// property (from the hits evaluated in phase 1).
     fn absorb(
         &self,
         s: usize,
@@ -284,8 +310,12 @@ where
                 };
                 e.insert(self.fp_at(c.parent as usize));
                 match leaf.as_deref_mut() {
-                    Some(hits) => {
-                        self.check(&held.get(i, self.codec), hits, c.fp);
+                    Some(first) => {
+                        for (p, slot) in first.iter_mut().enumerate() {
+                            if slot.is_none() && c.hits & 1 << p != 0 {
+                                *slot = Some(c.fp);
+                            }
+                        }
                         part.fps.push(c.fp);
                     }
                     None => part.push_from(held, i, c.fp, self.codec),
@@ -333,6 +363,10 @@ where
     let start = Instant::now();
     let threads = opts.threads.max(1);
     let properties = model.properties();
+    assert!(
+        properties.len() <= MAX_PROPERTIES,
+        "the engine checks at most {MAX_PROPERTIES} properties"
+    );
     // Per property: (depth, fingerprint) of the state that decided it.
     let mut decided: Vec<Option<(usize, u64)>> = vec![None; properties.len()];
     // The visited set, sharded by fingerprint: fingerprint -> parent's.
@@ -407,6 +441,7 @@ where
             undecided: &undecided,
             parts: &frontier,
             codec,
+            leaf,
             offsets: &offsets,
         };
         // The level's chunks, in position order, never straddling parts.

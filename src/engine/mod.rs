@@ -128,6 +128,19 @@ pub struct LevelStats {
     pub elapsed_ms: u64,
 }
 
+impl LevelStats {
+    /// Every field but the timing: what must not differ between runs.
+    pub fn counts(&self) -> (usize, u64, u64, u64, u64) {
+        (
+            self.depth,
+            self.new_states,
+            self.total_states,
+            self.transitions,
+            self.total_transitions,
+        )
+    }
+}
+
 /// The outcome for one property.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict<S, A> {
@@ -179,18 +192,7 @@ impl<S, A> EngineReport<S, A> {
 
     /// The levels without timings, for comparing runs.
     pub fn level_counts(&self) -> Vec<(usize, u64, u64, u64, u64)> {
-        self.levels
-            .iter()
-            .map(|l| {
-                (
-                    l.depth,
-                    l.new_states,
-                    l.total_states,
-                    l.transitions,
-                    l.total_transitions,
-                )
-            })
-            .collect()
+        self.levels.iter().map(LevelStats::counts).collect()
     }
 
     /// [`collision_probability`] for this run.
