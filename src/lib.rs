@@ -10,5 +10,6 @@ pub mod explore;
 pub mod invariants;
 pub mod model;
 pub mod protocol;
+pub mod random;
 pub mod replay;
 pub mod trace;

@@ -4,8 +4,8 @@
 //! trace (and its ITF twin) per violated invariant, and prints a summary
 //! with each counterexample step by step.
 
+use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
-use crate::atomic_file::write_atomic;
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Depth, ModelConfig};
@@ -13,7 +13,6 @@ use crate::engine::LevelStats;
 use crate::explore;
 use crate::protocol::MAX_RECORDS;
 use crate::replay::render_text;
-use crate::trace::to_itf;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -123,12 +122,8 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
             c.depth
         ));
         text.push_str(&render_text(&c.replay));
-        let link = explore::deep_link(&report.model, &c.actions, explore::DEFAULT_ADDR);
-        if let Some(link) = link {
-            text.push_str(&format!(
-                "explore it: memtx-check explore --trace {}\n  then open {link}\n",
-                w.trace
-            ));
+        if let Some(hint) = explore::hint(&report.model, &c.actions, &w.trace) {
+            text.push_str(&hint);
         }
     }
     print(&text)?;
@@ -160,25 +155,9 @@ fn progress_line(l: &LevelStats) {
 }
 
 fn write_counterexamples(report: &CheckReport, dir: &Path) -> Result<Vec<Written>, CliError> {
-    let mut written = Vec::new();
-    for c in &report.counterexamples {
-        let trace_path = dir.join(format!("{}.json", c.stem()));
-        let itf_path = dir.join(format!("{}.itf.json", c.stem()));
-        write(&trace_path, c.trace.to_json_string().as_bytes())?;
-        let itf = to_itf(&c.stores, &c.trace.steps, &report.model.spec.compiled);
-        let mut itf_bytes = serde_json::to_vec_pretty(&itf)
-            .map_err(|e| CliError(format!("{}: {e}", itf_path.display())))?;
-        itf_bytes.push(b'\n');
-        write(&itf_path, &itf_bytes)?;
-        written.push(Written {
-            trace: trace_path.display().to_string(),
-            itf: itf_path.display().to_string(),
-        });
-    }
-    Ok(written)
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    write_atomic(path, bytes)
-        .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))
+    report
+        .counterexamples
+        .iter()
+        .map(|c| write_counterexample(dir, &c.stem(), c, &report.model.spec.compiled))
+        .collect()
 }

@@ -10,7 +10,9 @@
 
 pub mod check;
 pub mod explore;
+mod files;
 mod output;
+pub mod random;
 pub mod replay;
 
 pub use output::print;
@@ -36,6 +38,9 @@ pub enum Command {
     /// Replay a trace file through the protocol, step by step, and check
     /// every invariant after each step.
     Replay(replay::ReplayArgs),
+    /// Run random walks through the model's actions, checking I1, I2 and
+    /// G3 on every step; shrink and write each violation as a trace.
+    Random(random::RandomArgs),
     /// Serve stateright's web explorer for a model, or open it on a
     /// trace's last state (prints the deep link).
     Explore(explore::ExploreArgs),
@@ -86,6 +91,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     match &cli.command {
         Command::Check(args) => check::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Random(args) => random::run(args),
         Command::Explore(args) => explore::run(args),
     }
 }

@@ -26,6 +26,15 @@ pub fn states_path(model: &MemtxModel, actions: &[Action]) -> Option<String> {
     Some(path.encode(model))
 }
 
+/// What `check` and `random` print beside a counterexample written to
+/// `trace`: the command that serves it and the link to its last state.
+pub fn hint(model: &MemtxModel, actions: &[Action], trace: &str) -> Option<String> {
+    let link = deep_link(model, actions, DEFAULT_ADDR)?;
+    Some(format!(
+        "explore it: memtx-check explore --trace {trace}\n  then open {link}\n"
+    ))
+}
+
 /// The link that opens the explorer served at `addr` on the state the
 /// `actions` reach. An unspecified listening address (`0.0.0.0`, `::`) is
 /// linked through the loopback address, which a browser can open.

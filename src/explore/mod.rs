@@ -23,7 +23,7 @@ pub mod verdicts;
 #[cfg(test)]
 mod tests;
 
-pub use link::{deep_link, states_path, trace_actions, DEFAULT_ADDR};
+pub use link::{deep_link, hint, states_path, trace_actions, DEFAULT_ADDR};
 pub use picture::as_svg;
 pub use serve::{is_loopback, serve};
 pub use step::format_step;

@@ -1,0 +1,381 @@
+//! Strategies for whole operation sequences over the protocol, not through
+//! the model's templates: a [`Setup`] (tools, clock, variant switches) and
+//! up to 60 abstract operations whose transaction, record, parent and basis
+//! choices are selectors resolved against the store as it is when the
+//! operation runs ([`resolve`]), so every parent set is a DAG over records
+//! that exist then, whatever their state (tentative, quarantined and
+//! revoked parents included), and a few choices deliberately miss so that
+//! refusals are exercised too.
+
+use crate::config::{Compiled, ModelConfig};
+use crate::protocol::{
+    Ablation, Hundredths, Kind, Lifecycle, Op, Proposal, RecordSet, Scope, Store, Sym, Tier,
+    TxStatus, Window,
+};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+
+/// Agents that may open transactions and own records.
+pub const AGENTS: u8 = 3;
+const ENTITIES: [&str; 2] = ["order841", "order9"];
+const ATTRIBUTES: [&str; 2] = ["refund_eligible", "address"];
+const VALUES: [&str; 3] = ["yes", "no", "maybe"];
+const SOURCES: [&str; 3] = ["lookup", "crm", "notes"];
+
+/// What a sequence runs under.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// `true` per tool: irreversible.
+    pub tools: Vec<bool>,
+    pub clock: Option<i32>,
+    pub same_source_review: bool,
+    pub stale_apply: bool,
+    pub laundering_any: bool,
+    pub basis_snapshot: bool,
+    /// A mechanism removed (the ablation tests only).
+    pub ablation: Option<Ablation>,
+}
+
+impl Setup {
+    /// The configuration as a model file would write it.
+    pub fn config(&self) -> ModelConfig {
+        let tools: Vec<String> = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, irr)| format!(r#"{{"name": "tool{i}", "irreversible": {irr}}}"#))
+            .collect();
+        let name = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_owned();
+        let text = format!(
+            r#"{{"name": "proptest", "agents": {AGENTS}, "tools": [{}], "clock": {},
+                "variant": {{"same_source_tie": "{}", "stale_check_empty_snapshot": "{}",
+                             "laundering_parents": "{}", "tool_basis": "{}", "ablate": [{}]}}}}"#,
+            tools.join(", "),
+            self.clock.map_or("null".to_owned(), |c| c.to_string()),
+            name(self.same_source_review, "review", "supersede"),
+            name(self.stale_apply, "apply", "skip"),
+            name(self.laundering_any, "any", "active"),
+            name(self.basis_snapshot, "snapshot", "active"),
+            self.ablation
+                .map_or(String::new(), |a| format!("\"{}\"", a.name())),
+        );
+        ModelConfig::parse(&text, "proptest.json").expect("the generated configuration is valid")
+    }
+
+    /// The configuration compiled, with every string the operations use
+    /// interned.
+    pub fn compiled(&self) -> (ModelConfig, Compiled, Strings) {
+        let config = self.config();
+        let mut compiled = config.compile();
+        let mut intern = |names: &[&str]| -> Vec<Sym> {
+            names.iter().map(|n| compiled.symbols.intern(n)).collect()
+        };
+        let strings = Strings {
+            entities: intern(&ENTITIES),
+            attributes: intern(&ATTRIBUTES),
+            values: intern(&VALUES),
+            sources: intern(&SOURCES),
+        };
+        (config, compiled, strings)
+    }
+}
+
+/// The interned strings operations pick from.
+pub struct Strings {
+    entities: Vec<Sym>,
+    attributes: Vec<Sym>,
+    values: Vec<Sym>,
+    sources: Vec<Sym>,
+}
+
+/// An operation whose references are selectors, resolved at run time.
+#[derive(Clone, Debug)]
+pub enum AbstractOp {
+    Open {
+        agent: u8,
+        tier: Tier,
+    },
+    Stage {
+        tx: u16,
+        record: AbstractRecord,
+    },
+    Commit {
+        tx: u16,
+    },
+    Abort {
+        tx: u16,
+    },
+    Revoke {
+        record: u16,
+    },
+    ToolCall {
+        tx: u16,
+        tool: u8,
+        basis: Vec<u16>,
+        /// 0: active visible records; 1: any visible record; 2: any record.
+        basis_mode: u8,
+    },
+}
+
+/// A record's fields, string choices by index, parents by selector.
+#[derive(Clone, Debug)]
+pub struct AbstractRecord {
+    pub kind: Kind,
+    pub entity: usize,
+    pub attribute: usize,
+    pub value: usize,
+    pub source: Option<usize>,
+    pub authority: Hundredths,
+    pub confidence: Hundredths,
+    pub owner: Option<u8>,
+    pub scope: Scope,
+    pub parents: Vec<u16>,
+    /// A parent that does not exist (the stage must be refused).
+    pub missing_parent: bool,
+    pub window: Window,
+}
+
+/// Authority and confidence: anywhere on the hundredths grid, with the
+/// thresholds (0.6 evidence, 0.9 authority bypass) and their neighbours
+/// weighted up.
+pub fn hundredths() -> impl Strategy<Value = Hundredths> {
+    prop_oneof![
+        3 => select(vec![59u8, 60, 61, 89, 90, 91]),
+        2 => 0u8..=100,
+        1 => select(vec![0u8, 50, 100]),
+    ]
+    .prop_map(Hundredths)
+}
+
+fn time() -> impl Strategy<Value = Option<i32>> {
+    prop_oneof![2 => Just(None), 3 => (-4i32..=4).prop_map(Some)]
+}
+
+fn window() -> impl Strategy<Value = Window> {
+    (time(), time()).prop_map(|(from, to)| Window { from, to })
+}
+
+fn kind() -> impl Strategy<Value = Kind> {
+    prop_oneof![
+        6 => Just(Kind::Belief),
+        1 => Just(Kind::Summary),
+        1 => Just(Kind::Profile),
+        1 => Just(Kind::IndexEntry),
+        1 => Just(Kind::SharedCopy),
+        // Refused: only an executed tool call creates a tool_action.
+        1 => Just(Kind::ToolAction),
+    ]
+}
+
+fn scope() -> impl Strategy<Value = Scope> {
+    select(vec![Scope::Private, Scope::Shared, Scope::Public])
+}
+
+fn tier() -> impl Strategy<Value = Tier> {
+    select(Tier::ALL.to_vec())
+}
+
+fn record() -> impl Strategy<Value = AbstractRecord> {
+    (
+        (kind(), 0..ENTITIES.len(), 0..ATTRIBUTES.len(), 0..VALUES.len()),
+        (
+            proptest::option::weighted(0.8, 0..SOURCES.len()),
+            hundredths(),
+            hundredths(),
+            proptest::option::weighted(0.3, 0..AGENTS),
+            scope(),
+        ),
+        (
+            prop_oneof![3 => vec(any::<u16>(), 0..=0), 3 => vec(any::<u16>(), 1..=1), 2 => vec(any::<u16>(), 2..=3)],
+            proptest::bool::weighted(0.03),
+            window(),
+        ),
+    )
+        .prop_map(
+            |(
+                (kind, entity, attribute, value),
+                (source, authority, confidence, owner, scope),
+                (parents, missing_parent, window),
+            )| AbstractRecord {
+                kind,
+                entity,
+                attribute,
+                value,
+                source,
+                authority,
+                confidence,
+                owner,
+                scope,
+                parents,
+                missing_parent,
+                window,
+            },
+        )
+}
+
+pub fn op() -> impl Strategy<Value = AbstractOp> {
+    prop_oneof![
+        2 => (0..AGENTS, tier()).prop_map(|(agent, tier)| AbstractOp::Open { agent, tier }),
+        5 => (any::<u16>(), record()).prop_map(|(tx, record)| AbstractOp::Stage { tx, record }),
+        2 => any::<u16>().prop_map(|tx| AbstractOp::Commit { tx }),
+        1 => any::<u16>().prop_map(|tx| AbstractOp::Abort { tx }),
+        1 => any::<u16>().prop_map(|record| AbstractOp::Revoke { record }),
+        2 => (any::<u16>(), any::<u8>(), vec(any::<u16>(), 1..=2), select(vec![0u8, 0, 0, 1, 2]))
+            .prop_map(|(tx, tool, basis, basis_mode)| AbstractOp::ToolCall { tx, tool, basis, basis_mode }),
+    ]
+}
+
+/// A setup with every paper switch and the tool-basis reading free.
+pub fn setup() -> impl Strategy<Value = Setup> {
+    (vec(any::<bool>(), 1..=3), time(), any::<[bool; 4]>()).prop_map(|(tools, clock, s)| Setup {
+        tools,
+        clock,
+        same_source_review: s[0],
+        stale_apply: s[1],
+        laundering_any: s[2],
+        basis_snapshot: s[3],
+        ablation: None,
+    })
+}
+
+/// A setup and up to 60 operations.
+pub fn scenario() -> impl Strategy<Value = (Setup, Vec<AbstractOp>)> {
+    (setup(), vec(op(), 0..=60))
+}
+
+/// Picks from `preferred` when the selector's low bit is clear and it is
+/// non-empty, else from `0..=n` (one past the end: a miss).
+fn choose(sel: u16, preferred: &[u8], n: usize) -> u8 {
+    let rest = usize::from(sel >> 1);
+    if sel & 1 == 0 && !preferred.is_empty() {
+        preferred[rest % preferred.len()]
+    } else {
+        (rest % (n + 1)).min(255) as u8
+    }
+}
+
+/// The concrete operation `op` stands for in `store`.
+pub fn resolve(op: &AbstractOp, store: &Store, strings: &Strings, tools: usize) -> Op {
+    let txs = store.transactions();
+    let open: Vec<u8> = (0..txs.len())
+        .filter(|&t| txs[t].status() == TxStatus::Open)
+        .map(|t| t as u8)
+        .collect();
+    let n = store.records().len();
+    match op {
+        AbstractOp::Open { agent, tier } => Op::Open {
+            agent: *agent,
+            tier: *tier,
+        },
+        AbstractOp::Stage { tx, record } => {
+            let mut parents: RecordSet = if n == 0 {
+                RecordSet::EMPTY
+            } else {
+                record
+                    .parents
+                    .iter()
+                    .map(|p| (*p as usize % n) as u8)
+                    .collect()
+            };
+            if record.missing_parent && n < 64 {
+                parents.insert(n as u8);
+            }
+            Op::Stage {
+                tx: choose(*tx, &open, txs.len()),
+                proposal: Proposal {
+                    kind: record.kind,
+                    entity: strings.entities[record.entity],
+                    attribute: strings.attributes[record.attribute],
+                    value: strings.values[record.value],
+                    source: record.source.map(|s| strings.sources[s]),
+                    authority: record.authority,
+                    confidence: record.confidence,
+                    owner: record.owner,
+                    scope: record.scope,
+                    derived_from: parents,
+                    window: record.window,
+                },
+            }
+        }
+        AbstractOp::Commit { tx } => Op::Commit {
+            tx: choose(*tx, &open, txs.len()),
+        },
+        AbstractOp::Abort { tx } => Op::Abort {
+            tx: choose(*tx, &open, txs.len()),
+        },
+        AbstractOp::Revoke { record } => {
+            let revocable: Vec<u8> = (0..n)
+                .filter(|&id| store.records()[id].state().is_committed_or_safe())
+                .map(|id| id as u8)
+                .collect();
+            Op::Revoke {
+                record: choose(*record, &revocable, n),
+            }
+        }
+        AbstractOp::ToolCall {
+            tx,
+            tool,
+            basis,
+            basis_mode,
+        } => {
+            let usable: Vec<u8> = (0..txs.len())
+                .filter(|&t| txs[t].status() != TxStatus::Aborted)
+                .map(|t| t as u8)
+                .collect();
+            let tx = choose(*tx, &usable, txs.len());
+            let visible = store
+                .transaction(tx)
+                .map_or(RecordSet::EMPTY, |t| t.visible());
+            let pool: Vec<u8> = (0..n as u8)
+                .filter(|&id| match basis_mode {
+                    0 => {
+                        visible.contains(id)
+                            && store.record(id).is_some_and(|r| r.state().is_active())
+                    }
+                    1 => visible.contains(id),
+                    _ => true,
+                })
+                .collect();
+            let basis = if pool.is_empty() {
+                RecordSet::EMPTY
+            } else {
+                basis
+                    .iter()
+                    .map(|b| pool[*b as usize % pool.len()])
+                    .collect()
+            };
+            Op::ToolCall {
+                tx,
+                // Mostly a tool of the configuration, now and then not.
+                tool: if *tool == u8::MAX {
+                    tools as u8
+                } else {
+                    tool % tools as u8
+                },
+                basis,
+            }
+        }
+    }
+}
+
+/// Whether `op` could have changed a record's state (everything but open
+/// and stage, which only adds a tentative record).
+pub fn may_move_records(op: &Op) -> bool {
+    !matches!(op, Op::Open { .. } | Op::Stage { .. })
+}
+
+/// The lifecycle states reachable from `from` by zero or more legal moves.
+pub fn reachable(from: Lifecycle) -> Vec<Lifecycle> {
+    let mut seen = vec![from];
+    let mut i = 0;
+    while i < seen.len() {
+        for to in Lifecycle::ALL {
+            if seen[i].may_move_to(to) && !seen.contains(&to) {
+                seen.push(to);
+            }
+        }
+        i += 1;
+    }
+    seen
+}

@@ -1,0 +1,130 @@
+//! Tests of the random walker: reproducibility whatever the thread count,
+//! the default model holding, and every broken model under `models/`
+//! caught with a short shrunk trace.
+
+use super::*;
+use crate::config::Expect;
+use std::path::Path;
+
+fn load(rel: &str) -> ModelConfig {
+    ModelConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).expect("shipped model")
+}
+
+fn options(traces: u64, steps: usize, seed: u64, threads: usize) -> RandomOptions {
+    RandomOptions {
+        traces,
+        steps,
+        seed,
+        threads,
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_walks_whatever_the_thread_count() {
+    let config = load("models/default.json");
+    let one = run(&config, &options(300, 15, 9, 1), None);
+    let three = run(&config, &options(300, 15, 9, 3), None);
+    assert_eq!(one.walks, three.walks);
+    assert_eq!(one.distinct_states, three.distinct_states);
+    assert_eq!(one.companions, three.companions);
+    let other = run(&config, &options(300, 15, 10, 1), None);
+    assert_ne!(one.walks, other.walks, "another seed walks elsewhere");
+    let indices: Vec<u64> = three.walks.iter().map(|w| w.index).collect();
+    assert_eq!(
+        indices,
+        (0..300).collect::<Vec<_>>(),
+        "merged in walk order"
+    );
+}
+
+#[test]
+fn the_default_model_holds_on_random_walks_and_reaches_every_companion() {
+    let report = run(&load("models/default.json"), &options(3000, 20, 1, 2), None);
+    assert!(!report.violated());
+    assert!(report.failures.is_empty());
+    assert!(
+        report.companions.iter().all(|c| c.1 > 0),
+        "{:?}",
+        report.companions
+    );
+    assert!(report.walks.iter().all(|w| w.steps <= 20));
+    assert!(report.distinct_states > 1000);
+}
+
+/// The broken models and the bound their shrunk traces must meet (the
+/// exhaustive check's shortest counterexamples have 4 to 7 steps).
+const BROKEN: [&str; 5] = [
+    "models/ablations/no-gate.json",
+    "models/ablations/no-dependency-stability.json",
+    "models/ablations/no-cascade.json",
+    "models/ablations/no-typed-repair.json",
+    "models/variants/tool-basis-snapshot.json",
+];
+const SHRUNK_BOUND: usize = 10;
+
+#[test]
+fn every_broken_model_is_caught_by_random_walks_with_a_short_trace() {
+    let mut lines = Vec::new();
+    for rel in BROKEN {
+        let config = load(rel);
+        let report = run(&config, &options(2000, 12, 4, 2), None);
+        for inv in Invariant::ALL {
+            let tally = report
+                .invariants
+                .iter()
+                .find(|t| t.invariant == inv)
+                .unwrap();
+            let expected = config.expect.get(inv) == Some(Expect::Violated);
+            assert_eq!(
+                tally.walks > 0,
+                expected,
+                "{rel}: {inv} in {} walks",
+                tally.walks
+            );
+            if !expected {
+                continue;
+            }
+            let f = report.failures.iter().find(|f| f.invariant == inv).unwrap();
+            let c = &f.counterexample;
+            assert_eq!(Some(f.walk), tally.first_walk);
+            assert!(c.depth <= f.original_steps);
+            assert!(
+                c.depth <= SHRUNK_BOUND,
+                "{rel}: {inv} shrunk to {}",
+                c.depth
+            );
+            let declared = c.replay.declared_status();
+            assert_eq!(declared, Some(crate::replay::Declared::Refound));
+            lines.push(format!(
+                "{rel}: {inv} first in walk {} of 2000, {} steps shrunk to {}",
+                f.walk, f.original_steps, c.depth
+            ));
+        }
+    }
+    // Shown with `--nocapture`.
+    println!("{}", lines.join("\n"));
+}
+
+#[test]
+fn shrinking_keeps_a_violation_at_the_last_step() {
+    let config = load("models/ablations/no-cascade.json");
+    let model = MemtxModel::new(ModelSpec::from_config(&config));
+    let props = Properties::of(&model);
+    let holds = props.invariant(Invariant::I2).unwrap();
+    let mut seen = HashSet::new();
+    let mut checked = 0;
+    for index in 0..400 {
+        let w = walk::walk(&model, &props, walk_seed(3, index), 16, &mut seen, true);
+        let Some(at) = w.violated(Invariant::I2) else {
+            continue;
+        };
+        let shrunk = shrink(&model, &w.actions, holds);
+        assert!(shrunk.len() <= at + 1);
+        assert_eq!(
+            walk::first_failure(&model, &shrunk, holds),
+            Some(shrunk.len() - 1)
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} violating walks");
+}

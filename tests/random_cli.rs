@@ -1,0 +1,279 @@
+//! End-to-end tests of `memtx-check random`: the real binary on the
+//! shipped models and on bad input. Its CSV and summary are read with this
+//! file's own mirror types, not the program's, so a format change cannot
+//! pass silently; the traces it writes are replayed by `memtx-check
+//! replay`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    trace: u64,
+    seed: u64,
+    steps: usize,
+    violated: bool,
+    property: Option<String>,
+    violation_step: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Summary {
+    model: String,
+    seed: u64,
+    threads: usize,
+    traces: usize,
+    max_steps: usize,
+    steps_taken: u64,
+    distinct_states: u64,
+    distinct_states_counted_as: String,
+    violated: bool,
+    violations: BTreeMap<String, ViolationOut>,
+    companions: Vec<CompanionOut>,
+    companions_reached: usize,
+    companions_total: usize,
+    failures: Vec<FailureOut>,
+    elapsed_ms: u64,
+    traces_per_second: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ViolationOut {
+    traces: u64,
+    first_trace: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct CompanionOut {
+    name: String,
+    traces: u64,
+    reached: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FailureOut {
+    property: String,
+    trace_index: u64,
+    original_steps: usize,
+    shrunk_steps: usize,
+    trace: String,
+    itf: String,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-random-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn memtx(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Runs `random` on `model` writing into `dir`; the exit code.
+fn random(model: &str, dir: &Path, extra: &[&str]) -> i32 {
+    let out = dir.join("out");
+    let traces = dir.join("traces");
+    let mut args = vec![
+        "random",
+        model,
+        "--out",
+        out.to_str().unwrap(),
+        "--traces-dir",
+        traces.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = memtx(&args);
+    assert!(
+        o.stderr.is_empty() || o.status.code() == Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.status.code().expect("exited")
+}
+
+fn rows(dir: &Path) -> (String, Vec<Row>) {
+    let text = std::fs::read_to_string(dir.join("out/random.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "trace",
+            "seed",
+            "steps",
+            "violated",
+            "property",
+            "violation_step"
+        ]
+    );
+    let rows = reader
+        .deserialize()
+        .collect::<Result<Vec<Row>, _>>()
+        .unwrap();
+    (text, rows)
+}
+
+fn summary(dir: &Path) -> Summary {
+    let text = std::fs::read_to_string(dir.join("out/random-summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_csv_on_one_thread_and_two() {
+    let (a, b) = (scratch("seed-1"), scratch("seed-2"));
+    let common = ["--traces", "500", "--steps", "15", "--seed", "77"];
+    let one: Vec<&str> = common.iter().copied().chain(["--threads", "1"]).collect();
+    let two: Vec<&str> = common.iter().copied().chain(["--threads", "2"]).collect();
+    assert_eq!(random("models/default.json", &a, &one), 0);
+    assert_eq!(random("models/default.json", &b, &two), 0);
+    let (text_a, rows_a) = rows(&a);
+    let (text_b, _) = rows(&b);
+    assert_eq!(text_a, text_b);
+    assert_eq!(rows_a.len(), 500);
+    assert!(rows_a.iter().enumerate().all(|(i, r)| r.trace == i as u64
+        && !r.violated
+        && r.property.is_none()
+        && r.violation_step.is_none()
+        && (1..=15).contains(&r.steps)));
+    let (sa, sb) = (summary(&a), summary(&b));
+    assert_eq!((sa.threads, sb.threads), (1, 2));
+    assert_eq!(sa.distinct_states, sb.distinct_states);
+    assert_eq!(
+        sa.steps_taken,
+        rows_a.iter().map(|r| r.steps as u64).sum::<u64>()
+    );
+    assert!(!sa.violated && sa.failures.is_empty());
+    assert_eq!((sa.seed, sa.traces, sa.max_steps), (77, 500, 15));
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn ten_thousand_traces_on_the_default_model_hold_and_take_seconds() {
+    let dir = scratch("ten-thousand");
+    let started = std::time::Instant::now();
+    assert_eq!(
+        random(
+            "models/default.json",
+            &dir,
+            &["--traces", "10000", "--seed", "1"]
+        ),
+        0
+    );
+    assert!(started.elapsed().as_secs() < 60);
+    let s = summary(&dir);
+    assert_eq!(s.traces, 10000);
+    assert_eq!(s.companions_reached, s.companions_total);
+    assert!(s
+        .violations
+        .values()
+        .all(|v| v.traces == 0 && v.first_trace.is_none()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = scratch("bad");
+    let out = dir.join("out");
+    let cases: [(&[&str], &str); 7] = [
+        (&["--traces", "0"], "--traces"),
+        (&["--steps", "0"], "--steps"),
+        (&["--threads", "0"], "--threads"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--traces", "many"], "--traces"),
+        (&["models/nope.json"], "models/nope.json"),
+        (&["Cargo.toml"], "Cargo.toml"),
+    ];
+    for (extra, names) in cases {
+        let mut args = vec!["random", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = memtx(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{extra:?}: {stderr}");
+        assert!(stderr.contains(names), "{extra:?}: {stderr}");
+        assert!(!out.exists(), "{extra:?} wrote output");
+    }
+}
+
+/// Every broken model exits 1, and the shrunk trace it writes for each
+/// violated invariant replays with exit 1, re-finding the violation.
+#[test]
+fn violating_models_exit_1_and_their_traces_replay_with_exit_1() {
+    let broken = [
+        ("models/ablations/no-gate.json", "no-gate", vec!["I1"]),
+        (
+            "models/ablations/no-dependency-stability.json",
+            "no-dependency-stability",
+            vec!["G3"],
+        ),
+        (
+            "models/ablations/no-cascade.json",
+            "no-cascade",
+            vec!["I2", "G3"],
+        ),
+        (
+            "models/ablations/no-typed-repair.json",
+            "no-typed-repair",
+            vec!["I2"],
+        ),
+        (
+            "models/variants/tool-basis-snapshot.json",
+            "tool-basis-snapshot",
+            vec!["G3"],
+        ),
+    ];
+    for (model, name, violated) in broken {
+        let dir = scratch(name);
+        let args = ["--traces", "2000", "--steps", "12", "--seed", "4"];
+        assert_eq!(random(model, &dir, &args), 1, "{model}");
+        let (_, rows) = rows(&dir);
+        let s = summary(&dir);
+        let found: Vec<&str> = s.failures.iter().map(|f| f.property.as_str()).collect();
+        assert_eq!(found, violated, "{model}");
+        for f in &s.failures {
+            let expected = dir
+                .join("traces")
+                .join(format!("{name}-random-{}.json", f.property));
+            assert_eq!(Path::new(&f.trace), expected);
+            assert!(Path::new(&f.itf).exists());
+            assert!(f.shrunk_steps <= f.original_steps && f.shrunk_steps <= 10);
+            assert_eq!(s.violations[&f.property].first_trace, Some(f.trace_index));
+            let first = &rows[f.trace_index as usize];
+            assert!(first.violated, "{model}: {first:?}");
+            let replayed = memtx(&["replay", &f.trace, "--json"]);
+            assert_eq!(replayed.status.code(), Some(1), "{}", f.trace);
+            let report: serde_json::Value = serde_json::from_slice(&replayed.stdout).unwrap();
+            assert_eq!(
+                report["declared_violation"]["property"],
+                f.property.as_str()
+            );
+            assert_eq!(report["declared_violation"]["refound"], true);
+            assert_eq!(
+                report["steps"].as_array().map(Vec::len),
+                Some(f.shrunk_steps),
+                "{}",
+                f.trace
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
