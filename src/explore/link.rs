@@ -8,7 +8,7 @@
 //! stable order, so a path of actions has exactly one such encoding, which
 //! we let stateright itself compute.
 
-use crate::model::{Action, MemtxModel, ModelState, StepRefusal};
+use crate::model::{Action, MemtxModel, ModelState};
 use crate::trace::{Step, Trace};
 use stateright::{Model, Path};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -82,13 +82,9 @@ pub fn trace_actions(model: &MemtxModel, trace: &Trace) -> Result<Vec<Action>, S
                     summary(step)
                 )
             })?;
-        let (next, _) = model.step(&state, &action).map_err(|r| {
-            let why = match r {
-                StepRefusal::Protocol(e) => e.to_string(),
-                StepRefusal::RecordBound => "it would exceed the record bound".to_owned(),
-            };
-            format!("steps[{i}] ({}) is refused: {why}", summary(step))
-        })?;
+        let (next, _) = model
+            .step(&state, &action)
+            .map_err(|why| format!("steps[{i}] ({}) is refused: {why}", summary(step)))?;
         state = next;
         found.push(action);
     }

@@ -25,6 +25,7 @@ fn counterexample() -> Vec<Action> {
         Action::Open {
             agent: 0,
             tier: Tier::ExternalAction,
+            tx: 0,
         },
         Action::Stage {
             tx: 0,

@@ -6,9 +6,12 @@ use crate::protocol::{Op, Proposal, RecordId, RecordSet, Store, Tier, TxId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
+    /// `tx` is the id the transaction gets (the number opened so far), so
+    /// that the action reads as the protocol does.
     Open {
         agent: u8,
         tier: Tier,
+        tx: TxId,
     },
     Stage {
         tx: TxId,
@@ -35,7 +38,7 @@ pub enum Action {
 impl Action {
     pub fn to_op(&self, spec: &ModelSpec, _store: &Store) -> Op {
         match *self {
-            Action::Open { agent, tier } => Op::Open { agent, tier },
+            Action::Open { agent, tier, .. } => Op::Open { agent, tier },
             Action::Stage {
                 tx,
                 template,
@@ -64,8 +67,8 @@ impl Action {
     /// A label that reads as the protocol does.
     pub fn describe(&self, spec: &ModelSpec) -> String {
         match *self {
-            Action::Open { agent, tier } => {
-                format!("agent {agent} opens a transaction ({})", tier.name())
+            Action::Open { agent, tier, tx } => {
+                format!("agent {agent} opens T{tx} ({})", tier.name())
             }
             Action::Stage {
                 tx,

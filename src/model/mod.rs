@@ -72,6 +72,11 @@ impl MemtxModel {
         state: &ModelState,
         action: &Action,
     ) -> Result<(ModelState, Outcome), StepRefusal> {
+        if let Action::Open { tx, .. } = *action {
+            if tx as usize != state.store.transactions().len() {
+                return Err(StepRefusal::NotThisTransaction);
+            }
+        }
         let op = self.op(state, action);
         let (store, outcome) = self
             .spec
@@ -95,6 +100,20 @@ pub enum StepRefusal {
     Protocol(ProtocolError),
     /// An executed tool call would exceed the record bound.
     RecordBound,
+    /// An open action names another id than the one the transaction gets.
+    NotThisTransaction,
+}
+
+impl std::fmt::Display for StepRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepRefusal::Protocol(e) => e.fmt(f),
+            StepRefusal::RecordBound => f.write_str("it would exceed the record bound"),
+            StepRefusal::NotThisTransaction => {
+                f.write_str("the transaction it opens would get another id")
+            }
+        }
+    }
 }
 
 impl Model for MemtxModel {
@@ -116,7 +135,11 @@ impl Model for MemtxModel {
         if store.transactions().len() < spec.max_transactions {
             for agent in 0..self.openers(store) {
                 for &tier in &spec.tiers {
-                    actions.push(Action::Open { agent, tier });
+                    actions.push(Action::Open {
+                        agent,
+                        tier,
+                        tx: store.transactions().len() as u8,
+                    });
                 }
             }
         }

@@ -83,7 +83,7 @@ fn erasing_agent_labels_maps_two_agents_onto_one() {
             let mut s = ModelState::default();
             for a in path {
                 let a = match *a {
-                    Action::Open { tier, .. } => Action::Open { agent: 0, tier },
+                    Action::Open { tier, tx, .. } => Action::Open { agent: 0, tier, tx },
                     other => other,
                 };
                 s = one
@@ -109,6 +109,7 @@ fn symmetry_breaking_offers_only_the_next_new_agent() {
             Action::Open {
                 agent: 0,
                 tier: config.tiers[0],
+                tx: 0,
             },
         )
         .unwrap();
@@ -119,6 +120,7 @@ fn symmetry_breaking_offers_only_the_next_new_agent() {
             Action::Open {
                 agent: 1,
                 tier: config.tiers[0],
+                tx: 1,
             },
         )
         .unwrap();
@@ -137,14 +139,22 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
     let tier = crate::protocol::Tier::Low;
     let mut s = ModelState::default();
     for a in [
-        Action::Open { agent: 0, tier },
+        Action::Open {
+            agent: 0,
+            tier,
+            tx: 0,
+        },
         Action::Stage {
             tx: 0,
             template: 0,
             parent: None,
         },
         Action::Commit { tx: 0 },
-        Action::Open { agent: 0, tier },
+        Action::Open {
+            agent: 0,
+            tier,
+            tx: 1,
+        },
         Action::Stage {
             tx: 1,
             template: 2,
