@@ -20,6 +20,10 @@
 //! and once more without the codec (`engine1-plain`) to show what packing
 //! saves.
 //!
+//! `--heap` also counts the peak of live heap bytes (a counting global
+//! allocator; it slows multi-threaded runs, so timings are then not
+//! comparable).
+//!
 //! Each run of each variant (stateright 1 thread, engine 1 thread, engine 2
 //! threads) is a child process (this binary re-executed with `--variant`),
 //! so peak memory is per variant; the best wall time of `--repeat` runs
@@ -37,19 +41,23 @@ use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec};
 use stateright::{Checker, Model, Property};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// The system allocator, counting live and peak heap bytes.
+/// The system allocator, counting live and peak heap bytes when `--heap`
+/// asks for it. Counting costs an atomic update per allocation, which two
+/// threads contend for, so timing runs do not count (peak RSS still gives
+/// memory).
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNT: AtomicBool = AtomicBool::new(false);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
-        if !p.is_null() {
+        if !p.is_null() && COUNT.load(Ordering::Relaxed) {
             let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(live, Ordering::Relaxed);
         }
@@ -57,11 +65,13 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         System.dealloc(ptr, layout);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if COUNT.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = System.realloc(ptr, layout, new_size);
-        if !p.is_null() {
+        if !p.is_null() && COUNT.load(Ordering::Relaxed) {
             if new_size >= layout.size() {
                 let grow = new_size - layout.size();
                 let live = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
@@ -286,10 +296,13 @@ struct Outcome {
     cpu: f64,
 }
 
-fn run_child(variant: &str, n: usize, memtx: Option<(&str, usize)>) -> Outcome {
+fn run_child(variant: &str, n: usize, memtx: Option<(&str, usize)>, heap: bool) -> Outcome {
     let exe = std::env::current_exe().expect("current_exe");
     let mut cmd = Command::new(exe);
     cmd.args(["--variant", variant, "--rms", &n.to_string()]);
+    if heap {
+        cmd.arg("--heap");
+    }
     if let Some((path, depth)) = memtx {
         cmd.args(["--model", path, "--depth", &depth.to_string()]);
     }
@@ -330,7 +343,9 @@ fn main() {
     let model_path = arg("--model");
     let depth: usize = arg("--depth").map_or(8, |v| v.parse().expect("--depth D"));
     let memtx = model_path.as_deref().map(|p| (p, depth));
+    let heap = args.iter().any(|a| a == "--heap");
     if let Some(variant) = arg("--variant") {
+        COUNT.store(heap, Ordering::Relaxed);
         run_variant(&variant, n, memtx);
         return;
     }
@@ -359,7 +374,7 @@ fn main() {
         .iter()
         .map(|(v, _)| {
             (0..repeat.max(1))
-                .map(|_| run_child(v, n, memtx))
+                .map(|_| run_child(v, n, memtx, heap))
                 .min_by(|a, b| a.secs.total_cmp(&b.secs))
                 .expect("at least one run")
         })
@@ -370,7 +385,7 @@ fn main() {
         let rate = r.states as f64 / r.secs;
         println!(
             "{label:<31} {:>9} states {:>10} transitions | wall {:>6.3} s {:>9.0} states/s {:>5.2}x stateright \
-             | cpu {:>6.3} s {:>9.0} states/cpu-s {:>5.2}x | {:>5.1} B/state peak RSS, {:>5.1} peak heap",
+             | cpu {:>6.3} s {:>9.0} states/cpu-s {:>5.2}x | {:>5.1} B/state peak RSS{}",
             r.states,
             r.transitions,
             r.secs,
@@ -380,7 +395,11 @@ fn main() {
             r.states as f64 / r.cpu,
             r.states as f64 / r.cpu / sr_cpu_rate,
             r.bytes_per_state,
-            r.heap_per_state
+            if heap {
+                format!(", {:>5.1} peak heap", r.heap_per_state)
+            } else {
+                String::new()
+            }
         );
     }
     assert!(
