@@ -24,15 +24,7 @@ fn counts_and_counterexamples_do_not_depend_on_the_thread_count() {
     ] {
         let runs: Vec<_> = [1, 2, 3]
             .into_iter()
-            .map(|threads| {
-                check::run(
-                    &config(path, depth),
-                    CheckOptions {
-                        threads,
-                        progress: None,
-                    },
-                )
-            })
+            .map(|threads| check::run(&config(path, depth), CheckOptions::quiet(threads)))
             .collect();
         let key = |r: &check::CheckReport| {
             let levels: Vec<_> = r.levels.iter().map(LevelStats::counts).collect();
@@ -53,17 +45,11 @@ fn counts_and_counterexamples_do_not_depend_on_the_thread_count() {
 fn the_same_run_twice_gives_the_same_counts() {
     let a = check::run(
         &config("models/full-surface.json", 6),
-        CheckOptions {
-            threads: 2,
-            progress: None,
-        },
+        CheckOptions::quiet(2),
     );
     let b = check::run(
         &config("models/full-surface.json", 6),
-        CheckOptions {
-            threads: 2,
-            progress: None,
-        },
+        CheckOptions::quiet(2),
     );
     assert_eq!(a.unique_states, b.unique_states);
     assert_eq!(a.transitions, b.transitions);

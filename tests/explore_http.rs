@@ -39,13 +39,7 @@ fn endpoints_answer_for_a_counterexample_path() {
     let mut config =
         ModelConfig::load(&root().join("models/ablations/no-gate.json")).expect("no-gate loads");
     config.bounds.depth = Depth::Bounded(4);
-    let report = check::run(
-        &config,
-        CheckOptions {
-            threads: 2,
-            progress: None,
-        },
-    );
+    let report = check::run(&config, CheckOptions::quiet(2));
     let c = report
         .counterexamples
         .iter()

@@ -65,13 +65,7 @@ fn every_model_is_pinned() {
             .iter()
             .find(|p| p.model == config.name)
             .unwrap_or_else(|| panic!("{} has no pin", path.display()));
-        let report = check::run(
-            &config,
-            CheckOptions {
-                threads: 2,
-                progress: None,
-            },
-        );
+        let report = check::run(&config, CheckOptions::quiet(2));
         let violated_at = Invariant::ALL.map(|inv| match report.outcome(inv) {
             Some(Outcome::Violated { depth }) => Some(depth),
             _ => None,

@@ -22,6 +22,19 @@ pub struct CheckOptions {
     pub threads: usize,
     /// Called once per explored level.
     pub progress: Option<engine::ProgressFn>,
+    /// Called at most once a second within a long level.
+    pub heartbeat: Option<engine::HeartbeatFn>,
+}
+
+impl CheckOptions {
+    /// `threads` threads and no progress output.
+    pub fn quiet(threads: usize) -> Self {
+        CheckOptions {
+            threads,
+            progress: None,
+            heartbeat: None,
+        }
+    }
 }
 
 /// One property's outcome.
@@ -140,6 +153,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         threads: options.threads.max(1),
         stop_on_violation: false,
         progress: options.progress,
+        heartbeat: options.heartbeat,
     };
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =

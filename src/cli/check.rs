@@ -9,7 +9,7 @@ use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Depth, ModelConfig};
-use crate::engine::LevelStats;
+use crate::engine::{LevelProgress, LevelStats};
 use crate::explore;
 use crate::protocol::MAX_RECORDS;
 use crate::replay::render_text;
@@ -94,6 +94,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         CheckOptions {
             threads,
             progress: Some(Box::new(progress_line)),
+            heartbeat: Some(Box::new(heartbeat_line)),
         },
     );
     let out = args
@@ -138,6 +139,19 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Holds
     })
+}
+
+/// Within a long level, a line a second: how far its expansion has got.
+fn heartbeat_line(p: &LevelProgress) {
+    eprintln!(
+        "  depth {:>3}: {:>3.0}% of the {} states at depth {} expanded; {} states so far, {:.0} states/s",
+        p.depth + 1,
+        100.0 * p.expanded as f64 / p.level_size.max(1) as f64,
+        p.level_size,
+        p.depth,
+        p.discovered,
+        p.discovered as f64 * 1000.0 / p.elapsed_ms.max(1) as f64
+    );
 }
 
 /// Progress on stderr, once the run has lasted a second.

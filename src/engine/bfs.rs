@@ -31,7 +31,9 @@
 
 use super::fingerprint::{fingerprint, shard_of, ParentMap, NO_PARENT, SHARDS};
 use super::StateCodec;
-use super::{path, EngineOptions, EngineReport, LevelStats, PropertyResult, Verdict};
+use super::{
+    path, EngineOptions, EngineReport, LevelProgress, LevelStats, PropertyResult, Verdict,
+};
 use stateright::{Expectation, Model, Property};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
@@ -456,9 +458,24 @@ where
         next.iter_mut().for_each(Part::clear);
         let mut level_hits: Vec<Option<usize>> = vec![None; properties.len()];
         let mut transitions = 0;
+        let mut expanded = 0;
+        let mut last_beat = Instant::now();
         for batch in chunks.chunks(slots.len()) {
             let used = batch.len();
             let states: usize = batch.iter().map(|&(_, lo, hi)| hi - lo).sum();
+            if let Some(beat) = &opts.heartbeat {
+                if last_beat.elapsed().as_secs() >= 1 {
+                    last_beat = Instant::now();
+                    beat(&LevelProgress {
+                        depth,
+                        expanded,
+                        level_size: n as u64,
+                        discovered: visited.iter().map(|v| v.len() as u64).sum(),
+                        elapsed_ms: start.elapsed().as_millis() as u64,
+                    });
+                }
+            }
+            expanded += states as u64;
             let work: Vec<_> = slots[..used].iter_mut().zip(batch).collect();
             let par = if states >= PAR_MIN { threads } else { 1 };
             let level = &level;

@@ -62,6 +62,25 @@ pub type Trace<S, A> = Vec<(S, Option<A>)>;
 /// Progress callback, invoked once per discovered level.
 pub type ProgressFn = Box<dyn Fn(&LevelStats) + Send + Sync>;
 
+/// Heartbeat callback, invoked at most once a second while a level is
+/// being expanded.
+pub type HeartbeatFn = Box<dyn Fn(&LevelProgress) + Send + Sync>;
+
+/// How far the expansion of one level has got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelProgress {
+    /// The depth of the states being expanded.
+    pub depth: usize,
+    /// States of that level expanded so far.
+    pub expanded: u64,
+    /// States in that level.
+    pub level_size: u64,
+    /// Distinct states discovered so far, all depths.
+    pub discovered: u64,
+    /// Milliseconds since [`enumerate`] started.
+    pub elapsed_ms: u64,
+}
+
 /// Options for [`enumerate`].
 pub struct EngineOptions {
     /// Deepest level to discover (and check); `None` explores to the fixpoint.
@@ -75,6 +94,8 @@ pub struct EngineOptions {
     /// Called after each level is discovered; see
     /// [`EngineOptions::with_stderr_progress`].
     pub progress: Option<ProgressFn>,
+    /// Called at most once a second during a level (long levels).
+    pub heartbeat: Option<HeartbeatFn>,
 }
 
 impl Default for EngineOptions {
@@ -84,6 +105,7 @@ impl Default for EngineOptions {
             threads: 1,
             stop_on_violation: false,
             progress: None,
+            heartbeat: None,
         }
     }
 }
