@@ -5,6 +5,7 @@ pub mod atomic_file;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod engine;
 pub mod explore;
 pub mod invariants;

@@ -145,10 +145,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
 fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
     PropertyJson {
         name: p.name,
-        kind: match p.kind {
-            PropertyKind::Invariant(_) => "invariant",
-            PropertyKind::Companion(_) => "companion",
-        },
+        kind: p.kind.label(),
         verdict: p.outcome.name(),
         depth: p.outcome.depth(),
         expected: p.expected.map(|e| e.name()),

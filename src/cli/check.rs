@@ -46,7 +46,8 @@ pub struct CheckArgs {
     pub expect: bool,
 }
 
-fn parse_depth(s: &str) -> Result<Depth, String> {
+/// A `--depth` value: a number of actions or `full`.
+pub fn parse_depth(s: &str) -> Result<Depth, String> {
     if s == "full" {
         return Ok(Depth::Full);
     }

@@ -9,6 +9,7 @@
 //! line in [`run`].
 
 pub mod check;
+pub mod diff;
 pub mod explore;
 mod files;
 mod output;
@@ -41,6 +42,9 @@ pub enum Command {
     /// Run random walks through the model's actions, checking I1, I2 and
     /// G3 on every step; shrink and write each violation as a trace.
     Random(random::RandomArgs),
+    /// Compare two check results (saved reports or models checked now): a
+    /// changed state space, a new violation, a lost one.
+    Diff(diff::DiffArgs),
     /// Serve stateright's web explorer for a model, or open it on a
     /// trace's last state (prints the deep link).
     Explore(explore::ExploreArgs),
@@ -93,6 +97,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Replay(args) => replay::run(args),
         Command::Random(args) => random::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }
 

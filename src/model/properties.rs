@@ -16,6 +16,16 @@ pub enum PropertyKind {
     Companion(Companion),
 }
 
+impl PropertyKind {
+    /// `invariant` or `companion`, as reports spell it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PropertyKind::Invariant(_) => "invariant",
+            PropertyKind::Companion(_) => "companion",
+        }
+    }
+}
+
 /// The property with this name.
 pub fn property_kind(name: &str) -> Option<PropertyKind> {
     Invariant::ALL

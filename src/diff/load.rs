@@ -1,0 +1,161 @@
+//! Loading one side of a diff: a saved check (`summary.json` and the
+//! `growth.csv` beside it, read with this module's own types) or a model
+//! configuration, checked now.
+
+use super::{Level, Verdict};
+use crate::check::{self, CheckOptions};
+use crate::config::{ConfigError, Depth, ModelConfig};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One check result, whatever it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    /// Where it came from, for the report.
+    pub origin: String,
+    pub model: String,
+    /// `records r, transactions t, depth d`.
+    pub bounds: String,
+    /// The variant as JSON text.
+    pub variant: String,
+    pub states: u64,
+    pub transitions: u64,
+    pub complete: bool,
+    pub levels: Vec<Level>,
+    pub properties: Vec<Verdict>,
+}
+
+impl Side {
+    pub fn summary_line(&self) -> String {
+        format!("model {}, {}", self.model, self.bounds)
+    }
+}
+
+#[derive(Deserialize)]
+struct SummaryIn {
+    model: String,
+    bounds: BoundsIn,
+    variant: serde_json::Value,
+    states: u64,
+    transitions: u64,
+    complete: bool,
+    properties: Vec<PropertyIn>,
+}
+
+#[derive(Deserialize)]
+struct BoundsIn {
+    records: usize,
+    transactions: usize,
+    depth: String,
+}
+
+#[derive(Deserialize)]
+struct PropertyIn {
+    name: String,
+    kind: String,
+    verdict: String,
+    depth: Option<usize>,
+}
+
+fn bounds_text(records: usize, transactions: usize, depth: &str) -> String {
+    format!("records {records}, transactions {transactions}, depth {depth}")
+}
+
+/// Loads a side: a report directory, a `summary.json`, or a model file
+/// (any other `.json`), which is checked now with `threads` threads, to
+/// `depth` when given.
+pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Side, ConfigError> {
+    let summary_path: PathBuf = if path.is_dir() {
+        path.join("summary.json")
+    } else {
+        path.to_path_buf()
+    };
+    let is_summary = summary_path
+        .file_name()
+        .is_some_and(|n| n == "summary.json");
+    if !is_summary {
+        let mut config = ModelConfig::load(path)?;
+        if let Some(depth) = depth {
+            config.bounds.depth = depth;
+        }
+        return Ok(checked_now(&config, threads, path));
+    }
+    let origin = summary_path.display().to_string();
+    let text = std::fs::read_to_string(&summary_path)
+        .map_err(|e| ConfigError(format!("{origin}: cannot read: {e}")))?;
+    let s: SummaryIn = serde_json::from_str(&text)
+        .map_err(|e| ConfigError(format!("{origin}: not a check summary: {e}")))?;
+    let growth = summary_path.with_file_name("growth.csv");
+    Ok(Side {
+        origin: path.display().to_string(),
+        model: s.model,
+        bounds: bounds_text(s.bounds.records, s.bounds.transactions, &s.bounds.depth),
+        variant: s.variant.to_string(),
+        states: s.states,
+        transitions: s.transitions,
+        complete: s.complete,
+        levels: read_growth(&growth)?,
+        properties: s
+            .properties
+            .into_iter()
+            .map(|p| Verdict {
+                name: p.name,
+                kind: p.kind,
+                verdict: p.verdict,
+                depth: p.depth,
+            })
+            .collect(),
+    })
+}
+
+fn read_growth(path: &Path) -> Result<Vec<Level>, ConfigError> {
+    let origin = path.display().to_string();
+    let mut reader = csv::Reader::from_path(path)
+        .map_err(|e| ConfigError(format!("{origin}: cannot read: {e}")))?;
+    let mut levels = Vec::new();
+    for (i, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        let field = |k: usize| -> Result<u64, ConfigError> {
+            let value = row.get(k).unwrap_or("");
+            value.parse().map_err(|_| {
+                ConfigError(format!(
+                    "{origin}: row {}: field {k}: {value:?} is not a count",
+                    i + 1
+                ))
+            })
+        };
+        levels.push((
+            field(0)? as usize,
+            field(1)?,
+            field(2)?,
+            field(3)?,
+            field(4)?,
+        ));
+    }
+    Ok(levels)
+}
+
+fn checked_now(config: &ModelConfig, threads: usize, path: &Path) -> Side {
+    let report = check::run(config, CheckOptions::quiet(threads));
+    let b = &config.bounds;
+    Side {
+        origin: format!("{} (checked now)", path.display()),
+        model: config.name.clone(),
+        bounds: bounds_text(b.records, b.transactions, &b.depth.to_string()),
+        variant: config.to_json()["variant"].to_string(),
+        states: report.unique_states,
+        transitions: report.transitions,
+        complete: report.complete,
+        levels: report.levels.iter().map(|l| l.counts()).collect(),
+        properties: report
+            .properties
+            .iter()
+            .map(|p| Verdict {
+                name: p.name.to_owned(),
+                kind: p.kind.label().to_owned(),
+                verdict: p.outcome.name().to_owned(),
+                depth: p.outcome.depth(),
+            })
+            .collect(),
+    }
+}

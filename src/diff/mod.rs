@@ -1,0 +1,176 @@
+//! Regression checks when the spec changes (DESIGN.md, users' third need):
+//! two check results side by side. A changed rule shows up as a changed
+//! state space (totals, or the first depth whose level differs), a new
+//! violation, a lost one, or a companion reached or lost.
+//!
+//! A side is a saved check (`reports/NAME/` or its `summary.json`, with
+//! `growth.csv` beside it) or a model configuration, checked now. State
+//! spaces are compared by their counts, level by level (what a report
+//! keeps): two different spaces with equal counts at every depth differ
+//! only through their verdicts.
+
+mod load;
+
+pub use load::{load_side, Side};
+
+use std::fmt::Write as _;
+
+/// One property's verdict as a check reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub name: String,
+    /// `invariant` or `companion`.
+    pub kind: String,
+    /// `holds`, `violated`, `reached` or `not_reached`.
+    pub verdict: String,
+    pub depth: Option<usize>,
+}
+
+/// Per depth: new states, total states, transitions, total transitions.
+pub type Level = (usize, u64, u64, u64, u64);
+
+/// What the two sides disagree on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Differences {
+    pub setup: Vec<String>,
+    pub state_space: Vec<String>,
+    pub verdicts: Vec<String>,
+}
+
+impl Differences {
+    pub fn is_empty(&self) -> bool {
+        self.setup.is_empty() && self.state_space.is_empty() && self.verdicts.is_empty()
+    }
+}
+
+/// Compares side `a` (before) with side `b` (after).
+pub fn compare(a: &Side, b: &Side) -> Differences {
+    let mut d = Differences::default();
+    if a.model != b.model {
+        d.setup.push(format!("model: {} → {}", a.model, b.model));
+    }
+    if a.bounds != b.bounds {
+        d.setup.push(format!("bounds: {} → {}", a.bounds, b.bounds));
+    }
+    if a.variant != b.variant {
+        d.setup
+            .push(format!("variant: {} → {}", a.variant, b.variant));
+    }
+    if a.states != b.states {
+        d.state_space.push(format!(
+            "states: {} → {} ({:+})",
+            a.states,
+            b.states,
+            b.states as i128 - a.states as i128
+        ));
+    }
+    if a.transitions != b.transitions {
+        d.state_space.push(format!(
+            "transitions: {} → {} ({:+})",
+            a.transitions,
+            b.transitions,
+            b.transitions as i128 - a.transitions as i128
+        ));
+    }
+    if let Some((la, lb)) = a.levels.iter().zip(&b.levels).find(|(x, y)| x != y) {
+        d.state_space.push(format!(
+            "first differing level: depth {}: {} new states and {} transitions → {} and {}",
+            la.0, la.1, la.3, lb.1, lb.3
+        ));
+    } else if a.levels.len() != b.levels.len() {
+        d.state_space
+            .push(format!("levels: {} → {}", a.levels.len(), b.levels.len()));
+    }
+    if a.complete != b.complete {
+        d.state_space
+            .push(format!("complete: {} → {}", a.complete, b.complete));
+    }
+    for va in &a.properties {
+        match b.properties.iter().find(|vb| vb.name == va.name) {
+            None => d
+                .verdicts
+                .push(format!("{}: {} → absent", va.name, describe(va))),
+            Some(vb) if (&va.verdict, va.depth) != (&vb.verdict, vb.depth) => {
+                d.verdicts.push(format!(
+                    "{}: {} → {}{}",
+                    va.name,
+                    describe(va),
+                    describe(vb),
+                    label(va, vb)
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    for vb in b
+        .properties
+        .iter()
+        .filter(|vb| a.properties.iter().all(|va| va.name != vb.name))
+    {
+        d.verdicts
+            .push(format!("{}: absent → {}", vb.name, describe(vb)));
+    }
+    d
+}
+
+fn describe(v: &Verdict) -> String {
+    match v.depth {
+        Some(depth) => format!("{} at depth {depth}", v.verdict),
+        None => v.verdict.clone(),
+    }
+}
+
+/// What a verdict change means, for the changes that matter most.
+fn label(a: &Verdict, b: &Verdict) -> &'static str {
+    match (a.verdict.as_str(), b.verdict.as_str()) {
+        ("holds", "violated") => "   ← NEW VIOLATION",
+        ("violated", "holds") => "   ← violation lost",
+        ("reached", "not_reached") => {
+            "   ← companion no longer reached: the invariants it guards may be vacuous"
+        }
+        ("not_reached", "reached") => "   ← companion now reached",
+        _ => "",
+    }
+}
+
+/// The readable report.
+pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "before: {} — {}, {} states",
+        a.origin,
+        a.summary_line(),
+        a.states
+    );
+    let _ = writeln!(
+        out,
+        "after:  {} — {}, {} states",
+        b.origin,
+        b.summary_line(),
+        b.states
+    );
+    if d.is_empty() {
+        out.push_str("identical: same state space, level by level, and the same verdicts\n");
+        return out;
+    }
+    for (title, lines) in [
+        ("set-up", &d.setup),
+        ("state space", &d.state_space),
+        ("verdicts", &d.verdicts),
+    ] {
+        if !lines.is_empty() {
+            let _ = writeln!(out, "{title}:");
+            for l in lines.iter() {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+    }
+    if d.verdicts.is_empty() {
+        out.push_str("same verdicts; the state space changed\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

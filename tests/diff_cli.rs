@@ -1,0 +1,105 @@
+//! End-to-end tests of `memtx-check diff`: a saved report against its
+//! model checked now, two models that differ by one ablation, and bad
+//! input.
+
+use std::process::Command;
+
+fn diff(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+        .arg("diff")
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The shipped report of a model is what checking it now gives: the
+/// reports in the repository are current.
+#[test]
+fn a_shipped_report_matches_its_model_checked_now() {
+    let (code, out, err) = diff(&[
+        "reports/no-typed-repair",
+        "models/ablations/no-typed-repair.json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("identical"), "{out}");
+}
+
+#[test]
+fn one_ablation_shows_as_a_new_violation_and_a_lost_companion() {
+    let (code, out, err) = diff(&[
+        "models/default.json",
+        "models/ablations/no-typed-repair.json",
+        "--depth",
+        "6",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("model: default → no-typed-repair"), "{out}");
+    assert!(
+        out.contains("\"typed_repair\""),
+        "the variant change is shown: {out}"
+    );
+    assert!(
+        out.contains("I2: holds → violated at depth 5   ← NEW VIOLATION"),
+        "{out}"
+    );
+    assert!(
+        out.contains("view quarantined: reached at depth 5 → not_reached"),
+        "{out}"
+    );
+    let (code, out, _) = diff(&[
+        "models/ablations/no-typed-repair.json",
+        "models/default.json",
+        "--depth",
+        "6",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("violation lost"), "{out}");
+}
+
+#[test]
+fn a_changed_state_space_is_reported_level_by_level() {
+    let (code, out, _) = diff(&["models/default.json", "models/default.json", "--depth", "4"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out, _) = diff(&["reports/default", "models/default.json", "--depth", "4"]);
+    assert_eq!(code, Some(1), "depth 10 against depth 4: {out}");
+    assert!(
+        out.contains(
+            "bounds: records 4, transactions 3, depth 10 → records 4, transactions 3, depth 4"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("states: 46436563 → 711"), "{out}");
+    assert!(out.contains("levels: 11 → 5"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for (args, named) in [
+        (vec!["reports/default", "nope.json"], "nope.json"),
+        (vec!["README.md", "reports/default"], "README.md"),
+        (
+            vec![
+                "models/default.json",
+                "models/default.json",
+                "--threads",
+                "0",
+            ],
+            "--threads",
+        ),
+    ] {
+        let (code, out, err) = diff(&args);
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert!(
+            err.contains(named) && err.trim().lines().count() == 1,
+            "{err}"
+        );
+        assert!(!err.contains("panicked"));
+    }
+}
