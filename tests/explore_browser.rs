@@ -77,18 +77,7 @@ fn chromium_shows_the_violating_step_and_the_highlighted_record() {
     let dir = scratch("browser");
     let (_, trace) = check_no_gate(&dir);
     let port = free_port();
-    let mut server = ChildGuard(
-        Command::new(BIN)
-            .current_dir(root())
-            .arg("explore")
-            .arg("--trace")
-            .arg(&trace)
-            .args(["--addr", &format!("127.0.0.1:{port}")])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start memtx-check explore"),
-    );
+    let mut server = spawn_explore(&trace, port);
     let stdout = server.0.stdout.take().expect("piped stdout");
     let link = BufReader::new(stdout)
         .lines()

@@ -12,7 +12,7 @@ use memtx_check::explore;
 use memtx_check::invariants::Invariant;
 use memtx_check::model::{MemtxModel, ModelSpec};
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 fn assert_shows_i1_violation(view: &StateView) {
@@ -114,18 +114,7 @@ fn the_link_check_prints_reaches_the_violating_state() {
     let path = link_path(&stdout);
 
     let port = free_port();
-    let mut child = ChildGuard(
-        Command::new(BIN)
-            .current_dir(root())
-            .arg("explore")
-            .arg("--trace")
-            .arg(&trace)
-            .args(["--addr", &format!("127.0.0.1:{port}")])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start memtx-check explore"),
-    );
+    let mut child = spawn_explore(&trace, port);
     let link = printed_link(&mut child.0);
     assert_eq!(link, format!("http://127.0.0.1:{port}/#/steps/{path}"));
     wait_for_port(port, Duration::from_secs(20));

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The binary under test.
@@ -124,6 +124,23 @@ pub fn last_state(port: u16, path: &str) -> StateView {
 
 /// Kills the child when dropped, also when a test fails.
 pub struct ChildGuard(pub Child);
+
+/// Starts `memtx-check explore --trace TRACE` on loopback `port`, its
+/// stdout piped (it prints the deep link first).
+pub fn spawn_explore(trace: &Path, port: u16) -> ChildGuard {
+    ChildGuard(
+        Command::new(BIN)
+            .current_dir(root())
+            .arg("explore")
+            .arg("--trace")
+            .arg(trace)
+            .args(["--addr", &format!("127.0.0.1:{port}")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start memtx-check explore"),
+    )
+}
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
