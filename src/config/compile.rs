@@ -4,7 +4,7 @@
 
 use super::ModelConfig;
 use crate::invariants::Context;
-use crate::protocol::{Proposal, Protocol, RecordSet, Symbols, Tool, Window};
+use crate::protocol::{Proposal, Protocol, Symbols, Tool};
 
 /// What a run needs from a configuration. `symbols` grows when a trace
 /// names strings the configuration does not.
@@ -34,21 +34,10 @@ impl Compiled {
         let templates = config
             .templates
             .iter()
-            .map(|t| Proposal {
-                kind: t.kind,
-                entity: symbols.intern(&t.entity),
-                attribute: symbols.intern(&t.attribute),
-                value: symbols.intern(&t.value),
-                source: t.source.as_deref().map(|s| symbols.intern(s)),
-                authority: t.authority,
-                confidence: t.confidence,
-                owner: t.owner,
-                scope: t.scope,
-                derived_from: RecordSet::EMPTY,
-                window: Window {
-                    from: t.valid_from,
-                    to: t.valid_to,
-                },
+            .map(|t| {
+                t.record
+                    .to_proposal(&mut symbols)
+                    .expect("validation bounds templates far below the symbol table's capacity")
             })
             .collect();
         Compiled {

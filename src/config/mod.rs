@@ -10,6 +10,7 @@
 mod compile;
 pub(crate) mod locate;
 pub(crate) mod raw;
+mod record;
 mod validate;
 mod wire;
 
@@ -17,11 +18,13 @@ mod wire;
 mod tests;
 
 pub use compile::Compiled;
-pub(crate) use validate::{decimal, validate_config, Validator};
+pub(crate) use record::RecordJson;
+pub use record::{record_set, RecordSpec};
+pub(crate) use validate::{record_spec, validate_config, RawFields, Validator};
 pub(crate) use wire::ConfigJson;
 
 use crate::invariants::Invariant;
-use crate::protocol::{Hundredths, Kind, Scope, Tier, Variant};
+use crate::protocol::{Tier, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -114,18 +117,8 @@ impl ParentRule {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Template {
     pub name: String,
-    pub kind: Kind,
-    pub entity: String,
-    pub attribute: String,
-    pub value: String,
-    pub source: Option<String>,
-    pub authority: Hundredths,
-    pub confidence: Hundredths,
-    pub scope: Scope,
-    pub valid_from: Option<i32>,
-    pub valid_to: Option<i32>,
-    /// `None`: the staging agent owns it.
-    pub owner: Option<u8>,
+    /// The record's fields; `derived_from` is always empty.
+    pub record: RecordSpec,
     pub parent: ParentRule,
 }
 

@@ -2,7 +2,7 @@
 //! that name file, path and value, and the JSON round trip.
 
 use super::*;
-use crate::protocol::{Ablation, LaunderingParents, Scope, ToolBasis};
+use crate::protocol::{Ablation, Hundredths, LaunderingParents, Scope, ToolBasis};
 
 const FULL: &str = r#"{
   "name": "refunds", "description": "refund desk",
@@ -68,17 +68,21 @@ fn full_configuration_reads_every_field() {
     assert!(c.tools[0].irreversible && !c.tools[1].irreversible);
     assert_eq!(c.clock, Some(5));
     let t = &c.templates[0];
-    assert_eq!(t.authority, Hundredths(70));
-    assert_eq!(t.confidence, Hundredths(80));
+    assert_eq!(t.record.authority, Hundredths(70));
+    assert_eq!(t.record.confidence, Hundredths(80));
     assert_eq!(
-        (t.valid_from, t.valid_to, t.owner),
+        (t.record.valid_from, t.record.valid_to, t.record.owner),
         (Some(1), Some(9), Some(2))
     );
     assert_eq!(t.parent, ParentRule::Optional);
     let d = &c.templates[1];
-    assert_eq!(d.authority, Hundredths(50), "authority defaults to 0.5");
-    assert_eq!(d.source, None);
-    assert_eq!(d.scope, Scope::Private);
+    assert_eq!(
+        d.record.authority,
+        Hundredths(50),
+        "authority defaults to 0.5"
+    );
+    assert_eq!(d.record.source, None);
+    assert_eq!(d.record.scope, Scope::Private);
     assert_eq!(d.parent, ParentRule::Required);
     assert_eq!(c.variant.laundering_parents, LaunderingParents::Any);
     assert_eq!(c.variant.tool_basis, ToolBasis::Snapshot);
@@ -254,7 +258,10 @@ fn clock_and_validity_fit_i32_and_windows_are_ordered() {
     )
     .unwrap();
     assert_eq!(
-        (c.templates[0].valid_from, c.templates[0].valid_to),
+        (
+            c.templates[0].record.valid_from,
+            c.templates[0].record.valid_to
+        ),
         (Some(4), Some(4))
     );
 }

@@ -5,8 +5,10 @@
 
 use super::locate::{index, join, locate, show, Schema};
 use super::raw::{RawBounds, RawConfig, RawExpect, RawTemplate, RawTool, RawVariant};
-use super::{Bounds, ConfigError, Depth, Expectations, ModelConfig, Template, ToolConfig};
-use crate::protocol::{Hundredths, Kind, Tier, Variant, MAX_RECORDS};
+use super::{
+    Bounds, ConfigError, Depth, Expectations, ModelConfig, RecordSpec, Template, ToolConfig,
+};
+use crate::protocol::{Hundredths, Kind, Scope, Tier, Variant, MAX_RECORDS};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -280,34 +282,76 @@ fn validate_templates(
 
 fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, ConfigError> {
     let name = t.name("name", raw.name)?;
-    let kind = t.required("kind", raw.kind)?;
-    if kind == Kind::ToolAction {
+    if raw.kind == Some(Kind::ToolAction) {
         return Err(t.err(
             "kind",
             "\"tool_action\" cannot be a template (only an executed tool call creates one)",
         ));
     }
-    let authority = match raw.authority {
-        Some(a) => decimal(t, "authority", a)?,
-        None => Hundredths::MISSING_SOURCE_AUTHORITY,
+    let fields = RawFields {
+        kind: raw.kind,
+        entity: raw.entity,
+        attribute: raw.attribute,
+        value: raw.value,
+        source: raw.source,
+        authority: raw.authority,
+        confidence: raw.confidence,
+        scope: raw.scope,
+        valid_from: raw.valid_from,
+        valid_to: raw.valid_to,
+        owner: raw.owner,
     };
-    let confidence = decimal(t, "confidence", t.required("confidence", raw.confidence)?)?;
-    let (valid_from, valid_to) = t.window(raw.valid_from, raw.valid_to)?;
-    let owner = raw.owner.map(|o| t.agent("owner", o, agents)).transpose()?;
     Ok(Template {
         name,
+        record: record_spec(t, fields, Vec::new(), agents)?,
+        parent: raw.parent.unwrap_or_default(),
+    })
+}
+
+/// The fields a template and a trace's staged record share, as read.
+pub(crate) struct RawFields {
+    pub kind: Option<Kind>,
+    pub entity: Option<String>,
+    pub attribute: Option<String>,
+    pub value: Option<String>,
+    pub source: Option<String>,
+    pub authority: Option<f64>,
+    pub confidence: Option<f64>,
+    pub scope: Option<Scope>,
+    pub valid_from: Option<i64>,
+    pub valid_to: Option<i64>,
+    pub owner: Option<i64>,
+}
+
+/// A record spec from its raw fields and already-checked parents:
+/// `authority` defaults to 0.5 (a missing source's), decimals are on the
+/// hundredths grid, the window is ordered, the owner is an agent.
+pub(crate) fn record_spec(
+    v: &Validator,
+    raw: RawFields,
+    derived_from: Vec<u8>,
+    agents: u8,
+) -> Result<RecordSpec, ConfigError> {
+    let kind = v.required("kind", raw.kind)?;
+    let authority = match raw.authority {
+        Some(a) => decimal(v, "authority", a)?,
+        None => Hundredths::MISSING_SOURCE_AUTHORITY,
+    };
+    let confidence = decimal(v, "confidence", v.required("confidence", raw.confidence)?)?;
+    let (valid_from, valid_to) = v.window(raw.valid_from, raw.valid_to)?;
+    Ok(RecordSpec {
         kind,
-        entity: t.required("entity", raw.entity)?,
-        attribute: t.required("attribute", raw.attribute)?,
-        value: t.required("value", raw.value)?,
+        entity: v.required("entity", raw.entity)?,
+        attribute: v.required("attribute", raw.attribute)?,
+        value: v.required("value", raw.value)?,
         source: raw.source,
         authority,
         confidence,
-        scope: t.required("scope", raw.scope)?,
+        scope: v.required("scope", raw.scope)?,
+        derived_from,
         valid_from,
         valid_to,
-        owner,
-        parent: raw.parent.unwrap_or_default(),
+        owner: raw.owner.map(|o| v.agent("owner", o, agents)).transpose()?,
     })
 }
 

@@ -2,8 +2,8 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::{Depth, Expect, ModelConfig, ParentRule};
-use crate::protocol::{Ablation, Kind, Scope, Tier, Variant};
+use super::{Depth, Expect, ModelConfig, ParentRule, RecordJson};
+use crate::protocol::{Ablation, Tier, Variant};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -37,17 +37,8 @@ struct ToolJson<'a> {
 #[derive(Serialize)]
 struct TemplateJson<'a> {
     name: &'a str,
-    kind: Kind,
-    entity: &'a str,
-    attribute: &'a str,
-    value: &'a str,
-    source: Option<&'a str>,
-    authority: f64,
-    confidence: f64,
-    scope: Scope,
-    valid_from: Option<i32>,
-    valid_to: Option<i32>,
-    owner: Option<u8>,
+    #[serde(flatten)]
+    record: RecordJson<'a>,
     parent: ParentRule,
 }
 
@@ -99,17 +90,7 @@ impl<'a> ConfigJson<'a> {
                 .iter()
                 .map(|t| TemplateJson {
                     name: &t.name,
-                    kind: t.kind,
-                    entity: &t.entity,
-                    attribute: &t.attribute,
-                    value: &t.value,
-                    source: t.source.as_deref(),
-                    authority: t.authority.as_decimal(),
-                    confidence: t.confidence.as_decimal(),
-                    scope: t.scope,
-                    valid_from: t.valid_from,
-                    valid_to: t.valid_to,
-                    owner: t.owner,
+                    record: RecordJson::of(&t.record, false),
                     parent: t.parent,
                 })
                 .collect(),

@@ -122,7 +122,7 @@ fn the_svg_is_well_formed_and_highlights_the_violation() {
 #[test]
 fn configuration_text_is_escaped() {
     let model = no_gate(|c| {
-        c.templates[2].attribute = "a<b & \"c\"".to_owned();
+        c.templates[2].record.attribute = "a<b & \"c\"".to_owned();
     });
     let svg = render(&model, &path(&model, &counterexample()[..2]));
     assert_well_formed(&svg);

@@ -126,7 +126,7 @@ fn symmetry_breaking_offers_only_the_next_new_agent() {
         .unwrap();
     assert_eq!(model.openers(&s.store), 3);
     // A template that fixes an owner breaks the symmetry: every agent opens.
-    config.templates[0].owner = Some(1);
+    config.templates[0].record.owner = Some(1);
     let model = MemtxModel::new(ModelSpec::from_config(&config));
     assert_eq!(model.openers(&ModelState::default().store), 3);
 }

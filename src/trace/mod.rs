@@ -21,7 +21,7 @@ pub use itf::to_itf;
 
 use crate::config::{read_text, ConfigError, ModelConfig};
 use crate::invariants::Invariant;
-use crate::protocol::{Hundredths, Kind, Scope, Tier};
+use crate::protocol::Tier;
 use std::path::Path;
 
 /// A trace: the configuration it runs under, its steps, and the violation
@@ -86,23 +86,7 @@ impl Step {
     }
 }
 
-/// Every field of a staged record, written out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecordSpec {
-    pub kind: Kind,
-    pub entity: String,
-    pub attribute: String,
-    pub value: String,
-    pub source: Option<String>,
-    pub authority: Hundredths,
-    pub confidence: Hundredths,
-    pub scope: Scope,
-    pub derived_from: Vec<u8>,
-    pub valid_from: Option<i32>,
-    pub valid_to: Option<i32>,
-    /// `None`: the staging agent.
-    pub owner: Option<u8>,
-}
+pub use crate::config::RecordSpec;
 
 /// The violation a trace demonstrates: the property, the index of the step
 /// after which it is first seen, and a description.

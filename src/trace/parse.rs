@@ -7,10 +7,10 @@ use super::raw::{RawRecord, RawStep, RawTrace, RawViolation};
 use super::{ConfigRef, RecordSpec, Step, Trace, TraceViolation};
 use crate::config::locate::{index, show};
 use crate::config::{
-    decimal, parse_json, stem, validate_config, ConfigError, ModelConfig, Validator,
+    parse_json, record_spec, stem, validate_config, ConfigError, ModelConfig, RawFields, Validator,
 };
 use crate::invariants::Invariant;
-use crate::protocol::{Hundredths, MAX_RECORDS};
+use crate::protocol::MAX_RECORDS;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -195,29 +195,21 @@ fn parse_record(
     config: &ModelConfig,
 ) -> Result<RecordSpec, ConfigError> {
     let raw: RawRecord = v.raw(value)?;
-    let authority = match raw.authority {
-        Some(a) => decimal(v, "authority", a)?,
-        None => Hundredths::MISSING_SOURCE_AUTHORITY,
-    };
-    let confidence = decimal(v, "confidence", v.required("confidence", raw.confidence)?)?;
-    let (valid_from, valid_to) = v.window(raw.valid_from, raw.valid_to)?;
-    Ok(RecordSpec {
-        kind: v.required("kind", raw.kind)?,
-        entity: v.required("entity", raw.entity)?,
-        attribute: v.required("attribute", raw.attribute)?,
-        value: v.required("value", raw.value)?,
+    let derived_from = record_ids(v, "derived_from", raw.derived_from.unwrap_or_default())?;
+    let fields = RawFields {
+        kind: raw.kind,
+        entity: raw.entity,
+        attribute: raw.attribute,
+        value: raw.value,
         source: raw.source,
-        authority,
-        confidence,
-        scope: v.required("scope", raw.scope)?,
-        derived_from: record_ids(v, "derived_from", raw.derived_from.unwrap_or_default())?,
-        valid_from,
-        valid_to,
-        owner: raw
-            .owner
-            .map(|o| v.agent("owner", o, config.agents))
-            .transpose()?,
-    })
+        authority: raw.authority,
+        confidence: raw.confidence,
+        scope: raw.scope,
+        valid_from: raw.valid_from,
+        valid_to: raw.valid_to,
+        owner: raw.owner,
+    };
+    record_spec(v, fields, derived_from, config.agents)
 }
 
 /// Record ids: each below the store's capacity, none listed twice.

@@ -2,7 +2,7 @@
 //! conversion and the ITF export's shape.
 
 use super::*;
-use crate::protocol::{Op, Store};
+use crate::protocol::{Hundredths, Op, Store};
 use serde_json::Value;
 
 const CONFIG: &str = r#"{"agents": 2, "tools": [{"name": "issue_refund", "irreversible": true}]}"#;
@@ -341,7 +341,7 @@ mod round_trip {
     //! replay encoding round-trips, as shuttle's does).
 
     use super::super::*;
-    use crate::protocol::{Kind, Scope, Tier};
+    use crate::protocol::{Hundredths, Kind, Scope, Tier};
     use proptest::prelude::*;
 
     fn text() -> impl Strategy<Value = String> {

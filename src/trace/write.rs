@@ -3,8 +3,9 @@
 //! wire types fix the field order, so output is stable and diffs stay
 //! small.
 
-use super::{ConfigRef, RecordSpec, Step, Trace, TraceViolation};
-use crate::protocol::{Kind, Scope, Tier};
+use super::{ConfigRef, Step, Trace, TraceViolation};
+use crate::config::RecordJson;
+use crate::protocol::Tier;
 use serde::Serialize;
 use std::io;
 
@@ -36,22 +37,6 @@ enum StepJson<'a> {
 }
 
 #[derive(Serialize)]
-struct RecordJson<'a> {
-    kind: Kind,
-    entity: &'a str,
-    attribute: &'a str,
-    value: &'a str,
-    source: Option<&'a str>,
-    authority: f64,
-    confidence: f64,
-    scope: Scope,
-    derived_from: &'a [u8],
-    valid_from: Option<i32>,
-    valid_to: Option<i32>,
-    owner: Option<u8>,
-}
-
-#[derive(Serialize)]
 struct ViolationJson<'a> {
     property: &'static str,
     step: usize,
@@ -67,7 +52,7 @@ impl<'a> StepJson<'a> {
             },
             Step::Stage { tx, record } => StepJson::Stage {
                 tx: *tx,
-                record: RecordJson::of(record),
+                record: RecordJson::of(record, true),
             },
             Step::Commit { tx } => StepJson::Commit { tx: *tx },
             Step::Abort { tx } => StepJson::Abort { tx: *tx },
@@ -77,25 +62,6 @@ impl<'a> StepJson<'a> {
                 tool,
                 basis,
             },
-        }
-    }
-}
-
-impl<'a> RecordJson<'a> {
-    fn of(r: &'a RecordSpec) -> Self {
-        RecordJson {
-            kind: r.kind,
-            entity: &r.entity,
-            attribute: &r.attribute,
-            value: &r.value,
-            source: r.source.as_deref(),
-            authority: r.authority.as_decimal(),
-            confidence: r.confidence.as_decimal(),
-            scope: r.scope,
-            derived_from: &r.derived_from,
-            valid_from: r.valid_from,
-            valid_to: r.valid_to,
-            owner: r.owner,
         }
     }
 }
