@@ -642,7 +642,7 @@ fn permission_inheritance_ablation_admits_laundering() {
 }
 
 #[test]
-fn revoked_parent_is_checked_before_laundering() {
+fn a_staged_view_a_cascade_quarantined_is_skipped_at_commit() {
     let mut w = World::new();
     let p = Proposal {
         scope: Scope::Private,
@@ -670,6 +670,102 @@ fn revoked_parent_is_checked_before_laundering() {
         c.verifier_calls, 0,
         "a record repaired before commit does not reach check 3"
     );
+}
+
+#[test]
+fn revoked_parent_is_checked_before_laundering() {
+    // Under the paper's reading laundering looks at every parent, revoked
+    // ones included, so both rules apply to this candidate: the revoked
+    // parent decides, as in the card's order.
+    let mut w = World::with(
+        None,
+        Variant {
+            laundering_parents: LaunderingParents::Any,
+            ..Variant::default()
+        },
+    );
+    let p = Proposal {
+        scope: Scope::Private,
+        ..w.slot("secret", "notes")
+    };
+    let (private, _) = w.commit_one(0, Tier::Low, p);
+    w.retracted(Op::Revoke { record: private });
+    let p = Proposal {
+        kind: Kind::Summary,
+        derived_from: set(&[private]),
+        ..w.slot("s", "summary")
+    };
+    let (child, c) = w.commit_one(0, Tier::Low, p);
+    assert_eq!(
+        verdict(&c, child),
+        (CommitResult::Quarantined, Some(Reason::RevokedParent))
+    );
+}
+
+#[test]
+fn laundering_is_checked_before_the_same_slot_rules() {
+    // The candidate would lose on authority to r1; laundering decides first.
+    let mut w = World::new();
+    let p = Proposal {
+        scope: Scope::Private,
+        ..w.slot("secret", "notes")
+    };
+    let (private, _) = w.commit_one(0, Tier::Low, p);
+    let p = w.belief("yes");
+    let p = w.sourced(p, "crm", 95);
+    w.commit_one(0, Tier::Low, p);
+    let p = Proposal {
+        derived_from: set(&[private]),
+        ..w.belief("no")
+    };
+    let (cand, c) = w.commit_one(0, Tier::Low, p);
+    assert_eq!(
+        verdict(&c, cand),
+        (
+            CommitResult::Quarantined,
+            Some(Reason::PermissionLaundering)
+        )
+    );
+    // Without the laundering rule, the same candidate loses on authority.
+    let mut w = World::ablating(Ablation::PermissionInheritance);
+    let p = Proposal {
+        scope: Scope::Private,
+        ..w.slot("secret", "notes")
+    };
+    let (private, _) = w.commit_one(0, Tier::Low, p);
+    let p = w.belief("yes");
+    let p = w.sourced(p, "crm", 95);
+    w.commit_one(0, Tier::Low, p);
+    let p = Proposal {
+        derived_from: set(&[private]),
+        ..w.belief("no")
+    };
+    let (cand, c) = w.commit_one(0, Tier::Low, p);
+    assert_eq!(
+        verdict(&c, cand),
+        (CommitResult::Quarantined, Some(Reason::LowerAuthority))
+    );
+}
+
+#[test]
+fn validity_is_checked_before_conflict_and_costs_no_verifier_call() {
+    let mut w = World::with(Some(10), Variant::default());
+    let p = w.belief("yes");
+    let p = w.sourced(p, "crm", 95);
+    w.commit_one(0, Tier::Low, p);
+    let p = Proposal {
+        window: Window {
+            from: None,
+            to: Some(5),
+        },
+        ..w.belief("no")
+    };
+    let (cand, c) = w.commit_one(0, Tier::Low, p);
+    assert_eq!(
+        verdict(&c, cand),
+        (CommitResult::Quarantined, Some(Reason::OutsideValidity))
+    );
+    assert_eq!(c.verifier_calls, 0);
 }
 
 // ---- check 4: dependency stability ---------------------------------------
