@@ -5,53 +5,60 @@
 
 use crate::protocol::{RecordId, RecordSet, Store};
 
-/// The derivation graph of one store, with edges both ways.
-pub struct Graph {
-    parents: Vec<RecordSet>,
+/// Every transitive ancestor of `id`, by depth-first search along the
+/// records' own `derived_from` fields.
+pub fn ancestors(store: &Store, id: RecordId) -> RecordSet {
+    search(id, |r| {
+        store
+            .record(r)
+            .map_or(RecordSet::EMPTY, |rec| rec.derived_from())
+    })
+}
+
+/// The derivation graph of one store with the child index that descendant
+/// searches need (the reverse of `derived_from`).
+pub struct Graph<'a> {
+    store: &'a Store,
     children: Vec<RecordSet>,
 }
 
-impl Graph {
-    pub fn of(store: &Store) -> Graph {
-        let n = store.records().len();
-        let parents: Vec<RecordSet> = store.records().iter().map(|r| r.derived_from()).collect();
-        let mut children = vec![RecordSet::EMPTY; n];
-        for (child, ps) in parents.iter().enumerate() {
-            for p in ps.iter() {
+impl<'a> Graph<'a> {
+    pub fn of(store: &'a Store) -> Graph<'a> {
+        let mut children = vec![RecordSet::EMPTY; store.records().len()];
+        for (child, record) in store.records().iter().enumerate() {
+            for p in record.derived_from().iter() {
                 if let Some(c) = children.get_mut(p as usize) {
                     c.insert(child as RecordId);
                 }
             }
         }
-        Graph { parents, children }
+        Graph { store, children }
     }
 
     /// Every record reachable from `id` along `derived_from` edges.
     pub fn ancestors(&self, id: RecordId) -> RecordSet {
-        search(id, &self.parents)
+        ancestors(self.store, id)
     }
 
     /// Every record from which `id` is reachable along `derived_from`.
     pub fn descendants(&self, id: RecordId) -> RecordSet {
-        search(id, &self.children)
+        search(id, |r| {
+            self.children.get(r as usize).copied().unwrap_or_default()
+        })
     }
 }
 
-/// Depth-first search from `start` (excluded unless on a cycle) over `edges`.
-fn search(start: RecordId, edges: &[RecordSet]) -> RecordSet {
+/// Depth-first search from `start` (excluded unless on a cycle) along
+/// `edges`.
+fn search(start: RecordId, edges: impl Fn(RecordId) -> RecordSet) -> RecordSet {
     let mut seen = RecordSet::EMPTY;
-    let mut stack: Vec<RecordId> = edges
-        .get(start as usize)
-        .map(|e| e.iter().collect())
-        .unwrap_or_default();
+    let mut stack: Vec<RecordId> = edges(start).iter().collect();
     while let Some(id) = stack.pop() {
         if seen.contains(id) {
             continue;
         }
         seen.insert(id);
-        if let Some(next) = edges.get(id as usize) {
-            stack.extend(next.difference(seen).iter());
-        }
+        stack.extend(edges(id).difference(seen).iter());
     }
     seen
 }
@@ -63,12 +70,42 @@ mod tests {
         Hundredths, Kind, Op, Proposal, Protocol, Scope, Symbols, Tier, Variant, Window,
     };
 
-    /// Stores whose derivation graphs are pseudo-random DAGs over up to 20
-    /// records (parents always exist, so ids give a topological order).
-    fn random_dags() -> Vec<Store> {
+    /// A store of one transaction that staged a record per entry of
+    /// `parents`, derived from the ids listed there.
+    fn staged(parents: &[&[RecordId]]) -> Store {
         let mut syms = Symbols::new();
         let slot = syms.intern("s");
         let protocol = Protocol::new(Vec::new(), None, Variant::default());
+        let mut store = Store::new();
+        let open = Op::Open {
+            agent: 0,
+            tier: Tier::Low,
+        };
+        protocol.apply(&mut store, &open).unwrap();
+        for ps in parents {
+            let proposal = Proposal {
+                kind: Kind::Belief,
+                entity: slot,
+                attribute: slot,
+                value: slot,
+                source: None,
+                authority: Hundredths(50),
+                confidence: Hundredths(50),
+                owner: None,
+                scope: Scope::Shared,
+                derived_from: ps.iter().copied().collect(),
+                window: Window::default(),
+            };
+            protocol
+                .apply(&mut store, &Op::Stage { tx: 0, proposal })
+                .unwrap();
+        }
+        store
+    }
+
+    /// Stores whose derivation graphs are pseudo-random DAGs over up to 20
+    /// records (parents always exist, so ids give a topological order).
+    fn random_dags() -> Vec<Store> {
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
             seed ^= seed << 13;
@@ -78,40 +115,17 @@ mod tests {
         };
         (0..200)
             .map(|_| {
-                let mut store = Store::new();
-                protocol
-                    .apply(
-                        &mut store,
-                        &Op::Open {
-                            agent: 0,
-                            tier: Tier::Low,
-                        },
-                    )
-                    .unwrap();
                 let n = 1 + next() % 20;
-                for i in 0..n {
-                    let parents: RecordSet = (0..i)
-                        .filter(|_| next() % 4 == 0)
-                        .map(|p| p as RecordId)
-                        .collect();
-                    let proposal = Proposal {
-                        kind: Kind::Belief,
-                        entity: slot,
-                        attribute: slot,
-                        value: slot,
-                        source: None,
-                        authority: Hundredths(50),
-                        confidence: Hundredths(50),
-                        owner: None,
-                        scope: Scope::Shared,
-                        derived_from: parents,
-                        window: Window::default(),
-                    };
-                    protocol
-                        .apply(&mut store, &Op::Stage { tx: 0, proposal })
-                        .unwrap();
-                }
-                store
+                let parents: Vec<Vec<RecordId>> = (0..n)
+                    .map(|i| {
+                        (0..i)
+                            .filter(|_| next() % 4 == 0)
+                            .map(|p| p as RecordId)
+                            .collect()
+                    })
+                    .collect();
+                let lists: Vec<&[RecordId]> = parents.iter().map(Vec::as_slice).collect();
+                staged(&lists)
             })
             .collect()
     }
@@ -138,20 +152,10 @@ mod tests {
     #[test]
     fn a_diamond() {
         // r0 <- r1, r0 <- r2, {r1, r2} <- r3
-        let parents = vec![
-            RecordSet::EMPTY,
-            RecordSet::single(0),
-            RecordSet::single(0),
-            [1, 2].into_iter().collect(),
-        ];
-        let children = vec![
-            [1, 2].into_iter().collect(),
-            RecordSet::single(3),
-            RecordSet::single(3),
-            RecordSet::EMPTY,
-        ];
-        let g = Graph { parents, children };
+        let store = staged(&[&[], &[0], &[0], &[1, 2]]);
+        let g = Graph::of(&store);
         assert_eq!(g.ancestors(3), [0, 1, 2].into_iter().collect());
+        assert_eq!(ancestors(&store, 1), RecordSet::single(0));
         assert_eq!(g.descendants(0), [1, 2, 3].into_iter().collect());
         assert_eq!(g.descendants(3), RecordSet::EMPTY);
     }

@@ -1,7 +1,7 @@
 //! G3 (card §3.5): no committed or action_safe record has a revoked
 //! transitive ancestor, ancestry recomputed from `derived_from`.
 
-use super::ancestry::Graph;
+use super::ancestry::ancestors;
 use super::{Invariant, Violation};
 use crate::protocol::{Lifecycle, RecordId, RecordSet, Store};
 
@@ -16,13 +16,12 @@ pub fn check(store: &Store) -> Option<Violation> {
     if revoked.is_empty() {
         return None;
     }
-    let graph = Graph::of(store);
     for (id, record) in store.records().iter().enumerate() {
         let id = id as RecordId;
         if !record.state().is_committed_or_safe() || record.derived_from().is_empty() {
             continue;
         }
-        let bad = graph.ancestors(id).intersection(revoked);
+        let bad = ancestors(store, id).intersection(revoked);
         if let Some(ancestor) = bad.iter().next() {
             return Some(Violation {
                 invariant: Invariant::G3,
