@@ -109,6 +109,9 @@ struct Part<S> {
     bytes: Vec<u8>,
     ends: Vec<u32>,
     fps: Vec<u64>,
+    /// States of the last level counted but not held (not even their
+    /// fingerprints, which the visited set already has).
+    unheld: usize,
 }
 
 impl<S: Clone> Part<S> {
@@ -118,11 +121,12 @@ impl<S: Clone> Part<S> {
             bytes: Vec::new(),
             ends: Vec::new(),
             fps: Vec::new(),
+            unheld: 0,
         }
     }
 
     fn len(&self) -> usize {
-        self.fps.len()
+        self.fps.len() + self.unheld
     }
 
     fn clear(&mut self) {
@@ -130,6 +134,7 @@ impl<S: Clone> Part<S> {
         self.bytes.clear();
         self.ends.clear();
         self.fps.clear();
+        self.unheld = 0;
     }
 
     fn push(&mut self, state: S, fp: u64, codec: Option<&dyn StateCodec<S>>) {
@@ -318,7 +323,7 @@ where
                                 *slot = Some(c.fp);
                             }
                         }
-                        part.fps.push(c.fp);
+                        part.unheld += 1;
                     }
                     None => part.push_from(held, i, c.fp, self.codec),
                 }
