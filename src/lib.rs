@@ -8,6 +8,7 @@ pub mod config;
 pub mod diff;
 pub mod engine;
 pub mod explore;
+pub mod input;
 pub mod invariants;
 pub mod model;
 pub mod protocol;

@@ -18,7 +18,7 @@ pub mod replay;
 
 pub use output::print;
 
-use crate::config::ConfigError;
+use crate::input::InputError;
 use clap::{Parser, Subcommand};
 use std::fmt;
 
@@ -84,8 +84,8 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
-impl From<ConfigError> for CliError {
-    fn from(e: ConfigError) -> Self {
+impl From<InputError> for CliError {
+    fn from(e: InputError) -> Self {
         CliError(e.0)
     }
 }

@@ -2,9 +2,16 @@
 //! tools indexed, templates turned into parentless proposals, and the
 //! invariant checkers' context.
 
-use super::ModelConfig;
+use super::model_config::ModelConfig;
 use crate::invariants::Context;
 use crate::protocol::{Proposal, Protocol, Symbols, Tool};
+
+impl ModelConfig {
+    /// Interns every string and builds the protocol and invariant context.
+    pub fn compile(&self) -> Compiled {
+        Compiled::of(self)
+    }
+}
 
 /// What a run needs from a configuration. `symbols` grows when a trace
 /// names strings the configuration does not.
@@ -19,7 +26,7 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    pub(super) fn of(config: &ModelConfig) -> Compiled {
+    fn of(config: &ModelConfig) -> Compiled {
         // Validation bounds tools and templates far below the symbol
         // table's capacity, so interning cannot overflow here.
         let mut symbols = Symbols::new();

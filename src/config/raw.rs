@@ -3,11 +3,12 @@
 //! validated [`super::ModelConfig`] is built from these by
 //! [`super::validate`].
 
-use super::locate::{locate, locate_in_list, Schema};
-use super::{Expect, ParentRule};
+use super::model_config::{Expect, ParentRule};
+use super::record::RawRecord;
+use crate::input::fields::{KnownFields, OnlyKnownFields};
+use crate::input::locate::{locate, locate_in_list, Schema};
 use crate::protocol::{
-    Ablation, Kind, LaunderingParents, SameSourceTie, Scope, StaleCheckEmptySnapshot, Tier,
-    ToolBasis,
+    Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, Tier, ToolBasis,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -60,22 +61,23 @@ pub(crate) struct RawTool {
 
 impl Schema for RawTool {}
 
+/// A template: a name, the shared record fields, and the parent rule in
+/// place of the parents a trace record names.
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub(crate) struct RawTemplate {
     pub name: Option<String>,
-    pub kind: Option<Kind>,
-    pub entity: Option<String>,
-    pub attribute: Option<String>,
-    pub value: Option<String>,
-    pub source: Option<String>,
-    pub authority: Option<f64>,
-    pub confidence: Option<f64>,
-    pub scope: Option<Scope>,
-    pub valid_from: Option<i64>,
-    pub valid_to: Option<i64>,
-    pub owner: Option<i64>,
+    #[serde(flatten)]
+    pub record: RawRecord,
     pub parent: Option<ParentRule>,
+    #[serde(flatten)]
+    _only_known: OnlyKnownFields<RawTemplate>,
+}
+
+impl KnownFields for RawTemplate {
+    fn known_fields() -> Vec<&'static str> {
+        [&["name"], RawRecord::FIELDS, &["parent"]].concat()
+    }
 }
 
 impl Schema for RawTemplate {}

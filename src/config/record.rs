@@ -1,13 +1,14 @@
 //! [`RecordSpec`]: a record written out in full, with its strings. A
 //! template is one without parents (plus a name and a parent rule); a
-//! trace's stage step carries one with its parents. One type, so one
-//! validation ([`super::validate`]), one conversion to and from the
-//! protocol's [`Proposal`], and one JSON form.
+//! trace's stage step carries one with its parents. One type, so one raw
+//! form ([`RawRecord`], which the template's and the trace record's raw
+//! structs flatten), one validation ([`record_spec`]), one conversion to
+//! and from the protocol's [`Proposal`], and one JSON form.
 
-use crate::protocol::{
-    Hundredths, Kind, Proposal, RecordSet, Scope, Sym, Symbols, Window, MAX_RECORDS,
-};
-use serde::Serialize;
+use super::limits::MAX_RECORDS;
+use crate::input::{InputError, Validator};
+use crate::protocol::{Hundredths, Kind, Proposal, RecordSet, Scope, Sym, Symbols, Window};
+use serde::{Deserialize, Serialize};
 
 /// Every field of a staged record, written out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +26,85 @@ pub struct RecordSpec {
     pub valid_to: Option<i32>,
     /// `None`: the staging agent.
     pub owner: Option<u8>,
+}
+
+/// The fields a template and a trace's staged record share, as read:
+/// every one optional, so that [`crate::input::locate`] can find a bad one.
+/// Unknown fields are refused by the struct that flattens it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawRecord {
+    pub kind: Option<Kind>,
+    pub entity: Option<String>,
+    pub attribute: Option<String>,
+    pub value: Option<String>,
+    pub source: Option<String>,
+    pub authority: Option<f64>,
+    pub confidence: Option<f64>,
+    pub scope: Option<Scope>,
+    pub valid_from: Option<i64>,
+    pub valid_to: Option<i64>,
+    pub owner: Option<i64>,
+}
+
+impl RawRecord {
+    /// The fields above in the documented order, for the unknown-field
+    /// error of the structs that flatten this one.
+    pub const FIELDS: &'static [&'static str] = &[
+        "kind",
+        "entity",
+        "attribute",
+        "value",
+        "source",
+        "authority",
+        "confidence",
+        "scope",
+        "valid_from",
+        "valid_to",
+        "owner",
+    ];
+}
+
+/// A record spec from its raw fields and already-checked parents:
+/// `authority` defaults to 0.5 (a missing source's), decimals are on the
+/// hundredths grid, the window is ordered, the owner is an agent.
+pub(crate) fn record_spec(
+    v: &Validator,
+    raw: RawRecord,
+    derived_from: Vec<u8>,
+    agents: u8,
+) -> Result<RecordSpec, InputError> {
+    let kind = v.required("kind", raw.kind)?;
+    let authority = match raw.authority {
+        Some(a) => decimal(v, "authority", a)?,
+        None => Hundredths::MISSING_SOURCE_AUTHORITY,
+    };
+    let confidence = decimal(v, "confidence", v.required("confidence", raw.confidence)?)?;
+    let (valid_from, valid_to) = v.window(raw.valid_from, raw.valid_to)?;
+    Ok(RecordSpec {
+        kind,
+        entity: v.required("entity", raw.entity)?,
+        attribute: v.required("attribute", raw.attribute)?,
+        value: v.required("value", raw.value)?,
+        source: raw.source,
+        authority,
+        confidence,
+        scope: v.required("scope", raw.scope)?,
+        derived_from,
+        valid_from,
+        valid_to,
+        owner: raw.owner.map(|o| v.agent("owner", o, agents)).transpose()?,
+    })
+}
+
+/// Authority or confidence: a decimal in [0, 1] on the hundredths grid.
+fn decimal(v: &Validator, path: &str, x: f64) -> Result<Hundredths, InputError> {
+    Hundredths::from_decimal(x).ok_or_else(|| {
+        v.err(
+            path,
+            format!("{x} is not a decimal in [0, 1] on the hundredths grid"),
+        )
+    })
 }
 
 impl RecordSpec {

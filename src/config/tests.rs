@@ -2,7 +2,9 @@
 //! that name file, path and value, and the JSON round trip.
 
 use super::*;
-use crate::protocol::{Ablation, Hundredths, LaunderingParents, Scope, ToolBasis};
+use crate::invariants::Invariant;
+use crate::protocol::{Ablation, Hundredths, LaunderingParents, Scope, Tier, ToolBasis, Variant};
+use std::path::Path;
 
 const FULL: &str = r#"{
   "name": "refunds", "description": "refund desk",
@@ -132,6 +134,58 @@ fn unknown_fields_are_named_with_their_path() {
         &["variant.extra"],
     );
     assert_one_line(&err(r#"{"expect": {"I9": "holds"}}"#), &["expect.I9"]);
+}
+
+#[test]
+fn a_templates_unknown_field_lists_the_known_ones_in_documented_order() {
+    // The template flattens the shared raw record; the message is the one
+    // serde's deny_unknown_fields gave when the fields were written out.
+    assert_eq!(
+        err(&template_with(r#""derived_from": [0]"#)),
+        "models/x.json: templates[0].derived_from: unknown field `derived_from`, expected one \
+         of `name`, `kind`, `entity`, `attribute`, `value`, `source`, `authority`, \
+         `confidence`, `scope`, `valid_from`, `valid_to`, `owner`, `parent`"
+    );
+}
+
+/// The keys of the first object after `after` in `text`, in written
+/// order (the object holds no nested object).
+pub(crate) fn written_keys<'a>(text: &'a str, after: &str) -> Vec<&'a str> {
+    let start = text.find(after).unwrap() + after.len();
+    let object = &text[start..];
+    let object = &object[object.find('{').unwrap()..=object.find('}').unwrap()];
+    object
+        .split('"')
+        .collect::<Vec<_>>()
+        .windows(3)
+        .filter(|w| w[2].trim_start().starts_with(':'))
+        .map(|w| w[1])
+        .collect()
+}
+
+#[test]
+fn a_templates_known_fields_are_the_fields_it_is_written_with() {
+    use crate::input::fields::KnownFields;
+    let c = ModelConfig::parse(FULL, "models/x.json").unwrap();
+    let text = serde_json::to_string(&c.wire()).unwrap();
+    assert_eq!(
+        super::raw::RawTemplate::known_fields(),
+        written_keys(&text, "\"templates\":")
+    );
+}
+
+#[test]
+fn a_template_is_an_object_not_a_list_of_values() {
+    // serde would read a struct from an array positionally: `["a"]` was a
+    // template named "a" missing its kind. A template is an object.
+    assert_one_line(
+        &err(r#"{"templates": [["a", "belief"]]}"#),
+        &["templates[0]: [\"a\",\"belief\"] is not an object"],
+    );
+    assert_one_line(
+        &err(r#"{"templates": [[]]}"#),
+        &["templates[0]: [] is not an object"],
+    );
 }
 
 #[test]

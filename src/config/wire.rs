@@ -2,10 +2,24 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::{Depth, Expect, ModelConfig, ParentRule, RecordJson};
+use super::model_config::{Depth, Expect, ModelConfig, ParentRule};
+use super::record::RecordJson;
 use crate::protocol::{Ablation, Tier, Variant};
 use serde::Serialize;
 use serde_json::Value;
+
+impl ModelConfig {
+    /// The configuration as JSON, every field written out; it parses back
+    /// to an equal configuration (bar `source_path`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.wire()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The serialize-only form, fields in the documented order.
+    pub(crate) fn wire(&self) -> ConfigJson<'_> {
+        ConfigJson::of(self)
+    }
+}
 
 #[derive(Serialize)]
 pub(crate) struct ConfigJson<'a> {
@@ -62,7 +76,7 @@ struct ExpectJson {
 }
 
 impl<'a> ConfigJson<'a> {
-    pub(crate) fn of(c: &'a ModelConfig) -> Self {
+    fn of(c: &'a ModelConfig) -> Self {
         ConfigJson {
             name: &c.name,
             description: &c.description,

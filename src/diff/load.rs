@@ -4,7 +4,8 @@
 
 use super::{Level, Verdict};
 use crate::check::{self, CheckOptions};
-use crate::config::{ConfigError, Depth, ModelConfig};
+use crate::config::{Depth, ModelConfig};
+use crate::input::{read_bytes, read_text, InputError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -64,7 +65,7 @@ fn bounds_text(records: usize, transactions: usize, depth: &str) -> String {
 /// Loads a side: a report directory, a `summary.json`, or a model file
 /// (any other `.json`), which is checked now with `threads` threads, to
 /// `depth` when given.
-pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Side, ConfigError> {
+pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Side, InputError> {
     let summary_path: PathBuf = if path.is_dir() {
         path.join("summary.json")
     } else {
@@ -81,10 +82,9 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
         return Ok(checked_now(&config, threads, path));
     }
     let origin = summary_path.display().to_string();
-    let text = std::fs::read_to_string(&summary_path)
-        .map_err(|e| ConfigError(format!("{origin}: cannot read: {e}")))?;
+    let text = read_text(&summary_path)?;
     let s: SummaryIn = serde_json::from_str(&text)
-        .map_err(|e| ConfigError(format!("{origin}: not a check summary: {e}")))?;
+        .map_err(|e| InputError(format!("{origin}: not a check summary: {e}")))?;
     let growth = summary_path.with_file_name("growth.csv");
     Ok(Side {
         origin: path.display().to_string(),
@@ -108,17 +108,17 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
     })
 }
 
-fn read_growth(path: &Path) -> Result<Vec<Level>, ConfigError> {
+fn read_growth(path: &Path) -> Result<Vec<Level>, InputError> {
     let origin = path.display().to_string();
-    let mut reader = csv::Reader::from_path(path)
-        .map_err(|e| ConfigError(format!("{origin}: cannot read: {e}")))?;
+    let bytes = read_bytes(path)?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
     let mut levels = Vec::new();
     for (i, row) in reader.records().enumerate() {
-        let row = row.map_err(|e| ConfigError(format!("{origin}: {e}")))?;
-        let field = |k: usize| -> Result<u64, ConfigError> {
+        let row = row.map_err(|e| InputError(format!("{origin}: {e}")))?;
+        let field = |k: usize| -> Result<u64, InputError> {
             let value = row.get(k).unwrap_or("");
             value.parse().map_err(|_| {
-                ConfigError(format!(
+                InputError(format!(
                     "{origin}: row {}: field {k}: {value:?} is not a count",
                     i + 1
                 ))

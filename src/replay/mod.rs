@@ -18,7 +18,8 @@ mod tests;
 pub use text::render_text;
 pub use wire::render_json;
 
-use crate::config::{Compiled, ConfigError};
+use crate::config::Compiled;
+use crate::input::InputError;
 use crate::invariants::{self, Invariant, Violation};
 use crate::protocol::{Op, Outcome, ProtocolError, Store};
 use crate::trace::{Step, Trace, TraceViolation};
@@ -96,7 +97,7 @@ impl ReplayReport {
 /// Replays `trace` from an empty store. Protocol refusals are step
 /// results, not errors; the error case is a step that cannot become an
 /// operation at all (an unknown tool in a hand-built trace).
-pub fn replay(trace: &Trace) -> Result<ReplayReport, ConfigError> {
+pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
     let mut compiled = trace.config.compile();
     let mut store = Store::new();
     let mut stores = vec![store.clone()];
@@ -105,7 +106,7 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, ConfigError> {
     for (index, step) in trace.steps.iter().enumerate() {
         let op = step
             .to_op(&mut compiled)
-            .map_err(|e| ConfigError::at(&trace.origin, &format!("steps[{index}]"), e))?;
+            .map_err(|e| InputError::at(&trace.origin, &format!("steps[{index}]"), e))?;
         let before = store.clone();
         let result = compiled.protocol.apply(&mut store, &op);
         if result.is_ok() {

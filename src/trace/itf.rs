@@ -6,8 +6,9 @@
 //! option `{"tag": "None", "value": {"#tup": []}}` (present:
 //! `{"tag": "Some", "value": v}`).
 
-use super::{RecordSpec, Step};
+use super::document::Step;
 use crate::config::Compiled;
+use crate::config::RecordSpec;
 use crate::protocol::{LogEntry, Record, RecordSet, Store, Transaction};
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! interned into the compiled configuration's symbol table; coming out,
 //! every record field is written in full.
 
-use super::Step;
+use super::document::Step;
 use crate::config::{record_set, Compiled, RecordSpec};
 use crate::protocol::Op;
 

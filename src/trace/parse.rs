@@ -3,14 +3,13 @@
 //! configuration (agents, tiers, tools), and the declared violation
 //! checked against the steps. Errors are one line: file, path, value.
 
-use super::raw::{RawRecord, RawStep, RawTrace, RawViolation};
-use super::{ConfigRef, RecordSpec, Step, Trace, TraceViolation};
-use crate::config::locate::{index, show};
-use crate::config::{
-    parse_json, record_spec, stem, validate_config, ConfigError, ModelConfig, RawFields, Validator,
-};
+use super::document::{ConfigRef, Step, Trace, TraceViolation};
+use super::raw::{RawStagedRecord, RawStep, RawTrace, RawViolation};
+use crate::config::limits::{MAX_RECORDS, MAX_TRANSACTION_ID};
+use crate::config::{record_spec, validate_config, ModelConfig, RecordSpec};
+use crate::input::locate::{index, show};
+use crate::input::{parse_json, read_text, stem, InputError, Validator};
 use crate::invariants::Invariant;
-use crate::protocol::MAX_RECORDS;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -24,54 +23,61 @@ const OPS: [(&str, &[&str]); 6] = [
     ("tool_call", &["tx", "tool", "basis"]),
 ];
 
-pub(super) fn parse(
-    text: &str,
-    origin: &str,
-    base_dir: Option<&Path>,
-) -> Result<Trace, ConfigError> {
-    let value = parse_json(text, origin)?;
-    let v = Validator::new(origin, "");
-    let raw: RawTrace = v.raw(&value)?;
-    let (config, config_ref) = match (raw.config, raw.model) {
-        (Some(_), Some(_)) => {
-            return Err(v.err(
-                "model",
-                "a trace gives either `config` or `model`, not both",
-            ))
-        }
-        (Some(inline), None) => (
-            validate_config(&inline, &v.child("config"), &stem(origin))?,
-            ConfigRef::Inline,
-        ),
-        (None, Some(model)) => {
-            let path = resolve_model(&v, &model, base_dir)?;
-            (ModelConfig::load(&path)?, ConfigRef::Path(model))
-        }
-        (None, None) => {
-            return Err(v.err(
-                "",
-                "missing `config` (an inline configuration) or `model` (a path to one)",
-            ))
-        }
-    };
-    let steps = raw
-        .steps
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .map(|(i, step)| parse_step(&v.child(&index("steps", i)), step, &config))
-        .collect::<Result<Vec<_>, _>>()?;
-    let violation = raw
-        .violation
-        .map(|raw| parse_violation(&v.child("violation"), raw, steps.len()))
-        .transpose()?;
-    Ok(Trace {
-        config,
-        config_ref,
-        steps,
-        violation,
-        origin: origin.to_owned(),
-    })
+impl Trace {
+    /// Reads a trace file; a `model` path is resolved against the current
+    /// directory first, then against the trace file's directory.
+    pub fn load(path: &Path) -> Result<Trace, InputError> {
+        let text = read_text(path)?;
+        Trace::parse(&text, &path.display().to_string(), path.parent())
+    }
+
+    /// Parses trace text; `origin` names the file in messages and
+    /// `base_dir` is where a relative `model` path is looked up second.
+    pub fn parse(text: &str, origin: &str, base_dir: Option<&Path>) -> Result<Trace, InputError> {
+        let value = parse_json(text, origin)?;
+        let v = Validator::new(origin, "");
+        let raw: RawTrace = v.raw(&value)?;
+        let (config, config_ref) = match (raw.config, raw.model) {
+            (Some(_), Some(_)) => {
+                return Err(v.err(
+                    "model",
+                    "a trace gives either `config` or `model`, not both",
+                ))
+            }
+            (Some(inline), None) => (
+                validate_config(&inline, &v.child("config"), &stem(origin))?,
+                ConfigRef::Inline,
+            ),
+            (None, Some(model)) => {
+                let path = resolve_model(&v, &model, base_dir)?;
+                (ModelConfig::load(&path)?, ConfigRef::Path(model))
+            }
+            (None, None) => {
+                return Err(v.err(
+                    "",
+                    "missing `config` (an inline configuration) or `model` (a path to one)",
+                ))
+            }
+        };
+        let steps = raw
+            .steps
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, step)| parse_step(&v.child(&index("steps", i)), step, &config))
+            .collect::<Result<Vec<_>, _>>()?;
+        let violation = raw
+            .violation
+            .map(|raw| parse_violation(&v.child("violation"), raw, steps.len()))
+            .transpose()?;
+        Ok(Trace {
+            config,
+            config_ref,
+            steps,
+            violation,
+            origin: origin.to_owned(),
+        })
+    }
 }
 
 /// The model file: relative to the current directory first, then to the
@@ -80,7 +86,7 @@ fn resolve_model(
     v: &Validator,
     model: &str,
     base_dir: Option<&Path>,
-) -> Result<PathBuf, ConfigError> {
+) -> Result<PathBuf, InputError> {
     let direct = PathBuf::from(model);
     if direct.is_file() {
         return Ok(direct);
@@ -103,7 +109,7 @@ fn resolve_model(
     ))
 }
 
-fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step, ConfigError> {
+fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step, InputError> {
     let op = v.required("op", raw.op.clone())?;
     let Some(&(_, allowed)) = OPS.iter().find(|(name, _)| *name == op) else {
         let names: Vec<_> = OPS.iter().map(|(name, _)| *name).collect();
@@ -126,8 +132,13 @@ fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step,
             ),
         ));
     }
-    let tx = |v: &Validator| -> Result<u8, ConfigError> {
-        Ok(v.int_in("tx", v.required("tx", raw.tx)?, 0, 255)? as u8)
+    let tx = |v: &Validator| -> Result<u8, InputError> {
+        Ok(v.int_in(
+            "tx",
+            v.required("tx", raw.tx)?,
+            0,
+            MAX_TRANSACTION_ID as i64,
+        )? as u8)
     };
     Ok(match op.as_str() {
         "open" => {
@@ -193,27 +204,14 @@ fn parse_record(
     v: &Validator,
     value: &Value,
     config: &ModelConfig,
-) -> Result<RecordSpec, ConfigError> {
-    let raw: RawRecord = v.raw(value)?;
+) -> Result<RecordSpec, InputError> {
+    let raw: RawStagedRecord = v.raw(value)?;
     let derived_from = record_ids(v, "derived_from", raw.derived_from.unwrap_or_default())?;
-    let fields = RawFields {
-        kind: raw.kind,
-        entity: raw.entity,
-        attribute: raw.attribute,
-        value: raw.value,
-        source: raw.source,
-        authority: raw.authority,
-        confidence: raw.confidence,
-        scope: raw.scope,
-        valid_from: raw.valid_from,
-        valid_to: raw.valid_to,
-        owner: raw.owner,
-    };
-    record_spec(v, fields, derived_from, config.agents)
+    record_spec(v, raw.record, derived_from, config.agents)
 }
 
 /// Record ids: each below the store's capacity, none listed twice.
-fn record_ids(v: &Validator, field: &str, raw: Vec<i64>) -> Result<Vec<u8>, ConfigError> {
+fn record_ids(v: &Validator, field: &str, raw: Vec<i64>) -> Result<Vec<u8>, InputError> {
     let mut ids = Vec::with_capacity(raw.len());
     for (i, id) in raw.into_iter().enumerate() {
         let path = index(field, i);
@@ -230,7 +228,7 @@ fn parse_violation(
     v: &Validator,
     raw: RawViolation,
     steps: usize,
-) -> Result<TraceViolation, ConfigError> {
+) -> Result<TraceViolation, InputError> {
     let name = v.required("property", raw.property)?;
     let property = Invariant::ALL
         .into_iter()

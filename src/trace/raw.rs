@@ -2,9 +2,10 @@
 //! optional, unknown fields refused. A step is one flat struct whose `op`
 //! says which of its fields must be present; [`super::parse`] checks that.
 
-use crate::config::locate::{locate, locate_in_list, Schema};
-use crate::config::raw::RawConfig;
-use crate::protocol::{Kind, Scope, Tier};
+use crate::config::{RawConfig, RawRecord};
+use crate::input::fields::{KnownFields, OnlyKnownFields};
+use crate::input::locate::{locate, locate_in_list, Schema};
+use crate::protocol::Tier;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -45,30 +46,37 @@ pub(crate) struct RawStep {
 impl Schema for RawStep {
     fn locate_child(key: &str, value: &Value, path: &str) -> Option<String> {
         match (key, value) {
-            ("record", Value::Object(_)) => locate::<RawRecord>(value, path),
+            ("record", Value::Object(_)) => locate::<RawStagedRecord>(value, path),
             _ => None,
         }
     }
 }
 
+/// A stage step's record: the shared record fields and the parents.
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub(crate) struct RawRecord {
-    pub kind: Option<Kind>,
-    pub entity: Option<String>,
-    pub attribute: Option<String>,
-    pub value: Option<String>,
-    pub source: Option<String>,
-    pub authority: Option<f64>,
-    pub confidence: Option<f64>,
-    pub scope: Option<Scope>,
+#[serde(default)]
+pub(crate) struct RawStagedRecord {
+    #[serde(flatten)]
+    pub record: RawRecord,
     pub derived_from: Option<Vec<i64>>,
-    pub valid_from: Option<i64>,
-    pub valid_to: Option<i64>,
-    pub owner: Option<i64>,
+    #[serde(flatten)]
+    _only_known: OnlyKnownFields<RawStagedRecord>,
 }
 
-impl Schema for RawRecord {}
+impl KnownFields for RawStagedRecord {
+    /// The documented order puts the parents after `scope`.
+    fn known_fields() -> Vec<&'static str> {
+        let mut fields = RawRecord::FIELDS.to_vec();
+        let after_scope = fields
+            .iter()
+            .position(|&f| f == "scope")
+            .map_or(0, |i| i + 1);
+        fields.insert(after_scope, "derived_from");
+        fields
+    }
+}
+
+impl Schema for RawStagedRecord {}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]

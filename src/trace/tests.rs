@@ -2,6 +2,8 @@
 //! conversion and the ITF export's shape.
 
 use super::*;
+use crate::input::InputError;
+use crate::invariants::Invariant;
 use crate::protocol::{Hundredths, Op, Store};
 use serde_json::Value;
 
@@ -26,7 +28,7 @@ fn refund_steps() -> String {
     )
 }
 
-fn parse(text: &str) -> Result<Trace, ConfigError> {
+fn parse(text: &str) -> Result<Trace, InputError> {
     Trace::parse(text, "traces/x.json", None)
 }
 
@@ -145,6 +147,42 @@ fn model_paths_resolve_beside_the_trace() {
         "{m}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_staged_records_unknown_field_lists_the_known_ones_in_documented_order() {
+    // The record flattens the raw record a template shares; the message is
+    // the one serde's deny_unknown_fields gave when the fields were written
+    // out, `derived_from` in its place after `scope`.
+    let m = err(&trace_text(
+        &refund_steps().replace("\"scope\"", "\"parent\""),
+        "null",
+    ));
+    assert_eq!(
+        m,
+        "traces/x.json: steps[1].record.parent: unknown field `parent`, expected one of \
+         `kind`, `entity`, `attribute`, `value`, `source`, `authority`, `confidence`, \
+         `scope`, `derived_from`, `valid_from`, `valid_to`, `owner`"
+    );
+}
+
+#[test]
+fn a_staged_records_known_fields_are_the_fields_it_is_written_with() {
+    use crate::input::fields::KnownFields;
+    let trace = parse(&trace_text(&refund_steps(), "null")).unwrap();
+    assert_eq!(
+        super::raw::RawStagedRecord::known_fields(),
+        crate::config::tests::written_keys(&trace.to_json_string(), "\"record\":")
+    );
+}
+
+#[test]
+fn a_staged_record_is_an_object_not_a_list_of_values() {
+    let m = err(&trace_text(
+        r#"{"op": "open", "agent": 0, "tier": "low"}, {"op": "stage", "tx": 0, "record": []}"#,
+        "null",
+    ));
+    assert_eq!(m, "traces/x.json: steps[1].record: [] is not an object");
 }
 
 #[test]
@@ -341,6 +379,8 @@ mod round_trip {
     //! replay encoding round-trips, as shuttle's does).
 
     use super::super::*;
+    use crate::config::ModelConfig;
+    use crate::invariants::Invariant;
     use crate::protocol::{Hundredths, Kind, Scope, Tier};
     use proptest::prelude::*;
 

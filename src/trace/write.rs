@@ -3,11 +3,25 @@
 //! wire types fix the field order, so output is stable and diffs stay
 //! small.
 
-use super::{ConfigRef, Step, Trace, TraceViolation};
+use super::document::{ConfigRef, Step, Trace, TraceViolation};
 use crate::config::RecordJson;
 use crate::protocol::Tier;
 use serde::Serialize;
 use std::io;
+use std::path::Path;
+
+impl Trace {
+    /// Writes the trace to `path` atomically (parent directories created).
+    pub fn save(&self, path: &Path) -> io::Result<()> {
+        crate::atomic_file::write_atomic(path, self.to_json_string().as_bytes())
+    }
+
+    /// The trace as pretty JSON with a stable field order; it parses back
+    /// to an equal trace.
+    pub fn to_json_string(&self) -> String {
+        to_json_string(self)
+    }
+}
 
 #[derive(Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -77,7 +91,7 @@ pub(crate) fn one_line<T: Serialize>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-pub(super) fn to_json_string(trace: &Trace) -> String {
+fn to_json_string(trace: &Trace) -> String {
     let mut out = String::from("{\n");
     match &trace.config_ref {
         ConfigRef::Inline => {

@@ -1,0 +1,21 @@
+//! Every limit an input may ask for, in one place: the model file's
+//! fields and the trace format's ids are checked against these, so a
+//! limit changes here or nowhere.
+
+/// Records in a store: the protocol's bitset capacity, and so the largest
+/// record bound and the record ids a trace may name (`0..MAX_RECORDS`).
+pub use crate::protocol::MAX_RECORDS;
+
+/// The largest transaction bound: transaction ids are bytes.
+pub const MAX_TRANSACTIONS: usize = 255;
+/// The largest transaction id a trace may name.
+pub const MAX_TRANSACTION_ID: usize = 255;
+/// Agents are numbered by a byte.
+pub const MAX_AGENTS: usize = 255;
+/// The deepest bounded depth a configuration may ask for.
+pub const MAX_DEPTH: usize = 1000;
+/// Tool indices are `u8`.
+pub const MAX_TOOLS: usize = 256;
+/// Keeps the interned strings of a configuration far below the symbol
+/// table's 65,536 (four strings a template).
+pub const MAX_TEMPLATES: usize = 4096;

@@ -1,0 +1,140 @@
+//! [`ModelConfig`] and its parts as validated: bounds, tools, templates
+//! with their parent rule, expected verdicts. Reading one is
+//! [`super::validate`]'s, writing one [`super::wire`]'s, compiling one
+//! [`super::compile`]'s; this file only defines them.
+
+use super::record::RecordSpec;
+use crate::invariants::Invariant;
+use crate::protocol::{Tier, Variant};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+
+/// A validated model configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelConfig {
+    pub name: String,
+    pub description: String,
+    pub bounds: Bounds,
+    pub agents: u8,
+    /// The risk tiers transactions may open at; non-empty, no duplicates.
+    pub tiers: Vec<Tier>,
+    pub tools: Vec<ToolConfig>,
+    /// The logical now of the validity check; `None` turns the check off.
+    pub clock: Option<i32>,
+    pub templates: Vec<Template>,
+    pub variant: Variant,
+    pub expect: Expectations,
+    /// The file it was loaded from, if any.
+    pub source_path: Option<PathBuf>,
+}
+
+/// How far an exhaustive run goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bounds {
+    /// At most this many records (1..=[`super::limits::MAX_RECORDS`]).
+    pub records: usize,
+    /// At most this many transactions opened
+    /// (1..=[`super::limits::MAX_TRANSACTIONS`]).
+    pub transactions: usize,
+    pub depth: Depth,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            records: 4,
+            transactions: 3,
+            depth: Depth::Bounded(10),
+        }
+    }
+}
+
+/// The number of actions from the initial store, or the whole (finite)
+/// state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Depth {
+    Bounded(usize),
+    Full,
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Depth::Bounded(d) => write!(f, "{d}"),
+            Depth::Full => f.write_str("full"),
+        }
+    }
+}
+
+/// A domain tool and whether its effect can be undone (card §3.3).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ToolConfig {
+    pub name: String,
+    pub irreversible: bool,
+}
+
+/// Whether a record staged from a template may, or must, name a parent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParentRule {
+    #[default]
+    None,
+    Optional,
+    Required,
+}
+
+impl ParentRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            ParentRule::None => "none",
+            ParentRule::Optional => "optional",
+            ParentRule::Required => "required",
+        }
+    }
+}
+
+/// A record the model may stage: every field but the parents, which the
+/// model picks among existing records as `parent` allows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Template {
+    pub name: String,
+    /// The record's fields; `derived_from` is always empty.
+    pub record: RecordSpec,
+    pub parent: ParentRule,
+}
+
+/// The verdict a configuration expects for one invariant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expect {
+    Holds,
+    Violated,
+}
+
+impl Expect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Expect::Holds => "holds",
+            Expect::Violated => "violated",
+        }
+    }
+}
+
+/// Expected verdicts; an absent one is no expectation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Expectations {
+    pub i1: Option<Expect>,
+    pub i2: Option<Expect>,
+    pub g3: Option<Expect>,
+}
+
+impl Expectations {
+    pub fn get(&self, inv: Invariant) -> Option<Expect> {
+        match inv {
+            Invariant::I1 => self.i1,
+            Invariant::I2 => self.i2,
+            Invariant::G3 => self.g3,
+        }
+    }
+}

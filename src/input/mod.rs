@@ -1,0 +1,24 @@
+//! Reading input: the layer below [`crate::config`] and [`crate::trace`]
+//! that both read through, so a model file, a trace and a command-line
+//! flag are judged the same way.
+//!
+//! It owns the error type ([`InputError`]: one line naming the file, the
+//! field path and the value), reading a file ([`read_text`]), JSON text to
+//! a value, finding the field a serde error is about ([`locate`]), refusing
+//! unknown fields through `#[serde(flatten)]` ([`fields`]) and the field
+//! validators ([`Validator`]). It knows no format's fields: those are
+//! config's and trace's.
+
+mod error;
+pub(crate) mod fields;
+mod file;
+pub(crate) mod locate;
+mod validator;
+
+pub use error::InputError;
+pub(crate) use file::{parse_json, stem};
+pub use file::{read_bytes, read_text};
+pub(crate) use validator::Validator;
+
+#[cfg(test)]
+mod tests;

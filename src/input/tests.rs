@@ -1,0 +1,116 @@
+//! The input layer on its own: reading files, and unknown fields refused
+//! through `flatten` in serde's own words.
+
+use super::fields::{KnownFields, OnlyKnownFields};
+use super::locate::{locate, Schema};
+use super::*;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Three fields refused the serde way, to compare against.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Plain {
+    a: Option<i64>,
+    b: Option<String>,
+    c: Option<bool>,
+}
+
+impl Schema for Plain {}
+
+/// The same fields, `b` and `c` from a flattened part.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Flat {
+    a: Option<i64>,
+    #[serde(flatten)]
+    inner: Inner,
+    #[serde(flatten)]
+    _only_known: OnlyKnownFields<Flat>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Inner {
+    b: Option<String>,
+    c: Option<bool>,
+}
+
+impl KnownFields for Flat {
+    fn known_fields() -> Vec<&'static str> {
+        vec!["a", "b", "c"]
+    }
+}
+
+impl Schema for Flat {}
+
+#[test]
+fn a_flattened_struct_refuses_unknown_fields_in_serdes_words() {
+    for value in [
+        json!({"d": 1}),
+        json!({"a": 1, "zz": true}),
+        json!({"b": "x", "c": true, "a": 2, "colour": "red"}),
+        json!({"a": "one"}),
+        json!({"b": 5}),
+        json!({"c": null, "a": 1.5}),
+    ] {
+        assert_eq!(
+            locate::<Flat>(&value, "at"),
+            locate::<Plain>(&value, "at"),
+            "{value}"
+        );
+    }
+    assert_eq!(
+        locate::<Flat>(&json!({"d": 1}), "at").unwrap(),
+        "at.d: unknown field `d`, expected one of `a`, `b`, `c`"
+    );
+    let flat: Flat = serde_json::from_value(json!({"a": 1, "b": "x", "c": true})).unwrap();
+    assert_eq!(
+        (flat.a, flat.inner.b.as_deref(), flat.inner.c),
+        (Some(1), Some("x"), Some(true))
+    );
+}
+
+#[test]
+fn a_flattened_struct_is_read_from_an_object_only() {
+    // serde reads a plain struct from an array, field by field; a
+    // flattened one is refused, as every raw struct should be.
+    assert!(serde_json::from_value::<Plain>(json!([1, "x"])).is_ok());
+    assert_eq!(
+        locate::<Flat>(&json!([1, "x"]), "at").unwrap(),
+        "at: [1,\"x\"] is not an object"
+    );
+}
+
+#[test]
+fn files_are_read_with_one_line_errors() {
+    let dir = std::env::temp_dir().join(format!("memtx-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("missing.json");
+    assert_eq!(
+        read_text(&missing).unwrap_err().message(),
+        format!(
+            "{}: cannot read: No such file or directory (os error 2)",
+            missing.display()
+        )
+    );
+    let latin1 = dir.join("latin1.json");
+    std::fs::write(&latin1, b"{\"name\": \"caf\xe9\"}").unwrap();
+    // The words of std::fs::read_to_string, which read these files before.
+    let std_error = std::fs::read_to_string(&latin1).unwrap_err();
+    assert_eq!(
+        read_text(&latin1).unwrap_err().message(),
+        format!("{}: cannot read: {std_error}", latin1.display())
+    );
+    assert_eq!(read_bytes(&latin1).unwrap().len(), 16);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn errors_are_one_line_with_the_path_when_there_is_one() {
+    assert_eq!(
+        InputError::at("m.json", "a.b", "first\n  second").message(),
+        "m.json: a.b: first second"
+    );
+    assert_eq!(InputError::at("m.json", "", "bad").message(), "m.json: bad");
+}
