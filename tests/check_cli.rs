@@ -342,6 +342,29 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["models/default.json".into(), "--threads".into(), "0".into()],
             "--threads",
         ),
+        // One thread limit for every command, as `random` had.
+        (
+            vec![
+                "models/default.json".into(),
+                "--threads".into(),
+                "1025".into(),
+            ],
+            "--threads: 1025 is outside 1..=1024",
+        ),
+        // Flags are read as text, so a bad value gets the one-line error
+        // (clap's own ran to three to seven lines).
+        (
+            vec!["models/default.json".into(), "--records".into(), "x".into()],
+            "--records: \"x\" is not a whole number",
+        ),
+        (
+            vec![
+                "models/default.json".into(),
+                "--transactions".into(),
+                "-1".into(),
+            ],
+            "--transactions: \"-1\" is not a whole number",
+        ),
     ];
     for (args, named) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -349,6 +372,7 @@ fn bad_input_is_one_line_and_exit_2() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(named), "{args:?} names {named}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(
             !dir.join("out/summary.json").exists(),

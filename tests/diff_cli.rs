@@ -93,6 +93,20 @@ fn bad_input_exits_2_with_one_line() {
             ],
             "--threads",
         ),
+        // The flags check shares, with its words and one line (clap's own
+        // error for these ran to three to seven lines).
+        (
+            vec!["reports/default", "reports/default", "--depth", "deep"],
+            "--depth: \"deep\" is not a depth",
+        ),
+        (
+            vec!["reports/default", "reports/default", "--threads", "-1"],
+            "--threads: \"-1\" is not a whole number",
+        ),
+        (
+            vec!["reports/default", "reports/default", "--threads", "1025"],
+            "--threads: 1025 is outside 1..=1024",
+        ),
     ] {
         let (code, out, err) = diff(&args);
         assert_eq!(code, Some(2), "{args:?}: {out}{err}");

@@ -4,14 +4,14 @@
 //! trace (and its ITF twin) per violated invariant, and prints a summary
 //! with each counterexample step by step.
 
+use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
-use crate::config::{Depth, ModelConfig};
+use crate::config::ModelConfig;
 use crate::engine::{LevelProgress, LevelStats};
 use crate::explore;
-use crate::protocol::MAX_RECORDS;
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -21,19 +21,12 @@ pub struct CheckArgs {
     /// The model configuration.
     #[arg(default_value = "models/default.json")]
     pub model: PathBuf,
-    /// Override the record bound (tool actions included), 1..=64.
-    #[arg(long)]
-    pub records: Option<usize>,
-    /// Override the transaction bound, 1..=255.
-    #[arg(long)]
-    pub transactions: Option<usize>,
-    /// Override the depth bound: a number of actions, or `full` to explore
-    /// until a level adds no new state.
-    #[arg(long, value_parser = parse_depth)]
-    pub depth: Option<Depth>,
-    /// Worker threads (default: every core). Counts do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub bounds: BoundArgs,
+    #[command(flatten)]
+    pub depth: DepthArg,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Where growth.csv and summary.json go (default: reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -46,50 +39,11 @@ pub struct CheckArgs {
     pub expect: bool,
 }
 
-/// A `--depth` value: a number of actions or `full`.
-pub fn parse_depth(s: &str) -> Result<Depth, String> {
-    if s == "full" {
-        return Ok(Depth::Full);
-    }
-    match s.parse::<usize>() {
-        Ok(d) if d <= 1000 => Ok(Depth::Bounded(d)),
-        _ => Err(format!(
-            "{s:?} is not a depth: a number of actions 0..=1000 or `full`"
-        )),
-    }
-}
-
-/// The configuration with the command line's bounds.
-pub fn effective_config(args: &CheckArgs) -> Result<ModelConfig, CliError> {
-    let mut config = ModelConfig::load(&args.model)?;
-    if let Some(r) = args.records {
-        if !(1..=MAX_RECORDS).contains(&r) {
-            return Err(CliError(format!(
-                "--records: {r} is outside 1..={MAX_RECORDS}"
-            )));
-        }
-        config.bounds.records = r;
-    }
-    if let Some(t) = args.transactions {
-        if !(1..=255).contains(&t) {
-            return Err(CliError(format!("--transactions: {t} is outside 1..=255")));
-        }
-        config.bounds.transactions = t;
-    }
-    if let Some(d) = args.depth {
-        config.bounds.depth = d;
-    }
-    Ok(config)
-}
-
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
-    let config = effective_config(args)?;
-    if args.threads == Some(0) {
-        return Err(CliError("--threads: 0 is not a thread count".into()));
-    }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
+    let threads = args.threads.count()?;
+    let mut config = ModelConfig::load(&args.model)?;
+    bounds.apply(&mut config.bounds);
     let report = check::run(
         &config,
         CheckOptions {

@@ -8,6 +8,7 @@
 //! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a
 //! line in [`run`].
 
+mod args;
 pub mod check;
 pub mod diff;
 pub mod explore;

@@ -5,44 +5,31 @@
 //! replayable trace (and its ITF twin) per violated invariant, and prints
 //! a summary with the command that replays each failure.
 
+use super::args::{overrides, BoundArgs, ThreadsArg};
 use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
+use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::config::ModelConfig;
-use crate::protocol::MAX_RECORDS;
+use crate::input::flag::whole_number;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, RandomOptions, RandomReport};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The largest `--traces`, `--steps` and `--threads` accepted.
-const MAX_TRACES: u64 = 100_000_000;
-const MAX_STEPS: u64 = 100_000;
-const MAX_THREADS: u64 = 1024;
-
-/// Numbers are taken as text and checked here, so that a bad value gets
-/// the one-line error every bad input gets.
+/// Numbers are taken as text and checked by [`whole_number`], so that a
+/// bad value gets the one-line error every bad input gets.
 #[derive(Debug, Args)]
 pub struct RandomArgs {
     /// The model configuration.
     #[arg(default_value = "models/default.json")]
     pub model: PathBuf,
-    /// Random walks to run, 1..=100000000.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "10000",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true,
+          help = format!("Random walks to run, 1..={MAX_TRACES}"))]
     pub traces: String,
-    /// Steps per walk at most, 1..=100000 (a walk stops early when no
-    /// action is enabled).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "20",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "N", default_value = "20", allow_hyphen_values = true,
+          help = format!("Steps per walk at most, 1..={MAX_STEPS} \
+                          (a walk stops early when no action is enabled)"))]
     pub steps: String,
     /// The run's seed (0..=2^64-1); the same seed gives the same walks and
     /// the same random.csv whatever the thread count.
@@ -53,15 +40,10 @@ pub struct RandomArgs {
         allow_hyphen_values = true
     )]
     pub seed: String,
-    /// Override the record bound (tool actions included), 1..=64.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub records: Option<String>,
-    /// Override the transaction bound, 1..=255.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub transactions: Option<String>,
-    /// Worker threads (default: every core).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub threads: Option<String>,
+    #[command(flatten)]
+    pub bounds: BoundArgs,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Where random.csv and random-summary.json go (default: reports/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -70,38 +52,22 @@ pub struct RandomArgs {
     pub traces_dir: PathBuf,
 }
 
-/// `flag`'s value as a number in `min..=max`.
-fn number(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, CliError> {
-    match text.trim().parse::<u64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        Ok(n) => Err(CliError(format!("{flag}: {n} is outside {min}..={max}"))),
-        Err(_) => Err(CliError(format!("{flag}: {text:?} is not a whole number"))),
-    }
-}
-
 /// The validated options.
 pub fn options(args: &RandomArgs) -> Result<RandomOptions, CliError> {
-    let threads = match &args.threads {
-        Some(t) => number("--threads", t, 1, MAX_THREADS)? as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = args.threads.count()?;
     Ok(RandomOptions {
-        traces: number("--traces", &args.traces, 1, MAX_TRACES)?,
-        steps: number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
-        seed: number("--seed", &args.seed, 0, u64::MAX)?,
+        traces: whole_number("--traces", &args.traces, 1, MAX_TRACES)?,
+        steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
+        seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
         threads,
     })
 }
 
 pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let options = options(args)?;
+    let bounds = overrides(Some(&args.bounds), None)?;
     let mut config = ModelConfig::load(&args.model)?;
-    if let Some(r) = &args.records {
-        config.bounds.records = number("--records", r, 1, MAX_RECORDS as u64)? as usize;
-    }
-    if let Some(t) = &args.transactions {
-        config.bounds.transactions = number("--transactions", t, 1, 255)? as usize;
-    }
+    bounds.apply(&mut config.bounds);
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {
         if started.elapsed().as_secs() >= 1 {

@@ -1,6 +1,6 @@
 //! Every limit an input may ask for, in one place: the model file's
-//! fields and the trace format's ids are checked against these, so a
-//! limit changes here or nowhere.
+//! fields, the trace format's ids and the command-line flags are all
+//! checked against these, so a limit changes here or nowhere.
 
 /// Records in a store: the protocol's bitset capacity, and so the largest
 /// record bound and the record ids a trace may name (`0..MAX_RECORDS`).
@@ -19,3 +19,9 @@ pub const MAX_TOOLS: usize = 256;
 /// Keeps the interned strings of a configuration far below the symbol
 /// table's 65,536 (four strings a template).
 pub const MAX_TEMPLATES: usize = 4096;
+/// Worker threads a run may ask for.
+pub const MAX_THREADS: usize = 1024;
+/// Random walks one `random` run may ask for.
+pub const MAX_TRACES: u64 = 100_000_000;
+/// Steps one random walk may ask for.
+pub const MAX_STEPS: u64 = 100_000;

@@ -6,9 +6,11 @@
 //! (close to the JSON, unknown fields refused), then validated into a
 //! [`ModelConfig`] against the [`limits`], then [`ModelConfig::compile`]d
 //! into the protocol's interned form. Every error is one line naming the
-//! file, the field path and the offending value.
+//! file, the field path and the offending value. [`flags`] validates the
+//! command line's bounds and thread count against the same limits.
 
 mod compile;
+pub mod flags;
 pub mod limits;
 mod model_config;
 mod raw;
@@ -20,6 +22,7 @@ mod wire;
 pub(crate) mod tests;
 
 pub use compile::Compiled;
+pub use flags::BoundOverrides;
 pub use model_config::{
     Bounds, Depth, Expect, Expectations, ModelConfig, ParentRule, Template, ToolConfig,
 };

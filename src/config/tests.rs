@@ -415,3 +415,55 @@ fn compile_interns_tools_first_and_templates_without_parents() {
     assert_eq!((p.window.from, p.window.to), (Some(1), Some(9)));
     assert_eq!(compiled.templates[1].owner, None);
 }
+
+#[test]
+fn command_line_bounds_obey_the_model_files_limits() {
+    let given = BoundOverrides::parse(Some("64"), Some(" 255"), Some("full")).unwrap();
+    let mut bounds = Bounds::default();
+    given.apply(&mut bounds);
+    assert_eq!(
+        (bounds.records, bounds.transactions, bounds.depth),
+        (64, 255, Depth::Full)
+    );
+    let mut bounds = Bounds::default();
+    BoundOverrides::parse(None, None, Some("0"))
+        .unwrap()
+        .apply(&mut bounds);
+    assert_eq!(
+        bounds,
+        Bounds {
+            depth: Depth::Bounded(0),
+            ..Bounds::default()
+        }
+    );
+    let refused = |r, t, d| BoundOverrides::parse(r, t, d).unwrap_err().0;
+    assert_eq!(
+        refused(Some("65"), None, None),
+        "--records: 65 is outside 1..=64"
+    );
+    assert_eq!(
+        refused(None, Some("256"), None),
+        "--transactions: 256 is outside 1..=255"
+    );
+    assert_eq!(
+        refused(None, Some("x"), None),
+        "--transactions: \"x\" is not a whole number"
+    );
+    assert_eq!(
+        refused(None, None, Some("1001")),
+        "--depth: \"1001\" is not a depth: a number of actions 0..=1000 or `full`"
+    );
+}
+
+#[test]
+fn the_thread_count_has_one_limit() {
+    assert_eq!(flags::threads("1024"), Ok(1024));
+    assert_eq!(
+        flags::threads("1025").unwrap_err().0,
+        "--threads: 1025 is outside 1..=1024"
+    );
+    assert_eq!(
+        flags::threads("0").unwrap_err().0,
+        "--threads: 0 is outside 1..=1024"
+    );
+}

@@ -5,13 +5,14 @@
 //! It owns the error type ([`InputError`]: one line naming the file, the
 //! field path and the value), reading a file ([`read_text`]), JSON text to
 //! a value, finding the field a serde error is about ([`locate`]), refusing
-//! unknown fields through `#[serde(flatten)]` ([`fields`]) and the field
-//! validators ([`Validator`]). It knows no format's fields: those are
-//! config's and trace's.
+//! unknown fields through `#[serde(flatten)]` ([`fields`]), the field
+//! validators ([`Validator`]) and the command-line number reader
+//! ([`flag`]). It knows no format's fields: those are config's and trace's.
 
 mod error;
 pub(crate) mod fields;
 mod file;
+pub(crate) mod flag;
 pub(crate) mod locate;
 mod validator;
 

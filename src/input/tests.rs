@@ -1,7 +1,8 @@
-//! The input layer on its own: reading files, and unknown fields refused
-//! through `flatten` in serde's own words.
+//! The input layer on its own: reading files, command-line numbers, and
+//! unknown fields refused through `flatten` in serde's own words.
 
 use super::fields::{KnownFields, OnlyKnownFields};
+use super::flag::whole_number;
 use super::locate::{locate, Schema};
 use super::*;
 use serde::Deserialize;
@@ -104,6 +105,21 @@ fn files_are_read_with_one_line_errors() {
     );
     assert_eq!(read_bytes(&latin1).unwrap().len(), 16);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn command_line_numbers_are_whole_and_in_range() {
+    assert_eq!(whole_number("--n", " 7 ", 1, 9), Ok(7));
+    assert_eq!(
+        whole_number("--n", "0", 1, 9).unwrap_err().message(),
+        "--n: 0 is outside 1..=9"
+    );
+    for text in ["x", "-1", "1.5", "99999999999999999999999", ""] {
+        assert_eq!(
+            whole_number("--n", text, 1, 9).unwrap_err().message(),
+            format!("--n: {text:?} is not a whole number")
+        );
+    }
 }
 
 #[test]

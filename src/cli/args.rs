@@ -1,0 +1,62 @@
+//! The flags several commands share, each declared once: the record and
+//! transaction bounds (`check`, `random`), the depth (`check`, `diff`)
+//! and the thread count (`check`, `random`, `diff`). Values are taken as
+//! text and validated by [`crate::config::flags`] against the limits the
+//! model file obeys, so a bad one gets the usual one-line error.
+
+use super::CliError;
+use crate::config::flags::{self, BoundOverrides};
+use crate::config::limits::{MAX_DEPTH, MAX_RECORDS, MAX_THREADS, MAX_TRANSACTIONS};
+use clap::Args;
+
+/// `--records N --transactions N`.
+#[derive(Debug, Args)]
+pub struct BoundArgs {
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("Override the record bound (tool actions included), 1..={MAX_RECORDS}"))]
+    pub records: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("Override the transaction bound, 1..={MAX_TRANSACTIONS}"))]
+    pub transactions: Option<String>,
+}
+
+/// `--depth N|full`.
+#[derive(Debug, Args)]
+pub struct DepthArg {
+    #[arg(long, value_name = "N|full", allow_hyphen_values = true,
+          help = format!("Override the depth bound: a number of actions, 0..={MAX_DEPTH}, \
+                          or `full` to explore until a level adds no new state"))]
+    pub depth: Option<String>,
+}
+
+/// `--threads N`.
+#[derive(Debug, Args)]
+pub struct ThreadsArg {
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("Worker threads, 1..={MAX_THREADS} (default: every core). \
+                          Counts and traces do not depend on it"))]
+    pub threads: Option<String>,
+}
+
+/// The bound overrides a command takes: records and transactions from
+/// `bounds`, the depth from `depth`.
+pub fn overrides(
+    bounds: Option<&BoundArgs>,
+    depth: Option<&DepthArg>,
+) -> Result<BoundOverrides, CliError> {
+    Ok(BoundOverrides::parse(
+        bounds.and_then(|b| b.records.as_deref()),
+        bounds.and_then(|b| b.transactions.as_deref()),
+        depth.and_then(|d| d.depth.as_deref()),
+    )?)
+}
+
+impl ThreadsArg {
+    /// The thread count: the flag's, or one a core.
+    pub fn count(&self) -> Result<usize, CliError> {
+        match &self.threads {
+            Some(text) => Ok(flags::threads(text)?),
+            None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        }
+    }
+}
