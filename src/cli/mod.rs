@@ -11,17 +11,17 @@
 mod args;
 pub mod check;
 pub mod diff;
+mod exit;
 pub mod explore;
 mod files;
 mod output;
 pub mod random;
 pub mod replay;
 
+pub use exit::{CliError, Verdict};
 pub use output::print;
 
-use crate::input::InputError;
 use clap::{Parser, Subcommand};
-use std::fmt;
 
 /// memtx-check: a model checker and invariant verifier for the MemTX
 /// transactional belief-commit protocol.
@@ -49,46 +49,6 @@ pub enum Command {
     /// Serve stateright's web explorer for a model, or open it on a
     /// trace's last state (prints the deep link).
     Explore(explore::ExploreArgs),
-}
-
-/// What a run concluded; its exit code is 0 or 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Every property checked holds.
-    Holds,
-    /// Some property is violated.
-    Violated,
-}
-
-impl Verdict {
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Holds => 0,
-            Verdict::Violated => 1,
-        }
-    }
-}
-
-/// Bad input or a failed write: one line, exit code 2.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CliError(pub String);
-
-impl CliError {
-    pub const EXIT_CODE: u8 = 2;
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CliError {}
-
-impl From<InputError> for CliError {
-    fn from(e: InputError) -> Self {
-        CliError(e.0)
-    }
 }
 
 /// Runs the parsed command line.

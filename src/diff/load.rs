@@ -1,13 +1,26 @@
-//! Loading one side of a diff: a saved check (`summary.json` and the
-//! `growth.csv` beside it, read with this module's own types) or a model
-//! configuration, checked now.
+//! One side of a diff, [`Side`] with its levels and verdicts, and loading
+//! it: a saved check (`summary.json` and the `growth.csv` beside it, read
+//! with this module's own types) or a model configuration, checked now.
 
-use super::{Level, Verdict};
 use crate::check::{self, CheckOptions};
 use crate::config::{Depth, ModelConfig};
 use crate::input::{read_bytes, read_text, InputError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+/// One property's verdict as a check reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub name: String,
+    /// `invariant` or `companion`.
+    pub kind: String,
+    /// `holds`, `violated`, `reached` or `not_reached`.
+    pub verdict: String,
+    pub depth: Option<usize>,
+}
+
+/// Per depth: new states, total states, transitions, total transitions.
+pub type Level = (usize, u64, u64, u64, u64);
 
 /// One check result, whatever it came from.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,23 +11,9 @@
 
 mod load;
 
-pub use load::{load_side, Side};
+pub use load::{load_side, Level, Side, Verdict};
 
 use std::fmt::Write as _;
-
-/// One property's verdict as a check reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    pub name: String,
-    /// `invariant` or `companion`.
-    pub kind: String,
-    /// `holds`, `violated`, `reached` or `not_reached`.
-    pub verdict: String,
-    pub depth: Option<usize>,
-}
-
-/// Per depth: new states, total states, transitions, total transitions.
-pub type Level = (usize, u64, u64, u64, u64);
 
 /// What the two sides disagree on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
