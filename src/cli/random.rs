@@ -17,7 +17,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Numbers are taken as text and checked by [`whole_number`], so that a
+/// Numbers are taken as text and checked by `input::flag::whole_number`, so that a
 /// bad value gets the one-line error every bad input gets.
 #[derive(Debug, Args)]
 pub struct RandomArgs {

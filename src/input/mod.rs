@@ -4,10 +4,10 @@
 //!
 //! It owns the error type ([`InputError`]: one line naming the file, the
 //! field path and the value), reading a file ([`read_text`]), JSON text to
-//! a value, finding the field a serde error is about ([`locate`]), refusing
-//! unknown fields through `#[serde(flatten)]` ([`fields`]), the field
-//! validators ([`Validator`]) and the command-line number reader
-//! ([`flag`]). It knows no format's fields: those are config's and trace's.
+//! a value, finding the field a serde error is about (`locate`), refusing
+//! unknown fields through `#[serde(flatten)]` (`fields`), the field
+//! validators (`Validator`) and the command-line number reader
+//! (`flag`). It knows no format's fields: those are config's and trace's.
 
 mod error;
 pub(crate) mod fields;

@@ -4,9 +4,10 @@
 //! violation the trace demonstrates, if any. One format for
 //! counterexamples, random-trace failures and hand-written scenarios.
 //!
-//! [`parse`] reads and validates a trace, [`write`] writes one back,
-//! [`ops`] converts steps to and from protocol operations, and [`itf`]
-//! exports a replayed trace in the Informal Trace Format.
+//! [`Trace`] and its steps are defined in `document`; `parse` reads and
+//! validates a trace, `write` writes one back, `ops` converts steps to and
+//! from protocol operations, and [`itf`] exports a replayed trace in the
+//! Informal Trace Format.
 
 mod document;
 pub mod itf;
