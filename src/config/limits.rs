@@ -6,6 +6,10 @@
 /// record bound and the record ids a trace may name (`0..MAX_RECORDS`).
 pub use crate::protocol::MAX_RECORDS;
 
+/// The most bytes an input file (a model, a trace, a saved report) may
+/// hold; the input layer reads no further.
+pub use crate::input::MAX_INPUT_BYTES;
+
 /// The largest transaction bound: transaction ids are bytes.
 pub const MAX_TRANSACTIONS: usize = 255;
 /// The largest transaction id a trace may name.

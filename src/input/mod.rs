@@ -3,7 +3,8 @@
 //! flag are judged the same way.
 //!
 //! It owns the error type ([`InputError`]: one line naming the file, the
-//! field path and the value), reading a file ([`read_text`]), JSON text to
+//! field path and the value), reading a file ([`read_text`]: regular files
+//! only, at most [`MAX_INPUT_BYTES`]), JSON text to
 //! a value, finding the field a serde error is about (`locate`), refusing
 //! unknown fields through `#[serde(flatten)]` (`fields`), the field
 //! validators (`Validator`) and the command-line number reader
@@ -18,7 +19,7 @@ mod validator;
 
 pub use error::InputError;
 pub(crate) use file::{parse_json, stem};
-pub use file::{read_bytes, read_text};
+pub use file::{read_bytes, read_text, MAX_INPUT_BYTES};
 pub(crate) use validator::Validator;
 
 #[cfg(test)]

@@ -130,3 +130,50 @@ fn errors_are_one_line_with_the_path_when_there_is_one() {
     );
     assert_eq!(InputError::at("m.json", "", "bad").message(), "m.json: bad");
 }
+
+#[test]
+fn only_regular_files_are_read_and_only_up_to_the_limit() {
+    let dir = std::env::temp_dir().join(format!("memtx-input-kinds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A device that never ends: refused before a byte is read.
+    assert_eq!(
+        read_bytes(std::path::Path::new("/dev/zero"))
+            .unwrap_err()
+            .message(),
+        "/dev/zero: cannot read: a character device is not a regular file \
+         (inputs are read from regular files only)"
+    );
+    // A FIFO: opening it would wait for a writer forever.
+    let fifo = dir.join("model.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(
+        read_text(&fifo).unwrap_err().message(),
+        format!(
+            "{}: cannot read: a FIFO is not a regular file (inputs are read from regular files only)",
+            fifo.display()
+        )
+    );
+    assert!(read_text(&dir)
+        .unwrap_err()
+        .message()
+        .ends_with("cannot read: a directory is not a regular file (inputs are read from regular files only)"));
+    // A (sparse) file one byte past the limit.
+    let big = dir.join("big.json");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(MAX_INPUT_BYTES + 1).unwrap();
+    assert_eq!(
+        read_bytes(&big).unwrap_err().message(),
+        format!(
+            "{}: cannot read: 67108865 bytes is more than the 64 MiB an input file may hold",
+            big.display()
+        )
+    );
+    file.set_len(MAX_INPUT_BYTES).unwrap();
+    assert_eq!(read_bytes(&big).unwrap().len() as u64, MAX_INPUT_BYTES);
+    let _ = std::fs::remove_dir_all(&dir);
+}
