@@ -11,6 +11,7 @@ pub mod explore;
 pub mod input;
 pub mod invariants;
 pub mod model;
+pub mod outputs;
 pub mod protocol;
 pub mod random;
 pub mod replay;

@@ -5,7 +5,7 @@
 //! with each counterexample step by step.
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
-use super::files::{write, write_counterexample};
+use super::files::{report_dir, write, write_counterexample};
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
@@ -52,10 +52,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
             heartbeat: Some(Box::new(heartbeat_line)),
         },
     );
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("reports").join(&config.name));
+    let out = report_dir(args.out.as_deref(), &config.name)?;
     let written = write_counterexamples(&report, &args.traces)?;
     write(
         &out.join("growth.csv"),

@@ -6,7 +6,7 @@
 //! a summary with the command that replays each failure.
 
 use super::args::{overrides, BoundArgs, ThreadsArg};
-use super::files::{write, write_counterexample};
+use super::files::{report_dir, write, write_counterexample};
 use super::{print, CliError, Verdict};
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::config::ModelConfig;
@@ -75,10 +75,7 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         }
     };
     let report = random::run(&config, &options, Some(&progress));
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("reports").join(&config.name));
+    let out = report_dir(args.out.as_deref(), &config.name)?;
     let written = write_failures(&report, &args.traces_dir)?;
     let csv_path = out.join("random.csv");
     let summary_path = out.join("random-summary.json");

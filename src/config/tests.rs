@@ -467,3 +467,43 @@ fn the_thread_count_has_one_limit() {
         "--threads: 0 is outside 1..=1024"
     );
 }
+
+#[test]
+fn a_model_name_is_a_plain_file_name() {
+    // The name becomes reports/NAME/ and traces/NAME-*.json (issue 13.2).
+    for bad in [
+        "../../../escape",
+        "/tmp/escape",
+        "a/b",
+        "..",
+        ".hidden",
+        "",
+        "two words",
+        "caf\u{e9}",
+    ] {
+        let text = format!(r#"{{"name": {}}}"#, serde_json::Value::from(bad));
+        assert_one_line(&err(&text), &["name: ", "is not a model name", "does not start with '.'"]);
+    }
+    assert_eq!(
+        err(r#"{"name": "a/../x"}"#),
+        "models/x.json: name: \"a/../x\" is not a model name: it holds '/' \
+         (a name is 1 to 100 of the characters A-Z a-z 0-9 . _ - and does not start with '.')"
+    );
+    for good in ["default", "no-gate", "v1.2_x", "A-9"] {
+        let text = format!(r#"{{"name": "{good}"}}"#);
+        assert_eq!(ModelConfig::parse(&text, "m.json").unwrap().name, good);
+    }
+    // Without a `name`, the file's stem must obey the same rule.
+    let e = ModelConfig::parse("{}", "models/.hidden.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("models/.hidden.json: name: missing, and the file's stem \".hidden\"")
+            && e.ends_with("give a `name`"),
+        "{e}"
+    );
+    assert_eq!(
+        ModelConfig::parse("{}", "models/my-model.json").unwrap().name,
+        "my-model"
+    );
+}

@@ -44,10 +44,8 @@ pub(crate) fn validate_config(
     default_name: &str,
 ) -> Result<ModelConfig, InputError> {
     let raw: RawConfig = v.raw(value)?;
-    let name = match raw.name {
-        Some(name) => v.name("name", Some(name))?,
-        None => default_name.to_owned(),
-    };
+    // The name becomes `reports/NAME/` and `traces/NAME-*.json`.
+    let name = v.model_name("name", raw.name, default_name)?;
     let agents = match raw.agents {
         Some(a) => v.int_in("agents", a, 1, MAX_AGENTS as i64)? as u8,
         None => 2,

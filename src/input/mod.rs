@@ -7,7 +7,8 @@
 //! only, at most [`MAX_INPUT_BYTES`]), JSON text to
 //! a value, finding the field a serde error is about (`locate`), refusing
 //! unknown fields through `#[serde(flatten)]` (`fields`), the field
-//! validators (`Validator`) and the command-line number reader
+//! validators (`Validator`), the rule for names that become file names
+//! ([`name_problem`]) and the command-line number reader
 //! (`flag`). It knows no format's fields: those are config's and trace's.
 
 mod error;
@@ -15,11 +16,13 @@ pub(crate) mod fields;
 mod file;
 pub(crate) mod flag;
 pub(crate) mod locate;
+mod name;
 mod validator;
 
 pub use error::InputError;
 pub(crate) use file::{parse_json, stem};
 pub use file::{read_bytes, read_text, MAX_INPUT_BYTES};
+pub use name::{name_problem, MAX_NAME_LEN, NAME_RULE};
 pub(crate) use validator::Validator;
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! helpers as a template in a model.
 
 use super::locate::{join, locate, Schema};
+use super::name::{name_problem, NAME_RULE};
 use super::InputError;
 use serde_json::Value;
 
@@ -109,6 +110,36 @@ impl Validator {
         }
     }
 
+    /// A model's name, which becomes a folder and file names: `given`, or
+    /// else `default` (the file's stem), either obeying the name rule.
+    pub fn model_name(
+        &self,
+        path: &str,
+        given: Option<String>,
+        default: &str,
+    ) -> Result<String, InputError> {
+        match given {
+            Some(name) => match name_problem(&name) {
+                None => Ok(name),
+                Some(why) => Err(self.err(
+                    path,
+                    format!("{} is not a model name: {why} ({NAME_RULE})", quoted(&name)),
+                )),
+            },
+            None => match name_problem(default) {
+                None => Ok(default.to_owned()),
+                Some(why) => Err(self.err(
+                    path,
+                    format!(
+                        "missing, and the file's stem {} is not a model name: {why} ({NAME_RULE}); \
+                         give a `name`",
+                        quoted(default)
+                    ),
+                )),
+            },
+        }
+    }
+
     /// A non-empty name.
     pub fn name(&self, path: &str, name: Option<String>) -> Result<String, InputError> {
         let name = self.required(path, name)?;
@@ -118,4 +149,9 @@ impl Validator {
             Ok(name)
         }
     }
+}
+
+/// A string as JSON writes it, shortened if long.
+fn quoted(s: &str) -> String {
+    super::locate::show(&Value::String(s.to_owned()))
 }

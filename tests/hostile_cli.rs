@@ -1,0 +1,115 @@
+//! Hostile input at the command line (issue 13): each case ends with one
+//! line on stderr and exit 2, no panic, nothing written outside the
+//! chosen folders. The in-process fuzz test is `tests/fuzz_inputs.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every file under `dir`, relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Exit 2 and exactly one line on stderr, which contains every needle.
+fn assert_refused(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("memtx-check: error: "), "{stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "{stderr:?} lacks {needle:?}");
+    }
+}
+
+#[test]
+fn a_model_name_cannot_lead_outside_the_chosen_folders() {
+    let dir = scratch("names");
+    let cwd = dir.join("a/b/c");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let absolute = dir.join("absolute-escape");
+    for (file, name) in [
+        ("up.json", "../../../escape".to_owned()),
+        ("abs.json", absolute.display().to_string()),
+    ] {
+        let model = cwd.join(file);
+        std::fs::write(
+            &model,
+            format!(
+                r#"{{"name": {}, "bounds": {{"depth": 1}}}}"#,
+                serde_json::Value::from(name.as_str())
+            ),
+        )
+        .unwrap();
+        // With default folders, and with both folders given.
+        for extra in [vec![], vec!["--out", "o", "--traces", "t"]] {
+            let out = bin()
+                .current_dir(&cwd)
+                .arg("check")
+                .arg(&model)
+                .args(&extra)
+                .output()
+                .unwrap();
+            assert_refused(&out, &[file, "name: ", "is not a model name"]);
+        }
+    }
+    assert_eq!(files_under(&dir), ["a/b/c/abs.json", "a/b/c/up.json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_fifo_or_a_device_is_not_read() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("model.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let started = Instant::now();
+    let mut child = bin()
+        .arg("check")
+        .arg(&fifo)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Before the fix the child waited for a writer forever.
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("check on a FIFO still waits after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_refused(&out, &["model.json: cannot read: a FIFO is not a regular file"]);
+    let out = bin().args(["replay", "/dev/zero"]).output().unwrap();
+    assert_refused(
+        &out,
+        &["/dev/zero: cannot read: a character device is not a regular file"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
