@@ -482,7 +482,10 @@ fn a_model_name_is_a_plain_file_name() {
         "caf\u{e9}",
     ] {
         let text = format!(r#"{{"name": {}}}"#, serde_json::Value::from(bad));
-        assert_one_line(&err(&text), &["name: ", "is not a model name", "does not start with '.'"]);
+        assert_one_line(
+            &err(&text),
+            &["name: ", "is not a model name", "does not start with '.'"],
+        );
     }
     assert_eq!(
         err(r#"{"name": "a/../x"}"#),
@@ -503,7 +506,55 @@ fn a_model_name_is_a_plain_file_name() {
         "{e}"
     );
     assert_eq!(
-        ModelConfig::parse("{}", "models/my-model.json").unwrap().name,
+        ModelConfig::parse("{}", "models/my-model.json")
+            .unwrap()
+            .name,
         "my-model"
     );
+}
+
+#[test]
+fn a_struct_is_an_object_never_a_sequence() {
+    // serde read structs from sequences, positionally (issue 13.5).
+    assert_eq!(err("[]"), "models/x.json: [] is not an object");
+    assert_eq!(
+        err(r#"{"bounds": [2, 2, 3]}"#),
+        "models/x.json: bounds: [2,2,3] is not an object"
+    );
+    assert_eq!(
+        err(r#"{"tools": [["issue_refund", true]]}"#),
+        "models/x.json: tools[0]: [\"issue_refund\",true] is not an object"
+    );
+    assert_eq!(
+        err(r#"{"variant": ["review"]}"#),
+        "models/x.json: variant: [\"review\"] is not an object"
+    );
+    assert_eq!(
+        err(r#"{"expect": ["holds", "holds", "holds"]}"#),
+        "models/x.json: expect: [\"holds\",\"holds\",\"holds\"] is not an object"
+    );
+}
+
+#[test]
+fn a_key_given_twice_is_refused_with_its_path() {
+    // serde_json kept the last of two equal keys (issue 13.5).
+    assert_eq!(
+        err(r#"{"name": "a", "name": "b"}"#),
+        "models/x.json: name: given twice (\"a\", then \"b\") (line 1, column 26); \
+         a key may appear only once"
+    );
+    assert_one_line(
+        &err(r#"{"bounds": {"depth": 10, "depth": 2}}"#),
+        &["bounds.depth: given twice (10, then 2)"],
+    );
+    assert_one_line(
+        &err(&template_with(r#""scope": "private""#)),
+        &["templates[0].scope: given twice (\"shared\", then \"private\")"],
+    );
+    // Equal keys in different objects are fine.
+    ModelConfig::parse(
+        r#"{"tools": [{"name": "a", "irreversible": true}, {"name": "b", "irreversible": true}]}"#,
+        "m.json",
+    )
+    .unwrap();
 }

@@ -4,7 +4,7 @@
 
 use crate::check::{self, CheckOptions};
 use crate::config::{Depth, ModelConfig};
-use crate::input::{read_bytes, read_text, InputError};
+use crate::input::{from_value, parse_json, read_bytes, read_text, InputError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -96,7 +96,8 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
     }
     let origin = summary_path.display().to_string();
     let text = read_text(&summary_path)?;
-    let s: SummaryIn = serde_json::from_str(&text)
+    // Parsed as every input is: each key once, structs from objects only.
+    let s: SummaryIn = from_value(&parse_json(&text, &origin)?)
         .map_err(|e| InputError(format!("{origin}: not a check summary: {e}")))?;
     let growth = summary_path.with_file_name("growth.csv");
     Ok(Side {

@@ -1,4 +1,4 @@
-//! Input files to text and JSON values. Every file an input names (a
+//! Input files to bytes and text. Every file an input names (a
 //! model, a trace, a saved summary or growth.csv) is read by
 //! [`read_bytes`], so a rule about what may be read is written once, here:
 //! only a regular file, and at most [`MAX_INPUT_BYTES`] of it. A FIFO would
@@ -97,11 +97,6 @@ fn kind(meta: &Metadata) -> &'static str {
 
 fn cannot_read(path: &Path, e: impl std::fmt::Display) -> InputError {
     InputError(format!("{}: cannot read: {e}", path.display()))
-}
-
-/// JSON text to a value; malformed JSON names line and column.
-pub(crate) fn parse_json(text: &str, origin: &str) -> Result<serde_json::Value, InputError> {
-    serde_json::from_str(text).map_err(|e| InputError(format!("{origin}: malformed JSON: {e}")))
 }
 
 /// The file stem of `origin`, the default name of what it holds.

@@ -8,6 +8,7 @@
 //! when that key is known and its value has the right type; required fields
 //! are checked afterwards, by validation, which knows the path anyway.
 
+use super::strict::from_value;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -37,13 +38,13 @@ pub(crate) fn index(path: &str, i: usize) -> String {
 /// Why `value` does not deserialize as `T`, as `path: message` with the
 /// innermost failing path; `None` when it does deserialize.
 pub(crate) fn locate<T: Schema>(value: &Value, path: &str) -> Option<String> {
-    let whole = T::deserialize(value).err()?;
+    let whole = from_value::<T>(value).err()?;
     let Value::Object(map) = value else {
         return Some(at(path, &format!("{} is not an object", show(value))));
     };
     for (key, v) in map {
         let single: Map<String, Value> = [(key.clone(), v.clone())].into_iter().collect();
-        if let Err(e) = T::deserialize(Value::Object(single)) {
+        if let Err(e) = from_value::<T>(&Value::Object(single)) {
             let sub = join(path, key);
             if let Some(deeper) = T::locate_child(key, v, &sub) {
                 return Some(deeper);

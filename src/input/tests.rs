@@ -74,12 +74,55 @@ fn a_flattened_struct_refuses_unknown_fields_in_serdes_words() {
 
 #[test]
 fn a_flattened_struct_is_read_from_an_object_only() {
-    // serde reads a plain struct from an array, field by field; a
-    // flattened one is refused, as every raw struct should be.
+    // serde reads a plain struct from an array, field by field; the
+    // input layer refuses it, plain or flattened, at any depth.
     assert!(serde_json::from_value::<Plain>(json!([1, "x"])).is_ok());
+    for value in [
+        json!([1, "x"]),
+        json!([]),
+        json!(null),
+        json!("a"),
+        json!(3),
+    ] {
+        let shown = value.to_string();
+        for refused in [locate::<Plain>(&value, "at"), locate::<Flat>(&value, "at")] {
+            assert_eq!(refused.unwrap(), format!("at: {shown} is not an object"));
+        }
+        assert!(from_value::<Plain>(&value).is_err());
+    }
+    #[derive(Debug, Deserialize)]
+    struct Outer {
+        inner: Vec<Option<Plain>>,
+    }
+    assert!(from_value::<Outer>(&json!({"inner": [null, {"a": 1}]})).is_ok());
+    assert!(from_value::<Outer>(&json!({"inner": [null, [1]]})).is_err());
+    assert!(from_value::<Outer>(&json!([[]])).is_err());
+}
+
+#[test]
+fn json_keys_are_given_once_at_every_depth() {
     assert_eq!(
-        locate::<Flat>(&json!([1, "x"]), "at").unwrap(),
-        "at: [1,\"x\"] is not an object"
+        parse_json(r#"{"a": [{"b": 1}, {"b": {"c": 1, "c": [2]}}]}"#, "m.json")
+            .unwrap_err()
+            .message(),
+        "m.json: a[1].b.c: given twice (1, then [2]) (line 1, column 41); \
+         a key may appear only once"
+    );
+    assert_eq!(
+        parse_json(r#"{"b": 1, "a": {"b": 2}}"#, "m.json").unwrap(),
+        json!({"a": {"b": 2}, "b": 1})
+    );
+    let malformed = parse_json("{} x", "m.json").unwrap_err();
+    assert!(malformed
+        .message()
+        .starts_with("m.json: malformed JSON: trailing characters"));
+    let deep = "[".repeat(10_000);
+    let too_deep = parse_json(&deep, "m.json").unwrap_err();
+    assert!(too_deep.message().contains("recursion limit"), "{too_deep}");
+    // Numbers keep serde_json's reading.
+    assert_eq!(
+        parse_json("[-1, 18446744073709551615, 0.5, 1e3]", "m.json").unwrap(),
+        serde_json::from_str::<serde_json::Value>("[-1, 18446744073709551615, 0.5, 1e3]").unwrap()
     );
 }
 
@@ -158,10 +201,9 @@ fn only_regular_files_are_read_and_only_up_to_the_limit() {
             fifo.display()
         )
     );
-    assert!(read_text(&dir)
-        .unwrap_err()
-        .message()
-        .ends_with("cannot read: a directory is not a regular file (inputs are read from regular files only)"));
+    assert!(read_text(&dir).unwrap_err().message().ends_with(
+        "cannot read: a directory is not a regular file (inputs are read from regular files only)"
+    ));
     // A (sparse) file one byte past the limit.
     let big = dir.join("big.json");
     let file = std::fs::File::create(&big).unwrap();

@@ -51,7 +51,7 @@ impl Validator {
         if let Some(message) = locate::<T>(value, &self.prefix) {
             return Err(InputError(format!("{}: {message}", self.origin)));
         }
-        T::deserialize(value).map_err(|e| self.err("", e))
+        super::strict::from_value::<T>(value).map_err(|e| self.err("", e))
     }
 
     pub fn required<T>(&self, path: &str, value: Option<T>) -> Result<T, InputError> {

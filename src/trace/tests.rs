@@ -487,3 +487,31 @@ mod round_trip {
         }
     }
 }
+
+#[test]
+fn sequences_and_repeated_keys_are_refused_in_a_trace() {
+    // serde read a struct from a sequence: `"config": []` was a
+    // configuration of defaults (issue 13.5).
+    assert_eq!(
+        err(r#"{"config": [], "steps": []}"#),
+        "traces/x.json: config: [] is not an object"
+    );
+    assert_eq!(
+        err(r#"{"config": {"bounds": [2, 2, 3]}, "steps": []}"#),
+        "traces/x.json: config.bounds: [2,2,3] is not an object"
+    );
+    let step = r#"{"op": "open", "agent": 0, "tier": "low"}, {"op": "commit", "tx": 0, "tx": 1}"#;
+    assert_eq!(
+        err(&trace_text(step, "null")),
+        "traces/x.json: steps[1].tx: given twice (0, then 1) (line 1, column 172); \
+         a key may appear only once"
+    );
+    assert_eq!(
+        err(&trace_text(r#"["open", 0, "low"]"#, "null")),
+        "traces/x.json: steps[0]: [\"open\",0,\"low\"] is not an object"
+    );
+    assert_eq!(
+        err(&trace_text("", r#"["I1", 0, ""]"#)),
+        "traces/x.json: violation: [\"I1\",0,\"\"] is not an object"
+    );
+}
