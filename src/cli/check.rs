@@ -6,10 +6,10 @@
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{report_dir, write, write_counterexample};
+use super::model::load_model;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
-use crate::config::ModelConfig;
 use crate::engine::{LevelProgress, LevelStats};
 use crate::explore;
 use crate::replay::render_text;
@@ -42,7 +42,7 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
     let threads = args.threads.count()?;
-    let mut config = ModelConfig::load(&args.model)?;
+    let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let report = check::run(
         &config,

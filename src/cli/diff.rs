@@ -4,6 +4,7 @@
 //! every verdict), 1 when they differ, 2 for bad input, like diff(1).
 
 use super::args::{overrides, DepthArg, ThreadsArg};
+use super::model::warn;
 use super::{print, CliError, Verdict};
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::diff::{compare, load_side, render};
@@ -37,6 +38,8 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     let threads = args.threads.count()?;
     let load = |path: &PathBuf| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
     let (a, b) = (load(&args.before)?, load(&args.after)?);
+    warn(&a.warnings);
+    warn(&b.warnings);
     let differences = compare(&a, &b);
     print(&render(&a, &b, &differences))?;
     Ok(if differences.is_empty() {

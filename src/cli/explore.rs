@@ -4,8 +4,8 @@
 //! link that opens the explorer on the trace's last state. Serving blocks
 //! until the process is stopped.
 
+use super::model::load_model;
 use super::{print, CliError, Verdict};
-use crate::config::ModelConfig;
 use crate::explore::{self, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
 use crate::model::{MemtxModel, ModelSpec};
 use crate::trace::Trace;
@@ -59,7 +59,7 @@ pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
                 .model
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("models/default.json"));
-            let config = ModelConfig::load(&path)?;
+            let config = load_model(&path)?;
             let model = MemtxModel::new(ModelSpec::from_config(&config));
             let link = deep_link(&model, &[], &args.addr).ok_or_else(|| {
                 CliError(format!(

@@ -14,6 +14,7 @@ pub mod diff;
 mod exit;
 pub mod explore;
 mod files;
+mod model;
 mod output;
 pub mod random;
 pub mod replay;

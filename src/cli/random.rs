@@ -7,9 +7,9 @@
 
 use super::args::{overrides, BoundArgs, ThreadsArg};
 use super::files::{report_dir, write, write_counterexample};
+use super::model::load_model;
 use super::{print, CliError, Verdict};
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
-use crate::config::ModelConfig;
 use crate::input::flag::whole_number;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, RandomOptions, RandomReport};
@@ -66,7 +66,7 @@ pub fn options(args: &RandomArgs) -> Result<RandomOptions, CliError> {
 pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let options = options(args)?;
     let bounds = overrides(Some(&args.bounds), None)?;
-    let mut config = ModelConfig::load(&args.model)?;
+    let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {

@@ -558,3 +558,40 @@ fn a_key_given_twice_is_refused_with_its_path() {
     )
     .unwrap();
 }
+
+#[test]
+fn a_required_parent_that_can_never_exist_is_refused() {
+    // Every template requires a parent, so no record is ever staged
+    // (issue 13.6); a tool call needs a record as its basis too.
+    let only_required = r#"{"tools": [{"name": "t", "irreversible": true}], "templates": [
+        {"name": "digest", "kind": "summary", "entity": "e", "attribute": "a", "value": "v",
+         "confidence": 0.8, "scope": "shared", "parent": "required"},
+        {"name": "copy", "kind": "shared_copy", "entity": "e", "attribute": "b", "value": "v",
+         "confidence": 0.8, "scope": "shared", "parent": "required"}]}"#;
+    assert_eq!(
+        err(only_required),
+        "models/x.json: templates[0].parent: \"required\", but no record can ever exist to be \
+         the parent of template \"digest\": every template requires a parent (make one \"none\" \
+         or \"optional\")"
+    );
+    for rule in ["none", "optional"] {
+        let one_free = only_required.replacen("\"required\"", &format!("\"{rule}\""), 1);
+        ModelConfig::parse(&one_free, "m.json").unwrap();
+    }
+}
+
+#[test]
+fn a_model_without_templates_is_warned_about() {
+    let c = ModelConfig::parse("{}", "models/empty.json").unwrap();
+    assert_eq!(
+        c.warnings(),
+        [
+            "empty: templates: none, so no record is ever staged and no tool call has a basis: \
+          every invariant holds vacuously"
+        ]
+    );
+    assert!(ModelConfig::parse(FULL, "m.json")
+        .unwrap()
+        .warnings()
+        .is_empty());
+}

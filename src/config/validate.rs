@@ -7,7 +7,9 @@
 use super::limits::{
     MAX_AGENTS, MAX_DEPTH, MAX_RECORDS, MAX_TEMPLATES, MAX_TOOLS, MAX_TRANSACTIONS,
 };
-use super::model_config::{Bounds, Depth, Expectations, ModelConfig, Template, ToolConfig};
+use super::model_config::{
+    Bounds, Depth, Expectations, ModelConfig, ParentRule, Template, ToolConfig,
+};
 use super::raw::{RawBounds, RawConfig, RawExpect, RawTemplate, RawTool, RawVariant};
 use super::record::record_spec;
 use crate::input::locate::{index, show};
@@ -169,7 +171,49 @@ fn validate_templates(
         }
         templates.push(template);
     }
+    parents_can_exist(v, &templates)?;
     Ok(templates)
+}
+
+/// A template that requires a parent needs an existing record, and only a
+/// template staged without a parent makes the first (a tool call needs a
+/// visible record as its basis too). When every template requires one,
+/// none can ever be staged: refused, naming the first, rather than shown
+/// only as companions not reached.
+fn parents_can_exist(v: &Validator, templates: &[Template]) -> Result<(), InputError> {
+    if templates.iter().any(|t| t.parent != ParentRule::Required) {
+        return Ok(());
+    }
+    match templates.first() {
+        Some(first) => Err(v.err(
+            &format!("{}.parent", index("templates", 0)),
+            format!(
+                "\"required\", but no record can ever exist to be the parent of template \"{}\": \
+                 every template requires a parent (make one \"none\" or \"optional\")",
+                first.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+impl ModelConfig {
+    /// What is allowed but probably not meant, one line each: a model with
+    /// no templates stages no record, so its checks are vacuous.
+    pub fn warnings(&self) -> Vec<String> {
+        let origin = self
+            .source_path
+            .as_ref()
+            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
+        let mut warnings = Vec::new();
+        if self.templates.is_empty() {
+            warnings.push(format!(
+                "{origin}: templates: none, so no record is ever staged and no tool call has a \
+                 basis: every invariant holds vacuously"
+            ));
+        }
+        warnings
+    }
 }
 
 fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, InputError> {

@@ -37,6 +37,9 @@ pub struct Side {
     pub complete: bool,
     pub levels: Vec<Level>,
     pub properties: Vec<Verdict>,
+    /// A model file's warnings ([`ModelConfig::warnings`]); none for a
+    /// saved report.
+    pub warnings: Vec<String>,
 }
 
 impl Side {
@@ -92,7 +95,9 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
         if let Some(depth) = depth {
             config.bounds.depth = depth;
         }
-        return Ok(checked_now(&config, threads, path));
+        let mut side = checked_now(&config, threads, path);
+        side.warnings = config.warnings();
+        return Ok(side);
     }
     let origin = summary_path.display().to_string();
     let text = read_text(&summary_path)?;
@@ -119,6 +124,7 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
                 depth: p.depth,
             })
             .collect(),
+        warnings: Vec::new(),
     })
 }
 
@@ -171,5 +177,6 @@ fn checked_now(config: &ModelConfig, threads: usize, path: &Path) -> Side {
                 depth: p.outcome.depth(),
             })
             .collect(),
+        warnings: Vec::new(),
     }
 }

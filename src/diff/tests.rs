@@ -29,6 +29,7 @@ fn side(states: u64, i1: (&str, Option<usize>), companion: &str) -> Side {
                 depth: None,
             },
         ],
+        warnings: Vec::new(),
     }
 }
 
