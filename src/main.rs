@@ -1,18 +1,25 @@
 //! The `memtx-check` binary: parse the command line, dispatch, map the
 //! result to an exit code (0 holds, 1 violated, 2 bad input or usage).
 
-use clap::Parser;
-use memtx_check::cli::{self, Cli, CliError};
+use memtx_check::cli::{self, CliError, NotRun};
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match cli::parse_command_line(std::env::args_os()) {
+        Ok(cli) => cli,
+        // --help and --version: clap's own output and exit code.
+        Err(NotRun::Display(e)) => e.exit(),
+        Err(NotRun::Usage(line)) => return fail(&line),
+    };
     match cli::run(&cli) {
         Ok(verdict) => ExitCode::from(verdict.exit_code()),
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "memtx-check: error: {e}");
-            ExitCode::from(CliError::EXIT_CODE)
-        }
+        Err(e) => fail(&e.to_string()),
     }
+}
+
+/// One line on stderr, exit 2.
+fn fail(line: &str) -> ExitCode {
+    let _ = writeln!(std::io::stderr(), "memtx-check: error: {line}");
+    ExitCode::from(CliError::EXIT_CODE)
 }

@@ -158,3 +158,52 @@ fn silent_models_are_refused_or_warned_about() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn usage_errors_are_one_line_and_help_stays_whole() {
+    // clap printed 3 to 7 lines for these (issue 13.9).
+    for (args, needles) in [
+        (
+            vec!["check", "--bogus"],
+            vec!["'--bogus'", "usage: memtx-check check"],
+        ),
+        (vec!["random", "--seed"], vec!["'--seed <S>'"]),
+        (vec!["diff", "reports/default"], vec!["<AFTER>"]),
+        (vec!["check", "--expect=yes"], vec!["'yes'", "'--expect'"]),
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_refused(&out, &needles);
+    }
+    for args in [vec!["--help"], vec!["check", "--help"], vec!["--version"]] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with("memtx-check") || stdout.contains("Usage:"),
+            "{stdout}"
+        );
+    }
+    let help = bin().args(["check", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).lines().count() > 10);
+}
+
+#[test]
+fn every_command_shares_one_thread_limit() {
+    // check --threads 100000 took 14 s and 13 GB before the limit was
+    // shared (issue 13.4); every command now refuses it up front.
+    for args in [
+        vec!["check", "models/default.json"],
+        vec!["random", "models/default.json"],
+        vec!["diff", "reports/default", "models/default.json"],
+    ] {
+        let started = Instant::now();
+        let out = bin()
+            .args(&args)
+            .args(["--threads", "100000"])
+            .output()
+            .unwrap();
+        assert_refused(&out, &["--threads: 100000 is outside 1..=1024"]);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}

@@ -1,8 +1,8 @@
 //! The command line: clap's raw arguments, one file per subcommand, each
 //! turning its arguments into a run and returning a [`Verdict`]. `main`
 //! only parses, dispatches and maps the result to an exit code: 0 every
-//! property holds, 1 one is violated, 2 bad input or usage (clap exits 2
-//! on its own usage errors).
+//! property holds, 1 one is violated, 2 bad input or usage (a usage error
+//! is one line, [`parse_command_line`]).
 //!
 //! Adding a subcommand: a file here with an `Args` struct and a
 //! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a
@@ -18,9 +18,11 @@ mod model;
 mod output;
 pub mod random;
 pub mod replay;
+mod usage;
 
 pub use exit::{CliError, Verdict};
 pub use output::print;
+pub use usage::{parse_command_line, NotRun};
 
 use clap::{Parser, Subcommand};
 
