@@ -2,6 +2,7 @@
 //! result to an exit code (0 holds, 1 violated, 2 bad input or usage).
 
 use memtx_check::cli::{self, CliError, NotRun};
+use memtx_check::input::one_line;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -18,8 +19,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// One line on stderr, exit 2.
+/// One line on stderr (a path given on the command line may hold a
+/// newline), exit 2.
 fn fail(line: &str) -> ExitCode {
-    let _ = writeln!(std::io::stderr(), "memtx-check: error: {line}");
+    let _ = writeln!(std::io::stderr(), "memtx-check: error: {}", one_line(line));
     ExitCode::from(CliError::EXIT_CODE)
 }

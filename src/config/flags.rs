@@ -57,7 +57,7 @@ fn parse_depth(text: &str) -> Result<Depth, InputError> {
     }
     match text.parse::<usize>() {
         Ok(d) if d <= MAX_DEPTH => Ok(Depth::Bounded(d)),
-        _ => Err(InputError(format!(
+        _ => Err(InputError::new(format!(
             "--depth: {text:?} is not a depth: a number of actions 0..={MAX_DEPTH} or `full`"
         ))),
     }

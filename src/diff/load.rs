@@ -103,7 +103,7 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
     let text = read_text(&summary_path)?;
     // Parsed as every input is: each key once, structs from objects only.
     let s: SummaryIn = from_value(&parse_json(&text, &origin)?)
-        .map_err(|e| InputError(format!("{origin}: not a check summary: {e}")))?;
+        .map_err(|e| InputError::new(format!("{origin}: not a check summary: {e}")))?;
     let growth = summary_path.with_file_name("growth.csv");
     Ok(Side {
         origin: path.display().to_string(),
@@ -134,11 +134,11 @@ fn read_growth(path: &Path) -> Result<Vec<Level>, InputError> {
     let mut reader = csv::Reader::from_reader(bytes.as_slice());
     let mut levels = Vec::new();
     for (i, row) in reader.records().enumerate() {
-        let row = row.map_err(|e| InputError(format!("{origin}: {e}")))?;
+        let row = row.map_err(|e| InputError::new(format!("{origin}: {e}")))?;
         let field = |k: usize| -> Result<u64, InputError> {
             let value = row.get(k).unwrap_or("");
             value.parse().map_err(|_| {
-                InputError(format!(
+                InputError::new(format!(
                     "{origin}: row {}: field {k}: {value:?} is not a count",
                     i + 1
                 ))

@@ -8,21 +8,41 @@ use std::fmt;
 pub struct InputError(pub String);
 
 impl InputError {
-    /// `origin: path: message`, the path left out when empty; a message
-    /// of several lines is joined into one.
+    /// The error, its control characters escaped: a message quotes what
+    /// the input holds (a key, a value, a path), which may hold a newline.
+    pub fn new(message: impl fmt::Display) -> Self {
+        InputError(one_line(&message.to_string()))
+    }
+
+    /// `origin: path: message`, the path left out when empty.
     pub fn at(origin: &str, path: &str, message: impl fmt::Display) -> Self {
-        let message = message.to_string();
-        let one_line = message.lines().map(str::trim).collect::<Vec<_>>().join(" ");
         if path.is_empty() {
-            InputError(format!("{origin}: {one_line}"))
+            InputError::new(format!("{origin}: {message}"))
         } else {
-            InputError(format!("{origin}: {path}: {one_line}"))
+            InputError::new(format!("{origin}: {path}: {message}"))
         }
     }
 
     pub fn message(&self) -> &str {
         &self.0
     }
+}
+
+/// `text` on one line: every control character (a newline, a carriage
+/// return, a tab, an escape) written as its Rust escape.
+pub fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl fmt::Display for InputError {

@@ -96,7 +96,7 @@ fn kind(meta: &Metadata) -> &'static str {
 }
 
 fn cannot_read(path: &Path, e: impl std::fmt::Display) -> InputError {
-    InputError(format!("{}: cannot read: {e}", path.display()))
+    InputError::new(format!("{}: cannot read: {e}", path.display()))
 }
 
 /// The file stem of `origin`, the default name of what it holds.

@@ -9,8 +9,10 @@ use super::InputError;
 pub fn whole_number(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, InputError> {
     match text.trim().parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        Ok(n) => Err(InputError(format!("{flag}: {n} is outside {min}..={max}"))),
-        Err(_) => Err(InputError(format!(
+        Ok(n) => Err(InputError::new(format!(
+            "{flag}: {n} is outside {min}..={max}"
+        ))),
+        Err(_) => Err(InputError::new(format!(
             "{flag}: {text:?} is not a whole number"
         ))),
     }

@@ -22,12 +22,12 @@ pub(crate) fn parse_json(text: &str, origin: &str) -> Result<Value, InputError> 
     .deserialize(&mut de)
     .and_then(|value| de.end().map(|()| value));
     parsed.map_err(|e| match repeated.into_inner() {
-        Some(message) => InputError(format!(
+        Some(message) => InputError::new(format!(
             "{origin}: {message} (line {}, column {}); a key may appear only once",
             e.line(),
             e.column()
         )),
-        None => InputError(format!("{origin}: malformed JSON: {e}")),
+        None => InputError::new(format!("{origin}: malformed JSON: {e}")),
     })
 }
 

@@ -22,7 +22,7 @@ mod name;
 mod strict;
 mod validator;
 
-pub use error::InputError;
+pub use error::{one_line, InputError};
 pub(crate) use file::stem;
 pub use file::{read_bytes, read_text, MAX_INPUT_BYTES};
 pub(crate) use json::parse_json;

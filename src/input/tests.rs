@@ -92,7 +92,8 @@ fn a_flattened_struct_is_read_from_an_object_only() {
     }
     #[derive(Debug, Deserialize)]
     struct Outer {
-        inner: Vec<Option<Plain>>,
+        #[serde(rename = "inner")]
+        _inner: Vec<Option<Plain>>,
     }
     assert!(from_value::<Outer>(&json!({"inner": [null, {"a": 1}]})).is_ok());
     assert!(from_value::<Outer>(&json!({"inner": [null, [1]]})).is_err());
@@ -167,10 +168,12 @@ fn command_line_numbers_are_whole_and_in_range() {
 
 #[test]
 fn errors_are_one_line_with_the_path_when_there_is_one() {
+    // A message quotes the input, which may hold control characters.
     assert_eq!(
-        InputError::at("m.json", "a.b", "first\n  second").message(),
-        "m.json: a.b: first second"
+        InputError::at("m.json", "a.\nb", "first\n\tsecond\r\u{1b}").message(),
+        "m.json: a.\\nb: first\\n\\tsecond\\r\\u{1b}"
     );
+    assert_eq!(InputError::new("é ok").message(), "é ok");
     assert_eq!(InputError::at("m.json", "", "bad").message(), "m.json: bad");
 }
 

@@ -49,7 +49,7 @@ impl Validator {
     /// Deserializes `value` as `T`, or the error at its innermost path.
     pub fn raw<T: Schema>(&self, value: &Value) -> Result<T, InputError> {
         if let Some(message) = locate::<T>(value, &self.prefix) {
-            return Err(InputError(format!("{}: {message}", self.origin)));
+            return Err(InputError::new(format!("{}: {message}", self.origin)));
         }
         super::strict::from_value::<T>(value).map_err(|e| self.err("", e))
     }
