@@ -5,9 +5,10 @@
 //! committed, and action_safe in an external_action transaction.
 
 use super::conflict::Verdict;
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::{CommitOutcome, CommitResult, CommitStatus, ProtocolError, RecordVerdict};
+use super::operation::ProtocolError;
+use super::outcome::{CommitOutcome, CommitResult, CommitStatus, RecordVerdict};
 use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;

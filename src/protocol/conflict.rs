@@ -5,9 +5,9 @@
 //! then equal authority.
 
 use super::commit::{effective_authority, promote};
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::ProtocolError;
+use super::operation::ProtocolError;
 use super::record::{Kind, Reason, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;

@@ -3,9 +3,9 @@
 //! caller's own staging included), or when an external_action transaction's
 //! snapshot holds no action_safe record. Reversible tools pass.
 
+use super::dispatch::{Protocol, Tool};
 use super::lifecycle::Lifecycle;
-use super::machine::{Protocol, Tool};
-use super::ops::Refusal;
+use super::outcome::Refusal;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
 use super::variant::Ablation;

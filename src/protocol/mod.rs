@@ -11,10 +11,11 @@
 
 mod commit;
 mod conflict;
+mod dispatch;
 mod gate;
 mod lifecycle;
-mod machine;
-mod ops;
+mod operation;
+mod outcome;
 mod packed;
 mod record;
 mod record_set;
@@ -30,11 +31,11 @@ mod tests;
 pub use commit::{
     check_evidence, check_validity, effective_authority, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD,
 };
+pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
-pub use machine::{Protocol, Tool};
-pub use ops::{
-    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Op, Outcome, ProtocolError,
-    RecordVerdict, Refusal,
+pub use operation::{Op, ProtocolError};
+pub use outcome::{
+    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
 };
 pub use packed::StorePacker;
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};

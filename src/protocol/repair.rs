@@ -5,9 +5,10 @@
 //! is not allowed; tool actions compensated or leaked, and revoked), and
 //! each repair writes a rollback-log entry.
 
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::{Outcome, ProtocolError};
+use super::operation::ProtocolError;
+use super::outcome::Outcome;
 use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};

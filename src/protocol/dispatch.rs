@@ -4,7 +4,8 @@
 //! of their own.
 
 use super::lifecycle::Lifecycle;
-use super::ops::{GateOutcome, Op, Outcome, ProtocolError};
+use super::operation::{Op, ProtocolError};
+use super::outcome::{GateOutcome, Outcome};
 use super::record::{Hundredths, Kind, Proposal, Record, Scope};
 use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
 use super::store::Store;
