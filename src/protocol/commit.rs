@@ -20,19 +20,9 @@ pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
 /// Authority at which a source skips the confidence check, inclusive.
 pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
 
-/// The authority a record carries: its source's, or 0.5 without a source
-/// (card pitfalls, "A missing source is treated as authority 0.5").
-pub fn effective_authority(record: &Record) -> Hundredths {
-    if record.source().is_some() {
-        record.authority()
-    } else {
-        Hundredths::MISSING_SOURCE_AUTHORITY
-    }
-}
-
 /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
 pub fn check_evidence(record: &Record) -> bool {
-    record.confidence() >= EVIDENCE_THRESHOLD || effective_authority(record) >= AUTHORITY_BYPASS
+    record.confidence() >= EVIDENCE_THRESHOLD || record.effective_authority() >= AUTHORITY_BYPASS
 }
 
 /// Check 2: the window contains the logical now; without a clock it passes.
@@ -107,10 +97,10 @@ impl Protocol {
             return quarantine(store, id, Reason::UnstableDependency, superseded);
         }
         let external = store.txs[tx as usize].tier == Tier::ExternalAction;
-        promote(store, id, Lifecycle::Validated)?;
-        promote(store, id, Lifecycle::Committed)?;
+        store.move_to(id, Lifecycle::Validated)?;
+        store.move_to(id, Lifecycle::Committed)?;
         let result = if external {
-            promote(store, id, Lifecycle::ActionSafe)?;
+            store.move_to(id, Lifecycle::ActionSafe)?;
             CommitResult::ActionSafe
         } else {
             CommitResult::Committed
@@ -138,29 +128,13 @@ fn skipped(id: RecordId, result: CommitResult, reason: Option<Reason>) -> Record
     }
 }
 
-pub(in crate::protocol) fn promote(
-    store: &mut Store,
-    id: RecordId,
-    to: Lifecycle,
-) -> Result<(), ProtocolError> {
-    let record = &mut store.records[id as usize];
-    record.state = record
-        .state
-        .move_to(to)
-        .map_err(|illegal| ProtocolError::IllegalMove {
-            record: id,
-            illegal,
-        })?;
-    Ok(())
-}
-
 fn quarantine(
     store: &mut Store,
     id: RecordId,
     reason: Reason,
     superseded: RecordSet,
 ) -> Result<RecordVerdict, ProtocolError> {
-    promote(store, id, Lifecycle::Quarantined)?;
+    store.move_to(id, Lifecycle::Quarantined)?;
     store.records[id as usize].reason = Some(reason);
     Ok(RecordVerdict {
         id,

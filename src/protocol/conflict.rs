@@ -4,7 +4,6 @@
 //! decides: same value, stale late write (before authority), higher, lower,
 //! then equal authority.
 
-use super::commit::{effective_authority, promote};
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
@@ -67,7 +66,7 @@ impl Protocol {
         if stale_check && !snapshot.contains(rival_id) {
             return Verdict::Abort(Reason::StaleWrite);
         }
-        let (mine, theirs) = (effective_authority(candidate), effective_authority(rival));
+        let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
         if mine > theirs {
             Verdict::SupersedeOld
         } else if mine < theirs {
@@ -116,7 +115,7 @@ impl Protocol {
             .filter(|&r| store.records[r as usize].value() != value)
             .collect();
         for r in displaced.iter() {
-            promote(store, r, Lifecycle::Superseded)?;
+            store.move_to(r, Lifecycle::Superseded)?;
         }
         Ok(displaced)
     }

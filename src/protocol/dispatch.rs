@@ -147,21 +147,16 @@ impl Protocol {
         tx: TxId,
         proposal: Proposal,
     ) -> Result<Outcome, ProtocolError> {
-        let t = &store.txs[tx as usize];
+        let agent = store.txs[tx as usize].agent;
         let id = store.records.len() as RecordId;
-        let state = Lifecycle::Raw
-            .move_to(Lifecycle::Tentative)
-            .map_err(|illegal| ProtocolError::IllegalMove {
-                record: id,
-                illegal,
-            })?;
         store.records.push(Record {
-            owner: proposal.owner.unwrap_or(t.agent),
+            owner: proposal.owner.unwrap_or(agent),
             fields: proposal,
-            state,
+            state: Lifecycle::Raw,
             reason: None,
             tool: None,
         });
+        store.move_to(id, Lifecycle::Tentative)?;
         store.txs[tx as usize].staged.insert(id);
         Ok(Outcome::Staged { record: id })
     }

@@ -28,9 +28,7 @@ mod variant;
 #[cfg(test)]
 mod tests;
 
-pub use commit::{
-    check_evidence, check_validity, effective_authority, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD,
-};
+pub use commit::{check_evidence, check_validity, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{Op, ProtocolError};

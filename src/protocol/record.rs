@@ -222,6 +222,17 @@ impl Record {
     pub fn tool(&self) -> Option<u8> {
         self.tool
     }
+    /// The authority the record carries: its source's, or 0.5 without a
+    /// source (card pitfalls, "A missing source is treated as authority
+    /// 0.5"). Checks 1 and 3 read it.
+    pub(in crate::protocol) fn effective_authority(&self) -> Hundredths {
+        if self.source().is_some() {
+            self.authority()
+        } else {
+            Hundredths::MISSING_SOURCE_AUTHORITY
+        }
+    }
+
     /// The proposal this record was staged from (owner filled in).
     pub fn proposal(&self) -> Proposal {
         Proposal {

@@ -126,14 +126,7 @@ impl Protocol {
         horizon: u8,
         repairs: &mut Vec<(RecordId, Repair)>,
     ) -> Result<(), ProtocolError> {
-        let record = &mut store.records[id as usize];
-        let from = record.state;
-        record.state = from
-            .move_to(to)
-            .map_err(|illegal| ProtocolError::IllegalMove {
-                record: id,
-                illegal,
-            })?;
+        let from = store.move_to(id, to)?;
         store.registry.insert(id);
         store.log.push(LogEntry {
             record: id,

@@ -7,6 +7,7 @@
 //! checkers cannot reach it (DESIGN.md "invariants").
 
 use super::lifecycle::Lifecycle;
+use super::operation::ProtocolError;
 use super::record::Record;
 use super::record_set::{RecordId, RecordSet};
 use super::transaction::{Transaction, TxId};
@@ -114,6 +115,25 @@ impl Store {
             .filter(|(_, r)| r.state == state)
             .map(|(id, _)| id as RecordId)
             .collect()
+    }
+
+    /// Moves record `id` to `to` if the lifecycle allows it (card §3.1)
+    /// and returns the state it left; a refused move is the caller's
+    /// error, never silently ignored (DESIGN.md "Lifecycle moves").
+    pub(in crate::protocol) fn move_to(
+        &mut self,
+        id: RecordId,
+        to: Lifecycle,
+    ) -> Result<Lifecycle, ProtocolError> {
+        let record = &mut self.records[id as usize];
+        let from = record.state;
+        record.state = from
+            .move_to(to)
+            .map_err(|illegal| ProtocolError::IllegalMove {
+                record: id,
+                illegal,
+            })?;
+        Ok(from)
     }
 
     /// Every transitive ancestor of `id`, from the protocol's dependency
