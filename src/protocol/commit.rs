@@ -21,12 +21,12 @@ pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
 pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
 
 /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
-pub fn check_evidence(record: &Record) -> bool {
+fn check_evidence(record: &Record) -> bool {
     record.confidence() >= EVIDENCE_THRESHOLD || record.effective_authority() >= AUTHORITY_BYPASS
 }
 
 /// Check 2: the window contains the logical now; without a clock it passes.
-pub fn check_validity(record: &Record, clock: Option<i32>) -> bool {
+fn check_validity(record: &Record, clock: Option<i32>) -> bool {
     clock.is_none_or(|now| record.window().contains(now))
 }
 

@@ -28,7 +28,7 @@ mod variant;
 #[cfg(test)]
 mod tests;
 
-pub use commit::{check_evidence, check_validity, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
+pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{Op, ProtocolError};
@@ -40,7 +40,7 @@ pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};
-pub use transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
+pub use transaction::{Tier, Transaction, TxId, TxStatus};
 pub use variant::{
     Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };
