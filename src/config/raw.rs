@@ -6,7 +6,7 @@
 use super::locate::{locate, locate_in_list, Schema};
 use super::{Expect, ParentRule};
 use crate::protocol::{
-    Ablation, Kind, LaunderingParents, SameSourceTie, Scope, StaleCheckEmptySnapshot, Tier,
+    Kind, LaunderingParents, Mechanism, SameSourceTie, Scope, StaleCheckEmptySnapshot, Tier,
     ToolBasis,
 };
 use serde::Deserialize;
@@ -87,7 +87,7 @@ pub(crate) struct RawVariant {
     pub stale_check_empty_snapshot: Option<StaleCheckEmptySnapshot>,
     pub laundering_parents: Option<LaunderingParents>,
     pub tool_basis: Option<ToolBasis>,
-    pub ablate: Option<Vec<Ablation>>,
+    pub ablate: Option<Vec<Mechanism>>,
 }
 
 impl Schema for RawVariant {}

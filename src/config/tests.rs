@@ -2,7 +2,7 @@
 //! that name file, path and value, and the JSON round trip.
 
 use super::*;
-use crate::protocol::{Ablation, Hundredths, LaunderingParents, Scope, ToolBasis};
+use crate::protocol::{Hundredths, LaunderingParents, Mechanism, Scope, ToolBasis};
 
 const FULL: &str = r#"{
   "name": "refunds", "description": "refund desk",
@@ -87,8 +87,8 @@ fn full_configuration_reads_every_field() {
     assert_eq!(c.variant.laundering_parents, LaunderingParents::Any);
     assert_eq!(c.variant.tool_basis, ToolBasis::Snapshot);
     assert_eq!(
-        c.variant.ablations(),
-        vec![Ablation::Gate, Ablation::Cascade]
+        c.variant.ablated(),
+        vec![Mechanism::Gate, Mechanism::Cascade]
     );
     assert_eq!(c.expect.get(Invariant::I1), Some(Expect::Violated));
     assert_eq!(c.expect.get(Invariant::I2), None);

@@ -13,7 +13,7 @@ use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::{Tier, TxId, TxStatus};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 /// Confidence needed by check 1, inclusive (card §3.2).
 pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
@@ -78,10 +78,10 @@ impl Protocol {
         verifier_calls: &mut u32,
     ) -> Result<RecordVerdict, ProtocolError> {
         let record = store.records[id as usize];
-        if self.has(Ablation::Evidence) && !check_evidence(&record) {
+        if self.has(Mechanism::Evidence) && !check_evidence(&record) {
             return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY);
         }
-        if self.has(Ablation::Validity) && !check_validity(&record, self.clock) {
+        if self.has(Mechanism::Validity) && !check_validity(&record, self.clock) {
             return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY);
         }
         *verifier_calls += 1;
@@ -93,7 +93,7 @@ impl Protocol {
             // As in the card's pseudocode, superseding happens before check 4.
             Verdict::SupersedeOld => superseded = self.supersede_rivals(store, id)?,
         }
-        if self.has(Ablation::DependencyStability) && !dependencies_stable(store, id) {
+        if self.has(Mechanism::DependencyStability) && !dependencies_stable(store, id) {
             return quarantine(store, id, Reason::UnstableDependency, superseded);
         }
         let external = store.txs[tx as usize].tier == Tier::ExternalAction;

@@ -11,7 +11,7 @@ use super::record::{Kind, Reason, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::TxId;
-use super::variant::{Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot};
+use super::variant::{LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
 
 /// What check 3 decides for one candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl Protocol {
             return Verdict::Abort(Reason::RevokedParent);
         }
         // A private parent republished to a wider scope (card §3.2).
-        if self.has(Ablation::PermissionInheritance) && candidate.scope() != Scope::Private {
+        if self.has(Mechanism::PermissionInheritance) && candidate.scope() != Scope::Private {
             let laundered = candidate.derived_from().iter().any(|p| {
                 let parent = &store.records[p as usize];
                 let considered = match self.variant.laundering_parents {
@@ -48,7 +48,7 @@ impl Protocol {
                 return Verdict::Abort(Reason::PermissionLaundering);
             }
         }
-        if !self.has(Ablation::Conflict) {
+        if !self.has(Mechanism::Conflict) {
             return Verdict::Commit;
         }
         let Some(rival_id) = self.rivals(store, id).iter().next() else {

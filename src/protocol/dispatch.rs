@@ -11,7 +11,7 @@ use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
 use super::store::Store;
 use super::symbols::Sym;
 use super::transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
-use super::variant::{Ablation, ToolBasis, Variant};
+use super::variant::{Mechanism, ToolBasis, Variant};
 
 /// A domain tool: reversible tools pass the gate, irreversible ones wait
 /// (card §3.3).
@@ -220,7 +220,7 @@ impl Protocol {
         })
     }
 
-    pub(in crate::protocol) fn has(&self, mechanism: Ablation) -> bool {
+    pub(in crate::protocol) fn has(&self, mechanism: Mechanism) -> bool {
         self.variant.has(mechanism)
     }
 }

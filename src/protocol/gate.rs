@@ -8,7 +8,7 @@ use super::lifecycle::Lifecycle;
 use super::outcome::Refusal;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 impl Protocol {
     /// The gate's refusal for `tx` calling `tool`, or `None` when it allows.
@@ -18,7 +18,7 @@ impl Protocol {
         tx: TxId,
         tool: Tool,
     ) -> Option<Refusal> {
-        if !tool.irreversible || !self.has(Ablation::Gate) {
+        if !tool.irreversible || !self.has(Mechanism::Gate) {
             return None;
         }
         let t = &store.txs[tx as usize];

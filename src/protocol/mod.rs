@@ -42,5 +42,5 @@ pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};
 pub use transaction::{Tier, Transaction, TxId, TxStatus};
 pub use variant::{
-    Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
+    LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };

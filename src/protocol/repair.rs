@@ -13,7 +13,7 @@ use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{TxId, TxStatus};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 impl Protocol {
     /// Aborts an open transaction: every record it staged is retracted.
@@ -67,7 +67,7 @@ impl Protocol {
                 &mut repairs,
             )?;
         }
-        if !self.has(Ablation::Cascade) {
+        if !self.has(Mechanism::Cascade) {
             return Ok(repairs);
         }
         for id in store.descendants(roots).iter() {
@@ -76,7 +76,7 @@ impl Protocol {
             if state == Lifecycle::Revoked {
                 continue;
             }
-            let kind = if self.has(Ablation::TypedRepair) {
+            let kind = if self.has(Mechanism::TypedRepair) {
                 store.records[id as usize].kind()
             } else {
                 Kind::Belief

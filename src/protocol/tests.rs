@@ -39,8 +39,8 @@ impl World {
         }
     }
 
-    fn ablating(ablation: Ablation) -> Self {
-        Self::with(None, Variant::default().with_ablation(ablation))
+    fn ablating(ablation: Mechanism) -> Self {
+        Self::with(None, Variant::default().without(ablation))
     }
 
     /// A belief on `order841.refund_eligible` with the given value, from
@@ -225,7 +225,7 @@ fn a_missing_source_has_authority_one_half() {
 
 #[test]
 fn evidence_ablation_admits_low_confidence() {
-    let mut w = World::ablating(Ablation::Evidence);
+    let mut w = World::ablating(Mechanism::Evidence);
     let p = Proposal {
         confidence: Hundredths(10),
         ..w.belief("yes")
@@ -283,10 +283,7 @@ fn evidence_is_checked_before_validity() {
 
 #[test]
 fn validity_ablation_admits_expired_records() {
-    let mut w = World::with(
-        Some(20),
-        Variant::default().with_ablation(Ablation::Validity),
-    );
+    let mut w = World::with(Some(20), Variant::default().without(Mechanism::Validity));
     let p = Proposal {
         window: Window {
             from: None,
@@ -525,7 +522,7 @@ fn the_first_rival_in_id_order_decides() {
 
 #[test]
 fn conflict_ablation_lets_contradictions_coexist() {
-    let mut w = World::ablating(Ablation::Conflict);
+    let mut w = World::ablating(Mechanism::Conflict);
     let p = w.belief("no");
     let p = w.sourced(p, "crm", 10);
     let (old, new, c) = contest(&mut w, p);
@@ -625,7 +622,7 @@ fn laundering_checks_active_parents_in_the_code_and_any_parent_in_the_paper() {
 
 #[test]
 fn permission_inheritance_ablation_admits_laundering() {
-    let mut w = World::ablating(Ablation::PermissionInheritance);
+    let mut w = World::ablating(Mechanism::PermissionInheritance);
     let p = Proposal {
         scope: Scope::Private,
         ..w.slot("secret", "notes")
@@ -727,7 +724,7 @@ fn laundering_is_checked_before_the_same_slot_rules() {
         )
     );
     // Without the laundering rule, the same candidate loses on authority.
-    let mut w = World::ablating(Ablation::PermissionInheritance);
+    let mut w = World::ablating(Mechanism::PermissionInheritance);
     let p = Proposal {
         scope: Scope::Private,
         ..w.slot("secret", "notes")
@@ -801,7 +798,7 @@ fn dependency_stability_rejects_a_revoked_transitive_ancestor() {
 
 #[test]
 fn dependency_stability_ablation_commits_over_a_revoked_ancestor() {
-    let mut w = World::ablating(Ablation::DependencyStability);
+    let mut w = World::ablating(Mechanism::DependencyStability);
     let (child, c) = quarantined_parent_scenario(&mut w);
     assert_eq!(verdict(&c, child), (CommitResult::Committed, None));
 }
@@ -1044,7 +1041,7 @@ fn tentative_check_comes_before_action_safe_support() {
 
 #[test]
 fn gate_ablation_lets_irreversible_calls_through() {
-    let mut w = World::ablating(Ablation::Gate);
+    let mut w = World::ablating(Mechanism::Gate);
     let tx = w.open(0, Tier::ExternalAction);
     let p = w.belief("yes");
     w.stage(tx, p);
@@ -1287,7 +1284,7 @@ fn a_cascade_leaves_revoked_and_already_quarantined_records_as_they_are() {
 
 #[test]
 fn cascade_ablation_repairs_only_the_retracted_record() {
-    let mut w = World::ablating(Ablation::Cascade);
+    let mut w = World::ablating(Mechanism::Cascade);
     let p = w.belief("yes");
     let (root, _) = w.commit_one(0, Tier::Low, p);
     let p = Proposal {
@@ -1304,7 +1301,7 @@ fn cascade_ablation_repairs_only_the_retracted_record() {
 
 #[test]
 fn typed_repair_ablation_treats_every_descendant_as_a_belief() {
-    let mut w = World::ablating(Ablation::TypedRepair);
+    let mut w = World::ablating(Mechanism::TypedRepair);
     let p = w.belief("yes");
     let (root, _) = w.commit_one(0, Tier::Low, p);
     let p = Proposal {

@@ -10,7 +10,7 @@
 use super::strategy::{op, setup, AbstractOp, Setup};
 use super::{config, run};
 use crate::invariants::{self, Invariant, Violation};
-use crate::protocol::Ablation;
+use crate::protocol::Mechanism;
 use crate::replay::{replay, Declared};
 use crate::trace::{Step, Trace, TraceViolation};
 use proptest::collection::vec;
@@ -56,25 +56,25 @@ fn remove_singles(setup: &Setup, mut ops: Vec<AbstractOp>) -> Vec<AbstractOp> {
 
 /// A broken variant: name, ablation, snapshot tool basis, the invariants
 /// it may break.
-type Broken = (&'static str, Option<Ablation>, bool, &'static [Invariant]);
+type Broken = (&'static str, Option<Mechanism>, bool, &'static [Invariant]);
 
 const BROKEN: [Broken; 5] = [
-    ("no-gate", Some(Ablation::Gate), false, &[Invariant::I1]),
+    ("no-gate", Some(Mechanism::Gate), false, &[Invariant::I1]),
     (
         "no-dependency-stability",
-        Some(Ablation::DependencyStability),
+        Some(Mechanism::DependencyStability),
         false,
         &[Invariant::G3],
     ),
     (
         "no-cascade",
-        Some(Ablation::Cascade),
+        Some(Mechanism::Cascade),
         false,
         &[Invariant::I2, Invariant::G3],
     ),
     (
         "no-typed-repair",
-        Some(Ablation::TypedRepair),
+        Some(Mechanism::TypedRepair),
         false,
         &[Invariant::I2],
     ),

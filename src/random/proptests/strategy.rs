@@ -9,7 +9,7 @@
 
 use crate::config::{Compiled, ModelConfig};
 use crate::protocol::{
-    Ablation, Hundredths, Kind, Lifecycle, Op, Proposal, RecordSet, Scope, Store, Sym, Tier,
+    Hundredths, Kind, Lifecycle, Mechanism, Op, Proposal, RecordSet, Scope, Store, Sym, Tier,
     TxStatus, Window,
 };
 use proptest::collection::vec;
@@ -34,7 +34,7 @@ pub struct Setup {
     pub laundering_any: bool,
     pub basis_snapshot: bool,
     /// A mechanism removed (the ablation tests only).
-    pub ablation: Option<Ablation>,
+    pub ablation: Option<Mechanism>,
 }
 
 impl Setup {
