@@ -7,7 +7,8 @@
 //! Everything outside this module sees records, transactions and the
 //! rollback log through read-only accessors. The revocation registry and
 //! the dependency walks are private to it, so the invariant checkers cannot
-//! lean on the protocol's own bookkeeping.
+//! lean on the protocol's own bookkeeping; and they take a [`StoreView`],
+//! from which no store can be had to run the protocol on.
 
 mod commit;
 mod conflict;
@@ -24,6 +25,7 @@ mod store;
 mod symbols;
 mod transaction;
 mod variant;
+mod view;
 
 #[cfg(test)]
 mod tests;
@@ -44,3 +46,4 @@ pub use transaction::{Tier, Transaction, TxId, TxStatus};
 pub use variant::{
     LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };
+pub use view::StoreView;

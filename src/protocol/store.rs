@@ -2,7 +2,7 @@
 //! rollback log. It is the model checker's state, so it holds integers only.
 //!
 //! Records, transactions and the rollback log are readable by anyone
-//! (they are what the invariants inspect). The revocation registry is the
+//! (they are what the invariants inspect, through [`super::StoreView`]). The revocation registry is the
 //! protocol's own bookkeeping and is private to `protocol`: the invariant
 //! checkers cannot reach it (DESIGN.md "invariants").
 
@@ -87,7 +87,7 @@ impl Store {
     }
 
     pub fn record(&self, id: RecordId) -> Option<&Record> {
-        self.records.get(id as usize)
+        self.view().record(id)
     }
 
     pub fn transactions(&self) -> &[Transaction] {
@@ -95,7 +95,7 @@ impl Store {
     }
 
     pub fn transaction(&self, tx: TxId) -> Option<&Transaction> {
-        self.txs.get(tx as usize)
+        self.view().transaction(tx)
     }
 
     pub fn rollback_log(&self) -> &[LogEntry] {
@@ -104,7 +104,7 @@ impl Store {
 
     /// All record ids, `0..records().len()`.
     pub fn ids(&self) -> RecordSet {
-        RecordSet::below(self.records.len())
+        self.view().ids()
     }
 
     /// The ids of records in `state`.

@@ -25,9 +25,9 @@ fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)> {
         if s.result.is_err() {
             continue;
         }
-        let found = invariants::check_transition(ctx, &s.before, &s.op, &s.after)
+        let found = invariants::check_transition(ctx, s.before.view(), &s.op, s.after.view())
             .into_iter()
-            .chain(invariants::check_state(ctx, &s.after))
+            .chain(invariants::check_state(ctx, s.after.view()))
             .next();
         if let Some(v) = found {
             return Some((v, i));

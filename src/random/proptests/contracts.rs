@@ -25,10 +25,10 @@ pub fn check_step(
         }
         Ok(outcome) => outcome,
     };
-    if let Some(v) = invariants::check_transition(ctx, before, op, after) {
+    if let Some(v) = invariants::check_transition(ctx, before.view(), op, after.view()) {
         prop_assert!(false, "{:?}: {}", op, v);
     }
-    for v in invariants::check_state(ctx, after) {
+    for v in invariants::check_state(ctx, after.view()) {
         if g3_applies || v.invariant != Invariant::G3 {
             prop_assert!(false, "after {:?}: {}", op, v);
         }

@@ -112,7 +112,7 @@ proptest! {
         roots in any::<u64>(),
     ) {
         let store = run(&setup, &ops).1;
-        let graph = Graph::of(&store);
+        let graph = Graph::of(store.view());
         for id in store.ids().iter() {
             prop_assert_eq!(graph.ancestors(id), store.ancestors_for_tests(id), "ancestors of r{}", id);
             prop_assert_eq!(
