@@ -292,6 +292,33 @@ mod tests {
     }
 
     #[test]
+    fn a_record_without_a_source_carries_authority_one_half() {
+        let fields = Proposal {
+            kind: Kind::Belief,
+            entity: Sym(0),
+            attribute: Sym(1),
+            value: Sym(2),
+            source: Some(Sym(3)),
+            authority: Hundredths(95),
+            confidence: Hundredths(10),
+            owner: None,
+            scope: Scope::Shared,
+            derived_from: RecordSet::EMPTY,
+            window: Window::default(),
+        };
+        let record = |source| Record {
+            fields: Proposal { source, ..fields },
+            owner: 0,
+            state: Lifecycle::Tentative,
+            reason: None,
+            tool: None,
+        };
+        assert_eq!(record(Some(Sym(3))).effective_authority(), Hundredths(95));
+        assert_eq!(record(None).effective_authority(), Hundredths(50));
+        assert_eq!(record(None).authority(), Hundredths(95), "the field stays");
+    }
+
+    #[test]
     fn windows_are_inclusive_and_open_when_absent() {
         let w = Window {
             from: Some(3),

@@ -180,3 +180,63 @@ impl Store {
         self.ancestors(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Op, Protocol, Symbols, Tier, Variant};
+    use super::*;
+    use crate::protocol::{Hundredths, Kind, Proposal, Scope, Window};
+
+    /// A store holding one tentative record, r0.
+    fn one_tentative() -> Store {
+        let mut syms = Symbols::new();
+        let s = syms.intern("s");
+        let protocol = Protocol::new(Vec::new(), None, Variant::default());
+        let mut store = Store::new();
+        let proposal = Proposal {
+            kind: Kind::Belief,
+            entity: s,
+            attribute: s,
+            value: s,
+            source: None,
+            authority: Hundredths(50),
+            confidence: Hundredths(100),
+            owner: None,
+            scope: Scope::Shared,
+            derived_from: RecordSet::EMPTY,
+            window: Window::default(),
+        };
+        for op in [
+            Op::Open {
+                agent: 0,
+                tier: Tier::Low,
+            },
+            Op::Stage { tx: 0, proposal },
+        ] {
+            protocol.apply(&mut store, &op).unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_move_returns_the_state_left_and_a_refused_one_names_the_record() {
+        let mut store = one_tentative();
+        assert_eq!(
+            store.move_to(0, Lifecycle::Validated),
+            Ok(Lifecycle::Tentative)
+        );
+        assert_eq!(store.records[0].state, Lifecycle::Validated);
+        let refused = store.move_to(0, Lifecycle::Tentative);
+        assert_eq!(
+            refused,
+            Err(ProtocolError::IllegalMove {
+                record: 0,
+                illegal: crate::protocol::IllegalMove {
+                    from: Lifecycle::Validated,
+                    to: Lifecycle::Tentative,
+                },
+            })
+        );
+        assert_eq!(store.records[0].state, Lifecycle::Validated, "unchanged");
+    }
+}

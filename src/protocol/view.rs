@@ -94,3 +94,51 @@ impl<'a> StoreView<'a> {
         RecordSet::below(self.records.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Op, Protocol, Store, Tier, Tool, Variant};
+    use crate::protocol::{Kind, RecordSet, Symbols, TxStatus};
+
+    #[test]
+    fn a_view_reads_the_stores_records_transactions_and_log() {
+        let mut syms = Symbols::new();
+        let tool = Tool {
+            name: syms.intern("refund"),
+            irreversible: true,
+        };
+        let protocol = Protocol::new(vec![tool], None, Variant::default());
+        let mut store = Store::new();
+        for op in [
+            Op::Open {
+                agent: 0,
+                tier: Tier::Low,
+            },
+            Op::ToolCall {
+                tx: 0,
+                tool: 0,
+                basis: Default::default(),
+            },
+            Op::Revoke { record: 0 },
+            Op::Open {
+                agent: 1,
+                tier: Tier::High,
+            },
+            Op::Abort { tx: 1 },
+        ] {
+            protocol.apply(&mut store, &op).unwrap();
+        }
+        let view = store.view();
+        assert_eq!(view.records(), store.records());
+        assert_eq!(view.transactions(), store.transactions());
+        assert_eq!(
+            view.transaction(1).map(|t| t.status()),
+            Some(TxStatus::Aborted)
+        );
+        assert_eq!(view.rollback_log(), store.rollback_log());
+        assert_eq!(view.rollback_log().len(), 1, "the leaked refund");
+        assert_eq!(view.record(0).map(|r| r.kind()), Some(Kind::ToolAction));
+        assert_eq!((view.record(1), view.transaction(2)), (None, None));
+        assert_eq!(view.ids(), RecordSet::single(0));
+    }
+}
