@@ -66,9 +66,11 @@ fn search(start: RecordId, edges: impl Fn(RecordId) -> RecordSet) -> RecordSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::generate::{config, scenario};
     use crate::protocol::{
         Hundredths, Kind, Op, Proposal, Protocol, Scope, Store, Symbols, Tier, Variant, Window,
     };
+    use proptest::prelude::*;
 
     /// A store of one transaction that staged a record per entry of
     /// `parents`, derived from the ids listed there.
@@ -146,6 +148,32 @@ mod tests {
                     "descendants of r{id}"
                 );
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn recomputed_ancestry_on_generated_stores_equals_the_protocols_walks(
+            (setup, ops) in scenario(),
+            roots in any::<u64>(),
+        ) {
+            let store = setup.run(&ops).1;
+            let graph = Graph::of(store.view());
+            for id in store.ids().iter() {
+                prop_assert_eq!(graph.ancestors(id), store.ancestors_for_tests(id), "ancestors of r{}", id);
+                prop_assert_eq!(
+                    graph.descendants(id),
+                    store.descendants_for_tests(RecordSet::single(id)),
+                    "descendants of r{}", id
+                );
+            }
+            let roots = RecordSet::from_bits(roots).intersection(store.ids());
+            let union = roots
+                .iter()
+                .fold(RecordSet::EMPTY, |acc, r| acc.union(graph.descendants(r)));
+            prop_assert_eq!(union.difference(roots), store.descendants_for_tests(roots));
         }
     }
 

@@ -1,33 +1,29 @@
 //! Each broken variant that the exhaustive check catches (the gate,
 //! dependency-stability, cascade and typed-repair ablations, and the
 //! literal card's `snapshot` tool basis) is caught by proptest too, over
-//! the same generated sequences, within the configured case count and
-//! from a fixed seed. Proptest shrinks the failing sequence; the test
-//! bounds its length, prints it (`--nocapture`), writes it as a trace
-//! file and checks that replaying the file re-finds the violation at the
-//! declared step.
+//! the same generated sequences ([`crate::protocol::generate`]), within
+//! the configured case count and from a fixed seed. Proptest shrinks the
+//! failing sequence and greedy single removals finish; the test bounds its
+//! length and prints it (`--nocapture`). Replay's tests write the same
+//! short cases as trace files and replay them from the files.
 
-use super::strategy::{op, setup, AbstractOp, Setup};
-use super::{config, run};
-use crate::invariants::{self, Invariant, Violation};
-use crate::protocol::Mechanism;
-use crate::replay::{replay, Declared};
-use crate::trace::{Step, Trace, TraceViolation};
+use super::{check_state, check_transition, Context, Invariant, Violation};
+use crate::protocol::generate::{config, op, setup, AbstractOp, Setup};
+use crate::protocol::{Mechanism, Symbols};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestError, TestRng, TestRunner};
 
 /// The first violation of a sequence and the index of its step.
-fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)> {
-    let (_, compiled, _) = setup.compiled();
-    let ctx = &compiled.invariant_context;
-    for (i, s) in run(setup, ops).0.into_iter().enumerate() {
+pub fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)> {
+    let ctx = Context::new(&setup.tools(&mut Symbols::new()));
+    for (i, s) in setup.run(ops).0.into_iter().enumerate() {
         if s.result.is_err() {
             continue;
         }
-        let found = invariants::check_transition(ctx, s.before.view(), &s.op, s.after.view())
+        let found = check_transition(&ctx, s.before.view(), &s.op, s.after.view())
             .into_iter()
-            .chain(invariants::check_state(ctx, s.after.view()))
+            .chain(check_state(&ctx, s.after.view()))
             .next();
         if let Some(v) = found {
             return Some((v, i));
@@ -56,9 +52,9 @@ fn remove_singles(setup: &Setup, mut ops: Vec<AbstractOp>) -> Vec<AbstractOp> {
 
 /// A broken variant: name, ablation, snapshot tool basis, the invariants
 /// it may break.
-type Broken = (&'static str, Option<Mechanism>, bool, &'static [Invariant]);
+pub type Broken = (&'static str, Option<Mechanism>, bool, &'static [Invariant]);
 
-const BROKEN: [Broken; 5] = [
+pub const BROKEN: [Broken; 5] = [
     ("no-gate", Some(Mechanism::Gate), false, &[Invariant::I1]),
     (
         "no-dependency-stability",
@@ -85,68 +81,76 @@ const BROKEN: [Broken; 5] = [
 /// including the violating one).
 const SHRUNK_BOUND: usize = 16;
 
+/// The short case found for a broken variant.
+pub struct ShortCase {
+    pub setup: Setup,
+    /// The operations, the violating one last.
+    pub ops: Vec<AbstractOp>,
+    pub violation: Violation,
+    /// How many operations proptest's own shrinking left.
+    pub proptest_len: usize,
+}
+
+/// Finds a case of `broken` from the fixed seed and shrinks it.
+///
+/// # Panics
+/// When no case of the configured count breaks an invariant.
+pub fn short_case(broken: &Broken) -> ShortCase {
+    let (name, ablation, snapshot, _) = *broken;
+    let strategy = (
+        setup().prop_map(move |mut s| {
+            s.ablation = ablation;
+            s.basis_snapshot |= snapshot;
+            s
+        }),
+        vec(op(), 0..=60),
+    );
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    // Selectors resolve against the store, so removing one operation
+    // can change what later ones mean: give shrinking room.
+    let shrinking = ProptestConfig {
+        max_shrink_iters: 50_000,
+        ..config()
+    };
+    let mut runner = TestRunner::new_with_rng(shrinking, rng);
+    let result = runner.run(&strategy, |(setup, ops)| match violation(&setup, &ops) {
+        Some((v, _)) => Err(TestCaseError::fail(v.to_string())),
+        None => Ok(()),
+    });
+    let Err(TestError::Fail(_, (setup, ops))) = result else {
+        panic!("{name}: not caught in {} cases", config().cases);
+    };
+    let (_, proptest_at) = violation(&setup, &ops).expect("the shrunk case fails");
+    // Proptest removes each element once, before it shrinks values;
+    // finish with greedy single removals until none helps.
+    let mut ops = remove_singles(&setup, ops[..=proptest_at].to_vec());
+    let (violation, at) = violation(&setup, &ops).expect("the shrunk case fails");
+    ops.truncate(at + 1);
+    ShortCase {
+        setup,
+        ops,
+        violation,
+        proptest_len: proptest_at + 1,
+    }
+}
+
 #[test]
-fn every_broken_variant_is_caught_by_proptest_with_a_short_case() {
-    let dir = std::env::temp_dir().join(format!("memtx-proptest-{}", std::process::id()));
+fn generated_sequences_catch_every_broken_variant_with_a_short_case() {
     let mut lines = Vec::new();
-    for (name, ablation, snapshot, breaks) in BROKEN {
-        let strategy = (
-            setup().prop_map(move |mut s| {
-                s.ablation = ablation;
-                s.basis_snapshot |= snapshot;
-                s
-            }),
-            vec(op(), 0..=60),
-        );
-        let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
-        // Selectors resolve against the store, so removing one operation
-        // can change what later ones mean: give shrinking room.
-        let shrinking = ProptestConfig {
-            max_shrink_iters: 50_000,
-            ..config()
-        };
-        let mut runner = TestRunner::new_with_rng(shrinking, rng);
-        let result = runner.run(&strategy, |(setup, ops)| match violation(&setup, &ops) {
-            Some((v, _)) => Err(TestCaseError::fail(v.to_string())),
-            None => Ok(()),
-        });
-        let Err(TestError::Fail(_, (setup, ops))) = result else {
-            panic!("{name}: not caught in {} cases", config().cases);
-        };
-        let (_, proptest_at) = violation(&setup, &ops).expect("the shrunk case fails");
-        // Proptest removes each element once, before it shrinks values;
-        // finish with greedy single removals until none helps.
-        let ops = remove_singles(&setup, ops[..=proptest_at].to_vec());
-        let (v, at) = violation(&setup, &ops).expect("the shrunk case fails");
+    for broken in &BROKEN {
+        let (name, _, _, breaks) = *broken;
+        let case = short_case(broken);
+        let v = &case.violation;
         assert!(breaks.contains(&v.invariant), "{name}: {v}");
-        assert!(at < SHRUNK_BOUND, "{name}: shrunk to {} operations", at + 1);
-        // The failing case as a trace file, replayed from the file.
-        let (config, compiled, _) = setup.compiled();
-        let stepped = run(&setup, &ops[..=at]).0;
-        let steps: Vec<Step> = stepped
-            .iter()
-            .map(|s| Step::from_op(&s.op, &compiled))
-            .collect();
-        let declared = TraceViolation {
-            property: v.invariant,
-            step: at,
-            detail: v.detail.clone(),
-        };
-        let path = dir.join(format!("{name}-proptest-{}.json", v.invariant));
-        Trace::new(config, steps, Some(declared))
-            .save(&path)
-            .expect("temp dir is writable");
-        let report = replay(&Trace::load(&path).expect("it loads back")).expect("it replays");
-        assert_eq!(report.declared_status(), Some(Declared::Refound), "{name}");
+        let len = case.ops.len();
+        assert!(len <= SHRUNK_BOUND, "{name}: shrunk to {len} operations");
+        let stepped = case.setup.run(&case.ops).0;
         let accepted = stepped.iter().filter(|s| s.result.is_ok()).count();
         lines.push(format!(
-            "{name}: {} after {} operations ({accepted} accepted; proptest's own shrinking: {})",
-            v.invariant,
-            at + 1,
-            proptest_at + 1
+            "{name}: {} after {len} operations ({accepted} accepted; proptest's own shrinking: {})",
+            v.invariant, case.proptest_len
         ));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     // Shown with `--nocapture`.
     println!("{}", lines.join("\n"));
 }

@@ -21,6 +21,11 @@ pub mod g3;
 pub mod i1;
 pub mod i2;
 
+#[cfg(test)]
+pub(crate) mod broken;
+#[cfg(test)]
+mod tests;
+
 use crate::protocol::{Op, RecordSet, StoreView, Tool};
 use serde::Serialize;
 use std::fmt;

@@ -28,6 +28,8 @@ mod variant;
 mod view;
 
 #[cfg(test)]
+pub(crate) mod generate;
+#[cfg(test)]
 mod tests;
 
 pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};

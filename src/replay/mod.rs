@@ -13,6 +13,8 @@ pub mod text;
 pub mod wire;
 
 #[cfg(test)]
+mod round_trip;
+#[cfg(test)]
 mod tests;
 
 pub use text::render_text;

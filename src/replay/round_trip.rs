@@ -1,67 +1,57 @@
-//! Property-based tests of the protocol, the invariant checkers and the
-//! trace format, over whole generated operation sequences (see
-//! [`strategy`]): wide values, every variant switch, refusals included.
-//!
-//! Each property runs `MEMTX_PROPTEST_CASES` cases (default
-//! [`DEFAULT_CASES`], sized so that all of them together stay well inside
-//! CI's budget of about a minute in `cargo test --release` on two cores).
-//! Run many more with, for example,
-//! `MEMTX_PROPTEST_CASES=20000 cargo test --release random::proptests`.
-//! Failures are not persisted to files; proptest prints the shrunk case.
+//! A run written as a trace file and read back replays to what the run
+//! did, over generated operation sequences
+//! ([`crate::protocol::generate`]): every step's result, the records (by
+//! their strings), the transactions and the rollback log; and the short
+//! case proptest finds for each broken variant
+//! ([`crate::invariants::broken`]), written as a trace file, replays to
+//! its violation at the declared step.
 
-mod ablations;
-mod contracts;
-mod strategy;
-
-use crate::invariants::ancestry::Graph;
-use crate::protocol::{Op, Outcome, ProtocolError, RecordSet, Store, Symbols};
-use crate::replay::replay;
-use crate::trace::{Step, Trace};
+use super::{replay, Declared};
+use crate::config::{Compiled, ModelConfig};
+use crate::invariants::broken::{short_case, BROKEN};
+use crate::protocol::generate::{config, run, scenario, AbstractOp, Setup, Strings, AGENTS};
+use crate::protocol::{Store, Symbols};
+use crate::trace::{Step, Trace, TraceViolation};
 use proptest::prelude::*;
-use strategy::{resolve, scenario, AbstractOp, Setup};
 
-/// Cases per property unless `MEMTX_PROPTEST_CASES` says otherwise.
-pub const DEFAULT_CASES: u32 = 2048;
-
-fn config() -> ProptestConfig {
-    let cases = std::env::var("MEMTX_PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+/// The setup as a model file writes it.
+fn model_config(setup: &Setup) -> ModelConfig {
+    let tools: Vec<String> = setup
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, irr)| format!(r#"{{"name": "tool{i}", "irreversible": {irr}}}"#))
+        .collect();
+    let name = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_owned();
+    let text = format!(
+        r#"{{"name": "proptest", "agents": {AGENTS}, "tools": [{}], "clock": {},
+            "variant": {{"same_source_tie": "{}", "stale_check_empty_snapshot": "{}",
+                         "laundering_parents": "{}", "tool_basis": "{}", "ablate": [{}]}}}}"#,
+        tools.join(", "),
+        setup.clock.map_or("null".to_owned(), |c| c.to_string()),
+        name(setup.same_source_review, "review", "supersede"),
+        name(setup.stale_apply, "apply", "skip"),
+        name(setup.laundering_any, "any", "active"),
+        name(setup.basis_snapshot, "snapshot", "active"),
+        setup
+            .ablation
+            .map_or(String::new(), |a| format!("\"{}\"", a.name())),
+    );
+    ModelConfig::parse(&text, "proptest.json").expect("the generated configuration is valid")
 }
 
-/// One step of a run: the store before, the operation, its result and
-/// the store after.
-struct Stepped {
-    before: Store,
-    op: Op,
-    result: Result<Outcome, ProtocolError>,
-    after: Store,
-}
-
-/// Runs the operations from an empty store, resolving each against the
-/// store it meets.
-fn run(setup: &Setup, ops: &[AbstractOp]) -> (Vec<Stepped>, Store) {
-    let (_, compiled, strings) = setup.compiled();
-    let mut store = Store::new();
-    let mut steps = Vec::with_capacity(ops.len());
-    for a in ops {
-        let op = resolve(a, &store, &strings, setup.tools.len());
-        let before = store.clone();
-        let result = compiled.protocol.apply(&mut store, &op);
-        steps.push(Stepped {
-            before,
-            op,
-            result,
-            after: store.clone(),
-        });
-    }
-    (steps, store)
+/// The setup's model file compiled, with every string the operations use
+/// interned; its protocol is the one the setup builds directly.
+fn compiled(setup: &Setup) -> (ModelConfig, Compiled, Strings) {
+    let config = model_config(setup);
+    let mut compiled = config.compile();
+    assert_eq!(
+        compiled.protocol,
+        setup.protocol(&mut Symbols::new()),
+        "the model file and the setup agree"
+    );
+    let strings = Strings::intern(&mut compiled.symbols);
+    (config, compiled, strings)
 }
 
 /// Every record with its strings spelled out.
@@ -96,39 +86,6 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn every_operation_keeps_the_invariants_and_the_protocols_contracts(
-        (setup, ops) in scenario()
-    ) {
-        let (_, compiled, _) = setup.compiled();
-        let ctx = &compiled.invariant_context;
-        for s in &run(&setup, &ops).0 {
-            contracts::check_step(ctx, &s.before, &s.op, &s.result, &s.after, !setup.basis_snapshot)?;
-        }
-    }
-
-    #[test]
-    fn recomputed_ancestry_equals_the_protocols_dependency_walks(
-        (setup, ops) in scenario(),
-        roots in any::<u64>(),
-    ) {
-        let store = run(&setup, &ops).1;
-        let graph = Graph::of(store.view());
-        for id in store.ids().iter() {
-            prop_assert_eq!(graph.ancestors(id), store.ancestors_for_tests(id), "ancestors of r{}", id);
-            prop_assert_eq!(
-                graph.descendants(id),
-                store.descendants_for_tests(RecordSet::single(id)),
-                "descendants of r{}", id
-            );
-        }
-        let roots = RecordSet::from_bits(roots).intersection(store.ids());
-        let union = roots
-            .iter()
-            .fold(RecordSet::EMPTY, |acc, r| acc.union(graph.descendants(r)));
-        prop_assert_eq!(union.difference(roots), store.descendants_for_tests(roots));
-    }
-
-    #[test]
     fn generated_traces_round_trip_and_replay_to_the_same_outcomes(
         (setup, mut ops) in scenario()
     ) {
@@ -147,8 +104,8 @@ proptest! {
                 _ => {}
             }
         }
-        let (config, compiled, _) = setup.compiled();
-        let (stepped, store) = run(&setup, &ops);
+        let (config, compiled, strings) = compiled(&setup);
+        let (stepped, store) = run(&compiled.protocol, &strings, &ops);
         let steps: Vec<Step> = stepped.iter().map(|s| Step::from_op(&s.op, &compiled)).collect();
         let trace = Trace::new(config, steps, None);
         let text = trace.to_json_string();
@@ -171,87 +128,30 @@ proptest! {
     }
 }
 
-/// The generator is not degenerate: over a fixed sample of scenarios, every
-/// commit result and reason, every repair, both gate decisions and the
-/// main refusals occur.
 #[test]
-fn generated_sequences_reach_every_outcome() {
-    use crate::protocol::GateOutcome;
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    use std::collections::BTreeSet;
-    let mut runner = TestRunner::deterministic();
-    let mut seen = BTreeSet::new();
-    for _ in 0..400 {
-        let (setup, ops) = scenario().new_tree(&mut runner).unwrap().current();
-        for s in run(&setup, &ops).0 {
-            match &s.result {
-                Err(e) => {
-                    let text = format!("{e:?}");
-                    seen.insert(format!(
-                        "error {}",
-                        &text[..text.find([' ', '(', '{']).unwrap_or(text.len())]
-                    ));
-                }
-                Ok(Outcome::Committed(c)) => {
-                    for r in &c.records {
-                        seen.insert(format!("commit {}", r.result.name()));
-                        if !r.superseded.is_empty() {
-                            seen.insert("supersede".to_owned());
-                        }
-                        if let Some(reason) = r.reason {
-                            seen.insert(format!("reason {}", reason.name()));
-                        }
-                    }
-                }
-                Ok(Outcome::Retracted { repairs }) => {
-                    for (_, r) in repairs {
-                        seen.insert(format!("repair {}", r.name()));
-                    }
-                }
-                Ok(Outcome::ToolCall(GateOutcome {
-                    allowed, reason, ..
-                })) => {
-                    seen.insert(format!(
-                        "gate {allowed} {}",
-                        reason.map_or("-", |r| r.name())
-                    ));
-                }
-                Ok(_) => {}
-            }
-        }
+fn generated_counterexamples_replay_from_their_trace_files() {
+    let dir = std::env::temp_dir().join(format!("memtx-proptest-{}", std::process::id()));
+    for broken in &BROKEN {
+        let name = broken.0;
+        let case = short_case(broken);
+        let v = &case.violation;
+        let (config, compiled, strings) = compiled(&case.setup);
+        let stepped = run(&compiled.protocol, &strings, &case.ops).0;
+        let steps: Vec<Step> = stepped
+            .iter()
+            .map(|s| Step::from_op(&s.op, &compiled))
+            .collect();
+        let declared = TraceViolation {
+            property: v.invariant,
+            step: case.ops.len() - 1,
+            detail: v.detail.clone(),
+        };
+        let path = dir.join(format!("{name}-proptest-{}.json", v.invariant));
+        Trace::new(config, steps, Some(declared))
+            .save(&path)
+            .expect("temp dir is writable");
+        let report = replay(&Trace::load(&path).expect("it loads back")).expect("it replays");
+        assert_eq!(report.declared_status(), Some(Declared::Refound), "{name}");
     }
-    let expected = [
-        "commit action_safe",
-        "commit committed",
-        "commit quarantined",
-        "commit revoked",
-        "error BasisNotAllowed",
-        "error NotRevocable",
-        "error StagedToolAction",
-        "error TransactionAborted",
-        "error TransactionNotOpen",
-        "error UnknownParent",
-        "error UnknownRecord",
-        "error UnknownTool",
-        "error UnknownTransaction",
-        "gate false no_action_safe_support",
-        "gate false tentative_in_flight",
-        "gate true -",
-        "reason low_evidence",
-        "reason lower_authority",
-        "reason needs_review",
-        "reason outside_validity",
-        "reason permission_laundering",
-        "reason revoked_parent",
-        "reason stale_write",
-        "reason unstable_dependency",
-        "repair compensated",
-        "repair leaked",
-        "repair quarantined",
-        "repair revoked",
-        "supersede",
-    ];
-    let missing: Vec<_> = expected.iter().filter(|e| !seen.contains(**e)).collect();
-    assert!(missing.is_empty(), "never generated: {missing:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
