@@ -5,9 +5,10 @@
 
 use super::*;
 
-/// A revoked grandparent reached through a parent that a commit check
-/// quarantined, and that is therefore not in the registry (card pitfall).
-fn quarantined_parent_scenario(w: &mut World) -> (RecordId, CommitOutcome) {
+/// A record derived from a revoked one: check 3 quarantines it (revoked
+/// parent), so it is not in the registry (card pitfall), while its own
+/// parent is.
+fn child_of_a_revoked_record(w: &mut World) -> RecordId {
     let p = w.slot("g", "g");
     let (grand, _) = w.commit_one(0, Tier::Low, p);
     w.retracted(Op::Revoke { record: grand });
@@ -17,6 +18,13 @@ fn quarantined_parent_scenario(w: &mut World) -> (RecordId, CommitOutcome) {
     };
     let (parent, c) = w.commit_one(0, Tier::Low, p);
     assert_eq!(verdict(&c, parent).1, Some(Reason::RevokedParent));
+    parent
+}
+
+/// A revoked grandparent reached through a parent that a commit check
+/// quarantined, and that is therefore not in the registry (card pitfall).
+fn quarantined_parent_scenario(w: &mut World) -> (RecordId, CommitOutcome) {
+    let parent = child_of_a_revoked_record(w);
     let p = Proposal {
         derived_from: set(&[parent]),
         ..w.slot("c", "c")
@@ -67,14 +75,7 @@ fn a_parent_quarantined_by_a_check_does_not_block_its_children() {
 #[test]
 fn superseding_happens_before_check_4() {
     let mut w = World::new();
-    let p = w.slot("g", "g");
-    let (grand, _) = w.commit_one(0, Tier::Low, p);
-    w.retracted(Op::Revoke { record: grand });
-    let p = Proposal {
-        derived_from: set(&[grand]),
-        ..w.slot("p", "p")
-    };
-    let (parent, _) = w.commit_one(0, Tier::Low, p);
+    let parent = child_of_a_revoked_record(&mut w);
     let p = w.belief("yes");
     let (rival, _) = w.commit_one(0, Tier::Low, p);
     let tx = w.open(0, Tier::Low);

@@ -60,9 +60,41 @@ fn a_missing_source_has_authority_one_half() {
     );
 }
 
+/// The verdict of a commit check on one record.
+type Verdict = (CommitResult, Option<Reason>);
+
+/// Commits the record `proposal` builds, alone, under `clock` and each
+/// variant; checks the verdict each should give, that the record agrees
+/// with it, and that only a record reaching check 3 costs a verifier call.
+fn alone_under(
+    clock: Option<i32>,
+    cases: [(Variant, Verdict); 2],
+    proposal: impl Fn(&mut World) -> Proposal,
+) {
+    for (variant, expected) in cases {
+        let mut w = World::with(clock, variant);
+        let p = proposal(&mut w);
+        let (id, c) = w.commit_one(0, Tier::Low, p);
+        assert_eq!(verdict(&c, id), expected, "{variant:?}");
+        let record = w.store.record(id).unwrap();
+        assert_eq!(
+            record.reason(),
+            expected.1,
+            "the record and its verdict agree"
+        );
+        let committed = expected.0 == CommitResult::Committed;
+        assert_eq!(record.state() == Lifecycle::Committed, committed);
+        assert_eq!(
+            c.verifier_calls,
+            u32::from(committed),
+            "only records reaching check 3 cost a call"
+        );
+    }
+}
+
 #[test]
 fn low_confidence_is_quarantined_unless_evidence_is_ablated() {
-    for (variant, expected) in [
+    let cases = [
         (
             Variant::default(),
             (CommitResult::Quarantined, Some(Reason::LowEvidence)),
@@ -71,20 +103,11 @@ fn low_confidence_is_quarantined_unless_evidence_is_ablated() {
             without(Mechanism::Evidence),
             (CommitResult::Committed, None),
         ),
-    ] {
-        let mut w = World::with(None, variant);
-        let p = Proposal {
-            confidence: Hundredths(10),
-            ..w.belief("yes")
-        };
-        let (id, c) = w.commit_one(0, Tier::Low, p);
-        assert_eq!(verdict(&c, id), expected, "{variant:?}");
-        assert_eq!(
-            w.store.record(id).unwrap().reason(),
-            expected.1,
-            "the record and its verdict agree"
-        );
-    }
+    ];
+    alone_under(None, cases, |w| Proposal {
+        confidence: Hundredths(10),
+        ..w.belief("yes")
+    });
 }
 
 #[test]
@@ -134,7 +157,7 @@ fn evidence_is_checked_before_validity() {
 
 #[test]
 fn an_expired_record_is_quarantined_unless_validity_is_ablated() {
-    for (variant, expected) in [
+    let cases = [
         (
             Variant::default(),
             (CommitResult::Quarantined, Some(Reason::OutsideValidity)),
@@ -143,23 +166,14 @@ fn an_expired_record_is_quarantined_unless_validity_is_ablated() {
             without(Mechanism::Validity),
             (CommitResult::Committed, None),
         ),
-    ] {
-        let mut w = World::with(Some(20), variant);
-        let p = Proposal {
-            window: Window {
-                from: None,
-                to: Some(3),
-            },
-            ..w.belief("yes")
-        };
-        let (id, c) = w.commit_one(0, Tier::Low, p);
-        assert_eq!(verdict(&c, id), expected, "{variant:?}");
-        assert_eq!(
-            w.store.record(id).unwrap().reason(),
-            expected.1,
-            "the record and its verdict agree"
-        );
-    }
+    ];
+    alone_under(Some(20), cases, |w| Proposal {
+        window: Window {
+            from: None,
+            to: Some(3),
+        },
+        ..w.belief("yes")
+    });
 }
 
 #[test]
