@@ -20,9 +20,10 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     decision(model, action, before, after, &outcome, &mut out);
     let ctx = model.spec.context();
     let op = model.op(last_state, action);
-    let mut broken: Vec<String> = invariants::check_transition(ctx, before, &op, after)
+    let (seen_before, seen_after) = (before.view(), after.view());
+    let mut broken: Vec<String> = invariants::check_transition(ctx, seen_before, &op, seen_after)
         .into_iter()
-        .chain(invariants::check_state(ctx, after))
+        .chain(invariants::check_state(ctx, seen_after))
         .map(|v| {
             format!(
                 "  {} ({}) VIOLATED: {}",

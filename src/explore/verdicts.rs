@@ -63,7 +63,9 @@ impl PathVerdicts {
                 continue;
             };
             let op = model.op(state, action);
-            if let Some(v) = invariants::check_transition(ctx, store(state), &op, store(&next)) {
+            if let Some(v) =
+                invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
+            {
                 i1.violation = Some(v);
                 i1.action = Some((n + 1, model.format_action(action)));
                 break;
@@ -71,7 +73,7 @@ impl PathVerdicts {
         }
         let mut rows = vec![i1];
         let last = path.last().map(|(s, _)| s);
-        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s)));
+        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s).view()));
         for inv in [Invariant::I2, Invariant::G3] {
             rows.push(InvariantRow {
                 invariant: inv,

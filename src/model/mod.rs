@@ -87,8 +87,13 @@ impl MemtxModel {
             return Err(StepRefusal::RecordBound);
         }
         let i1_breached = state.i1_breached
-            || invariants::check_transition(self.spec.context(), &state.store, &op, &store)
-                .is_some();
+            || invariants::check_transition(
+                self.spec.context(),
+                state.store.view(),
+                &op,
+                store.view(),
+            )
+            .is_some();
         Ok((ModelState { store, i1_breached }, outcome))
     }
 }

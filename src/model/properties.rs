@@ -44,16 +44,16 @@ fn i1_holds(_: &MemtxModel, s: &ModelState) -> bool {
     !s.i1_breached
 }
 fn i2_holds(m: &MemtxModel, s: &ModelState) -> bool {
-    i2::check(m.spec.context(), &s.store).is_none()
+    i2::check(m.spec.context(), s.store.view()).is_none()
 }
 fn g3_holds(_: &MemtxModel, s: &ModelState) -> bool {
-    g3::check(&s.store).is_none()
+    g3::check(s.store.view()).is_none()
 }
 
 macro_rules! companion {
     ($fn:ident, $c:expr) => {
         fn $fn(m: &MemtxModel, s: &ModelState) -> bool {
-            $c.holds(m.spec.context(), &s.store)
+            $c.holds(m.spec.context(), s.store.view())
         }
     };
 }

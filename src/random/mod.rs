@@ -14,8 +14,10 @@
 //! state fingerprints ([`crate::engine::fingerprint`]), not states: two
 //! states that collide count once (the chance is about n²/2⁶⁵).
 //!
-//! The property-based tests of the protocol live in `proptests` (test
-//! builds only); see its module documentation for `MEMTX_PROPTEST_CASES`.
+//! The property-based tests of the protocol, the invariant checkers and
+//! replay live beside what they test, on the generators of
+//! `protocol::generate` (test builds only), which documents
+//! `MEMTX_PROPTEST_CASES`.
 
 pub mod properties;
 pub mod report;
@@ -23,8 +25,6 @@ pub mod rng;
 pub mod shrink;
 pub mod walk;
 
-#[cfg(test)]
-mod proptests;
 #[cfg(test)]
 mod tests;
 
