@@ -9,7 +9,7 @@
 //! its two phases in `expand` and `absorb`, on the level in `level`, stored
 //! in `part`s and `chunk` slots, shared between threads by `parallel`;
 //! property verdicts in `decisions`, trace replay in `path`, fingerprints in
-//! [`fingerprint`], and the relation to stateright's own BFS in
+//! [`fingerprint`](mod@fingerprint), and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
 //! # Semantics
