@@ -10,6 +10,7 @@
 
 mod action;
 mod codec;
+mod labels;
 mod properties;
 mod spec;
 
