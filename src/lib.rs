@@ -10,6 +10,7 @@ pub mod engine;
 pub mod explore;
 pub mod invariants;
 pub mod model;
+pub mod outcome_text;
 pub mod protocol;
 pub mod random;
 pub mod replay;
