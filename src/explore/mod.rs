@@ -9,6 +9,8 @@
 //! - [`panels`]: the invariants, transactions, rollback log and legend
 //!   under the drawing.
 //! - [`verdicts`]: each invariant and companion along a path.
+//! - [`style`]: the drawing's colours, layout and text style, shared by
+//!   the picture and the panels.
 //! - [`svg`]: a tiny, escaping SVG writer.
 //! - [`serve`]: starting the explorer on an address (blocks).
 
@@ -17,6 +19,7 @@ pub mod panels;
 pub mod picture;
 pub mod serve;
 pub mod step;
+pub mod style;
 pub mod svg;
 pub mod verdicts;
 
