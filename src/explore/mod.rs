@@ -3,6 +3,8 @@
 //! - [`link`]: deep links into the explorer (`#/steps/<init>/<action>/…`,
 //!   each index a position in `Model::actions`), and the mapping of a trace
 //!   file's steps onto the model's actions.
+//! - [`model`]: the model the explorer serves, which wraps the MemTX model
+//!   and adds the two views below.
 //! - [`step`]: `format_step`, what the protocol decided at one step.
 //! - [`picture`]: `as_svg`, a drawing of the store at a path's last state,
 //!   with the records an invariant violation names highlighted.
@@ -15,6 +17,7 @@
 //! - [`serve`]: starting the explorer on an address (blocks).
 
 pub mod link;
+pub mod model;
 pub mod panels;
 pub mod picture;
 pub mod serve;
@@ -27,6 +30,7 @@ pub mod verdicts;
 mod tests;
 
 pub use link::{deep_link, hint, states_path, trace_actions, DEFAULT_ADDR};
+pub use model::ExploredMemtxModel;
 pub use picture::as_svg;
 pub use serve::{is_loopback, serve};
 pub use step::format_step;

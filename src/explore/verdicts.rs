@@ -7,9 +7,9 @@
 
 use super::store;
 use crate::invariants::{self, Invariant, Violation};
-use crate::model::{Action, MemtxModel, ModelState};
+use crate::model::{properties, Action, MemtxModel, ModelState};
 use crate::protocol::RecordId;
-use stateright::{Expectation, Model};
+use stateright::Model;
 
 /// What one invariant says about the path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,12 +79,9 @@ impl PathVerdicts {
                 action: None,
             });
         }
-        let companions = model
-            .properties()
-            .into_iter()
-            .filter(|p| p.expectation == Expectation::Sometimes)
+        let companions = properties::companions()
             .map(|p| {
-                let holds = |s: &ModelState| (p.condition)(model, s);
+                let holds = |s: &ModelState| (p.holds)(model, s);
                 let reached = if last.is_some_and(holds) {
                     Reached::Here
                 } else {
@@ -93,7 +90,7 @@ impl PathVerdicts {
                         .map_or(Reached::No, Reached::After)
                 };
                 CompanionRow {
-                    name: p.name,
+                    name: p.name(),
                     reached,
                 }
             })
