@@ -107,7 +107,11 @@ mod tests {
         let step = explored.format_step(&init, actions[0]).expect("a step");
         assert!(step.starts_with("agent 0 opens T0"), "{step}");
         let path = Path::from_actions(&inner, init, &actions[..1]).expect("a path");
-        assert_eq!(path.encode(&explored), path.encode(&inner), "the same deep link");
+        assert_eq!(
+            path.encode(&explored),
+            path.encode(&inner),
+            "the same deep link"
+        );
         let svg = explored.as_svg(path).expect("a picture");
         assert!(svg.starts_with("<svg"));
     }

@@ -31,7 +31,7 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
             },
         },
     ));
-    let op = model.op(last_state, action);
+    let op = model.op(action);
     let mut broken: Vec<String> = invariants::check_transition(ctx, before, &op, after)
         .into_iter()
         .chain(invariants::check_state(ctx, after))

@@ -62,7 +62,7 @@ impl PathVerdicts {
             let Ok((next, _)) = model.step(state, action) else {
                 continue;
             };
-            let op = model.op(state, action);
+            let op = model.op(action);
             if let Some(v) = invariants::check_transition(ctx, store(state), &op, store(&next)) {
                 i1.violation = Some(v);
                 i1.action = Some((n + 1, model.format_action(action)));

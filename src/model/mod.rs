@@ -65,8 +65,8 @@ impl MemtxModel {
     }
 
     /// The protocol operation an action stands for.
-    pub fn op(&self, state: &ModelState, action: &Action) -> Op {
-        action.to_op(&self.spec, &state.store)
+    pub fn op(&self, action: &Action) -> Op {
+        action.to_op(&self.spec)
     }
 
     /// Runs one action through the protocol: the next state and the
@@ -81,7 +81,7 @@ impl MemtxModel {
                 return Err(StepRefusal::NotThisTransaction);
             }
         }
-        let op = self.op(state, action);
+        let op = self.op(action);
         let (store, outcome) = self
             .spec
             .protocol()
