@@ -6,7 +6,8 @@
 //! deep links `check` and `random` print (positions in `Model::actions`)
 //! open the same states here.
 
-use super::{as_svg, format_step};
+use super::picture::as_svg;
+use super::step::format_step;
 use crate::model::{properties, Action, MemtxModel, ModelProperty, ModelState};
 use stateright::{Model, Path, Property};
 

@@ -10,7 +10,7 @@
 //! once first (to report a busy port as an error), and a server that died
 //! is restarted.
 
-use super::ExploredMemtxModel;
+use super::model::ExploredMemtxModel;
 use crate::model::MemtxModel;
 use stateright::Model;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
