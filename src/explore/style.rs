@@ -1,6 +1,6 @@
-//! The look of the explorer's drawing, in one place for [`super::picture`]
-//! and [`super::panels`]: the colours (verdicts, lifecycle states, ink),
-//! the page and node layout, and [`text`], the styled text both write.
+//! The look of the explorer's drawing, in one place for the picture and
+//! the panels under it: the colours (verdicts, lifecycle states, ink), the
+//! page and node layout, and [`text`], the styled text both write.
 
 use super::svg::{n, Svg};
 use crate::protocol::Lifecycle;
