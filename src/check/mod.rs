@@ -12,9 +12,7 @@ pub use counterexample::Counterexample;
 use crate::config::{Depth, Expect, ModelConfig};
 use crate::engine::{self, EngineOptions, EngineReport, LevelStats, RunObserver};
 use crate::invariants::Invariant;
-use crate::model::{
-    property_kind, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind,
-};
+use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
 use std::time::{Duration, Instant};
 
 /// How to run a check.
@@ -157,7 +155,9 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
-        let kind = property_kind(result.name).expect("the model's properties are all named");
+        let kind = property(result.name)
+            .expect("the engine reports the model's own properties")
+            .kind;
         let outcome = match &result.verdict {
             engine::Verdict::Holds => Outcome::Holds,
             engine::Verdict::Violated { depth, trace } => {

@@ -7,9 +7,9 @@
 
 use super::store;
 use crate::invariants::{self, Invariant, Violation};
-use crate::model::{Action, MemtxModel, ModelState};
+use crate::model::{properties, Action, MemtxModel, ModelState};
 use crate::protocol::RecordId;
-use stateright::{Expectation, Model};
+use stateright::Model;
 
 /// What one invariant says about the path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl PathVerdicts {
             let Ok((next, _)) = model.step(state, action) else {
                 continue;
             };
-            let op = model.op(state, action);
+            let op = model.op(action);
             if let Some(v) =
                 invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
             {
@@ -81,12 +81,9 @@ impl PathVerdicts {
                 action: None,
             });
         }
-        let companions = model
-            .properties()
-            .into_iter()
-            .filter(|p| p.expectation == Expectation::Sometimes)
+        let companions = properties::companions()
             .map(|p| {
-                let holds = |s: &ModelState| (p.condition)(model, s);
+                let holds = |s: &ModelState| (p.holds)(model, s);
                 let reached = if last.is_some_and(holds) {
                     Reached::Here
                 } else {
@@ -95,7 +92,7 @@ impl PathVerdicts {
                         .map_or(Reached::No, Reached::After)
                 };
                 CompanionRow {
-                    name: p.name,
+                    name: p.name(),
                     reached,
                 }
             })
