@@ -20,6 +20,12 @@
 //! and once more without the codec (`engine1-plain`) to show what packing
 //! saves.
 //!
+//! `--variant engine1-labelled` (with `--model`) runs one thread through
+//! the labelled entry point instead, to measure what counting labels costs.
+//!
+//! The two-phase-commit model is `src/engine/tests/two_phase.rs`, the copy
+//! the engine's unit tests use, included here with `#[path]`.
+//!
 //! `--heap` also counts the peak of live heap bytes (a counting global
 //! allocator; it slows multi-threaded runs, so timings are then not
 //! comparable).
@@ -36,13 +42,17 @@
 //! transitions (stateright's `state_count` − 1 initial state).
 
 use memtx_check::config::{Depth, ModelConfig};
-use memtx_check::engine::{enumerate, enumerate_with_codec, EngineOptions, Verdict};
+use memtx_check::engine::{
+    enumerate, enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions, LevelStats,
+    RunObserver, Verdict,
+};
 use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec};
-use stateright::{Checker, Model, Property};
+use stateright::{Checker, Model};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+use two_phase::{TwoPhase, MAX_RMS};
 
 /// The system allocator, counting live and peak heap bytes when `--heap`
 /// asks for it. Counting costs an atomic update per allocation, which two
@@ -87,106 +97,21 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-const MAX_RMS: usize = 12;
+#[path = "../src/engine/tests/two_phase.rs"]
+mod two_phase;
 
-/// Two-phase commit (Gray & Lamport's TLA+ `TwoPhase`) with `n` resource
-/// managers; messages are a set (bits), as in the TLA+ spec.
-#[derive(Clone)]
-struct TwoPhase {
-    n: usize,
-}
+/// With `BENCH_TRACE` set: the live and peak heap bytes after each level.
+struct HeapTrace;
 
-/// 0 working, 1 prepared, 2 committed, 3 aborted.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct State {
-    rm: [u8; MAX_RMS],
-    /// 0 init, 1 committed, 2 aborted.
-    tm: u8,
-    tm_prepared: u16,
-    /// Bit i: "prepared" sent by rm i; bit 30: "commit"; bit 31: "abort".
-    msgs: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Action {
-    TmRcvPrepared(u8),
-    TmCommit,
-    TmAbort,
-    RmPrepare(u8),
-    RmChooseToAbort(u8),
-    RmRcvCommit(u8),
-    RmRcvAbort(u8),
-}
-
-const COMMIT: u32 = 1 << 30;
-const ABORT: u32 = 1 << 31;
-
-impl Model for TwoPhase {
-    type State = State;
-    type Action = Action;
-
-    fn init_states(&self) -> Vec<State> {
-        vec![State {
-            rm: [0; MAX_RMS],
-            tm: 0,
-            tm_prepared: 0,
-            msgs: 0,
-        }]
-    }
-
-    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
-        let all = (1u16 << self.n) - 1;
-        if s.tm == 0 && s.tm_prepared == all {
-            actions.push(Action::TmCommit);
-        }
-        if s.tm == 0 {
-            actions.push(Action::TmAbort);
-        }
-        for i in 0..self.n {
-            let r = i as u8;
-            if s.tm == 0 && s.msgs & (1 << i) != 0 {
-                actions.push(Action::TmRcvPrepared(r));
-            }
-            if s.rm[i] == 0 {
-                actions.push(Action::RmPrepare(r));
-                actions.push(Action::RmChooseToAbort(r));
-            }
-            if s.msgs & COMMIT != 0 {
-                actions.push(Action::RmRcvCommit(r));
-            }
-            if s.msgs & ABORT != 0 {
-                actions.push(Action::RmRcvAbort(r));
-            }
-        }
-    }
-
-    fn next_state(&self, s: &State, a: Action) -> Option<State> {
-        let mut s = s.clone();
-        match a {
-            Action::TmRcvPrepared(i) => s.tm_prepared |= 1 << i,
-            Action::TmCommit => {
-                s.tm = 1;
-                s.msgs |= COMMIT;
-            }
-            Action::TmAbort => {
-                s.tm = 2;
-                s.msgs |= ABORT;
-            }
-            Action::RmPrepare(i) => {
-                s.rm[i as usize] = 1;
-                s.msgs |= 1 << i;
-            }
-            Action::RmChooseToAbort(i) | Action::RmRcvAbort(i) => s.rm[i as usize] = 3,
-            Action::RmRcvCommit(i) => s.rm[i as usize] = 2,
-        }
-        Some(s)
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        // Holds, so stateright cannot stop early and explores everything.
-        vec![Property::always("consistent", |_, s: &State| {
-            !(s.rm.contains(&2) && s.rm.contains(&3))
-        })]
+impl RunObserver for HeapTrace {
+    fn level_done(&self, l: &LevelStats) {
+        eprintln!(
+            "depth {} new {} live {} peak {}",
+            l.depth,
+            l.new_states,
+            LIVE.load(Ordering::Relaxed),
+            PEAK.load(Ordering::Relaxed)
+        )
     }
 }
 
@@ -236,6 +161,12 @@ fn run_memtx_variant(variant: &str, model: MemtxModel, depth: usize) -> (u64, u6
             let r = enumerate(&model, &EngineOptions::new(Some(depth), 1));
             (r.unique_states, r.transitions)
         }
+        "engine1-labelled" => {
+            let codec = ModelCodec::new(&model.spec);
+            let opts = EngineOptions::new(Some(depth), 1);
+            let r = enumerate_labelled_with_codec(&model, &codec, &opts);
+            (r.unique_states, r.transitions)
+        }
         v => {
             let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
             let codec = ModelCodec::new(&model.spec);
@@ -264,15 +195,7 @@ fn run_variant(variant: &str, n: usize, memtx: Option<(&str, usize)>) {
             let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
             let mut opts = EngineOptions::new(None, threads);
             if std::env::var_os("BENCH_TRACE").is_some() {
-                opts.progress = Some(Box::new(|l| {
-                    eprintln!(
-                        "depth {} new {} live {} peak {}",
-                        l.depth,
-                        l.new_states,
-                        LIVE.load(Ordering::Relaxed),
-                        PEAK.load(Ordering::Relaxed)
-                    )
-                }));
+                opts.observer = Box::new(HeapTrace);
             }
             let r = enumerate(&model, &opts);
             assert!(r.complete);

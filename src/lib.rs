@@ -1,5 +1,83 @@
 //! memtx-check: a model checker and invariant verifier for the MemTX
 //! transactional belief-commit protocol.
+//!
+//! A model is a JSON configuration: bounds, the tiers agents open
+//! transactions at, the tools, the record templates an agent may stage,
+//! and the protocol variant. The engine enumerates every interleaving of
+//! the protocol's operations within the bounds, level by level, and judges
+//! each state against the invariants. Below, one transaction at tier
+//! external_action may stage a shared belief and call an irreversible tool
+//! on it. With the action gate in force, I1 (action-safety gating) holds on
+//! all 15 reachable states; with the gate ablated, the engine finds a
+//! shortest counterexample of 4 actions: open, stage, commit, then the
+//! call executes although the transaction's snapshot, taken when it
+//! opened, holds no action_safe record (the gate, card §3.3; I1, §3.5).
+//!
+//! ```
+//! use memtx_check::config::ModelConfig;
+//! use memtx_check::engine::{enumerate, EngineOptions, Verdict};
+//! use memtx_check::model::{MemtxModel, ModelSpec};
+//!
+//! let tiny = |variant: &str| {
+//!     let json = format!(
+//!         r#"{{
+//!             "bounds": {{ "records": 2, "transactions": 1 }},
+//!             "tiers": ["external_action"],
+//!             "tools": [{{ "name": "issue_refund", "irreversible": true }}],
+//!             "templates": [{{
+//!                 "name": "lookup", "kind": "belief", "scope": "shared",
+//!                 "entity": "order841", "attribute": "refund_eligible", "value": "yes",
+//!                 "source": "lookup", "authority": 0.7, "confidence": 0.8
+//!             }}],
+//!             "variant": {variant}
+//!         }}"#
+//!     );
+//!     let config = ModelConfig::parse(&json, "tiny.json").expect("a valid model");
+//!     MemtxModel::new(ModelSpec::from_config(&config))
+//! };
+//! // No depth bound: explore until a level adds no new state.
+//! let options = EngineOptions::new(None, 1);
+//!
+//! let gated = enumerate(&tiny("{}"), &options);
+//! assert!(gated.complete);
+//! assert_eq!(gated.unique_states, 15);
+//! assert!(matches!(gated.property("I1"), Some(Verdict::Holds)));
+//!
+//! let ungated = enumerate(&tiny(r#"{ "ablate": ["gate"] }"#), &options);
+//! assert!(matches!(
+//!     ungated.property("I1"),
+//!     Some(Verdict::Violated { depth: 4, .. })
+//! ));
+//! ```
+//!
+//! The modules, lowest layer first: each imports only modules listed
+//! before it. (The one-line summaries live here rather than as `///` on
+//! each `pub mod`: rustdoc would then resolve the links in each module's
+//! own `//!` page from this file.)
+//!
+//! - [`atomic_file`]: writing a file all at once; [`input`]: reading
+//!   any input (regular files only, bounded; JSON with each key once and
+//!   structs from objects only; one-line errors); and [`engine`], the
+//!   exact level-by-level BFS over any stateright model, which knows
+//!   nothing of MemTX.
+//! - [`outputs`]: where a run's files go: every path inside the chosen
+//!   folder, a model's report set written whole.
+//! - [`protocol`]: the MemTX protocol itself: records, transactions,
+//!   commit checks, the action gate, cascade repair.
+//! - [`invariants`]: independent checkers of I1, I2, G3 and their
+//!   non-vacuity companions, reading record fields only.
+//! - [`outcome_text`]: how protocol outcomes read in text, for `replay`
+//!   and the explorer.
+//! - [`config`] and [`trace`]: the input layer: model configurations and
+//!   trace files, validated, with their JSON forms (and ITF for traces).
+//! - [`model`]: the protocol as a stateright model, and its one table of
+//!   properties.
+//! - The commands: [`replay`] (a trace run through the protocol),
+//!   [`check`] (the exhaustive bounded check and its reports, each
+//!   counterexample re-found by replay), [`random`] (random walks, shrunk
+//!   to short traces), [`diff`] (two check reports compared), [`explore`]
+//!   (stateright's web explorer with MemTX's step text and picture).
+//! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
 pub mod atomic_file;
 pub mod check;
@@ -11,6 +89,7 @@ pub mod explore;
 pub mod input;
 pub mod invariants;
 pub mod model;
+pub mod outcome_text;
 pub mod outputs;
 pub mod protocol;
 pub mod random;

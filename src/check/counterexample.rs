@@ -38,14 +38,9 @@ impl Counterexample {
     ) -> Counterexample {
         let mut steps = Vec::new();
         let mut actions = Vec::new();
-        for (state, action) in path {
-            if let Some(action) = action {
-                steps.push(Step::from_op(
-                    &model.op(state, action),
-                    &model.spec.compiled,
-                ));
-                actions.push(*action);
-            }
+        for action in path.iter().filter_map(|(_, a)| a.as_ref()) {
+            steps.push(Step::from_op(&model.op(action), &model.spec.compiled));
+            actions.push(*action);
         }
         let stores = path.iter().map(|(s, _)| s.store.clone()).collect();
         let last = steps.len().saturating_sub(1);

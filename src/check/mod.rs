@@ -10,20 +10,16 @@ pub mod summary;
 pub use counterexample::Counterexample;
 
 use crate::config::{Depth, Expect, ModelConfig};
-use crate::engine::{self, EngineOptions, EngineReport, LevelStats};
+use crate::engine::{self, EngineOptions, EngineReport, LevelStats, RunObserver};
 use crate::invariants::Invariant;
-use crate::model::{
-    property_kind, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind,
-};
+use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
 use std::time::{Duration, Instant};
 
 /// How to run a check.
 pub struct CheckOptions {
     pub threads: usize,
-    /// Called once per explored level.
-    pub progress: Option<engine::ProgressFn>,
-    /// Called at most once a second within a long level.
-    pub heartbeat: Option<engine::HeartbeatFn>,
+    /// Told of each explored level and, within long levels, of progress.
+    pub observer: Box<dyn RunObserver>,
 }
 
 impl CheckOptions {
@@ -31,8 +27,7 @@ impl CheckOptions {
     pub fn quiet(threads: usize) -> Self {
         CheckOptions {
             threads,
-            progress: None,
-            heartbeat: None,
+            observer: Box::new(engine::Silent),
         }
     }
 }
@@ -152,8 +147,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         max_depth,
         threads: options.threads.max(1),
         stop_on_violation: false,
-        progress: options.progress,
-        heartbeat: options.heartbeat,
+        observer: options.observer,
     };
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =
@@ -161,7 +155,9 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
-        let kind = property_kind(result.name).expect("the model's properties are all named");
+        let kind = property(result.name)
+            .expect("the engine reports the model's own properties")
+            .kind;
         let outcome = match &result.verdict {
             engine::Verdict::Holds => Outcome::Holds,
             engine::Verdict::Violated { depth, trace } => {

@@ -4,6 +4,7 @@
 
 use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::model::PropertyKind;
+use crate::protocol::Variant;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -157,7 +158,7 @@ fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
 pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     let c = &report.config;
     let mut out = String::new();
-    let variant = variant_label(report);
+    let variant = variant_label(&report.config.variant);
     let _ = writeln!(
         out,
         "model {} — {} records, {} transactions, depth {}; variant: {variant}",
@@ -229,22 +230,118 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     out
 }
 
-fn variant_label(report: &CheckReport) -> String {
-    let v = report.config.to_json()["variant"].clone();
-    let default = crate::config::ModelConfig::parse("{}", "<default>")
-        .map(|c| c.to_json()["variant"].clone())
-        .unwrap_or_default();
-    if v == default {
-        "the authors' code (defaults)".to_owned()
-    } else {
+/// The variant in a few words: the authors' code, or each switch that
+/// differs from it as `key=value`, keys and values spelled and ordered as
+/// in summary.json's `variant`.
+fn variant_label(v: &Variant) -> String {
+    let d = Variant::default();
+    if *v == d {
+        return "the authors' code (defaults)".to_owned();
+    }
+    let mut parts = Vec::new();
+    let ablated = v.ablated();
+    if !ablated.is_empty() {
+        let names: Vec<_> = ablated.iter().map(|a| a.name()).collect();
+        parts.push(format!("ablate=[{}]", names.join(",")));
+    }
+    switch(
+        &mut parts,
+        "laundering_parents",
+        v.laundering_parents,
+        d.laundering_parents,
+    );
+    switch(
+        &mut parts,
+        "same_source_tie",
+        v.same_source_tie,
+        d.same_source_tie,
+    );
+    switch(
+        &mut parts,
+        "stale_check_empty_snapshot",
+        v.stale_check_empty_snapshot,
+        d.stale_check_empty_snapshot,
+    );
+    switch(&mut parts, "tool_basis", v.tool_basis, d.tool_basis);
+    parts.join(", ")
+}
+
+/// `key=value` when a switch is off its default; the value as its JSON
+/// string (the switches serialise as snake_case names).
+fn switch<T: PartialEq + Serialize>(parts: &mut Vec<String>, key: &str, value: T, default: T) {
+    if value != default {
+        let name = match serde_json::to_value(value) {
+            Ok(serde_json::Value::String(s)) => s,
+            other => format!("{other:?}"),
+        };
+        parts.push(format!("{key}={name}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ModelConfig;
+    use crate::protocol::{
+        LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis,
+    };
+
+    /// The label as read off summary.json's `variant` object: each key
+    /// whose value differs from the default configuration's.
+    fn label_from_json(v: Variant) -> String {
+        let mut config = ModelConfig::parse("{}", "<default>").expect("the empty model parses");
+        let default = config.to_json()["variant"].clone();
+        config.variant = v;
+        let json = config.to_json()["variant"].clone();
         let mut parts = Vec::new();
-        if let (Some(v), Some(d)) = (v.as_object(), default.as_object()) {
-            for (k, val) in v {
-                if d.get(k) != Some(val) {
-                    parts.push(format!("{k}={}", val.to_string().replace('"', "")));
-                }
+        for (k, val) in json.as_object().expect("an object") {
+            if default.get(k) != Some(val) {
+                parts.push(format!("{k}={}", val.to_string().replace('"', "")));
             }
         }
         parts.join(", ")
+    }
+
+    #[test]
+    fn the_variant_label_names_what_differs_from_the_authors_code() {
+        assert_eq!(
+            variant_label(&Variant::default()),
+            "the authors' code (defaults)"
+        );
+        let mut v = Variant::default()
+            .without(Mechanism::Cascade)
+            .without(Mechanism::Gate);
+        v.same_source_tie = SameSourceTie::Review;
+        v.tool_basis = ToolBasis::Snapshot;
+        assert_eq!(
+            variant_label(&v),
+            "ablate=[gate,cascade], same_source_tie=review, tool_basis=snapshot"
+        );
+    }
+
+    #[test]
+    fn the_variant_label_reads_as_summary_json_spells_the_variant() {
+        let mut variants = Vec::new();
+        for a in Mechanism::ALL {
+            variants.push(Variant::default().without(a));
+        }
+        let mut all = Variant::default();
+        for a in Mechanism::ALL {
+            all = all.without(a);
+        }
+        all.laundering_parents = LaunderingParents::Any;
+        all.same_source_tie = SameSourceTie::Review;
+        all.stale_check_empty_snapshot = StaleCheckEmptySnapshot::Apply;
+        all.tool_basis = ToolBasis::Snapshot;
+        variants.push(all);
+        let mut v = Variant::default();
+        v.laundering_parents = LaunderingParents::Any;
+        variants.push(v);
+        let mut v = Variant::default();
+        v.stale_check_empty_snapshot = StaleCheckEmptySnapshot::Apply;
+        variants.push(v);
+        for v in variants {
+            assert_eq!(variant_label(&v), label_from_json(v), "{v:?}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use super::model::load_model;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
-use crate::engine::{LevelProgress, LevelStats};
+use crate::engine::{LevelProgress, LevelStats, RunObserver};
 use crate::explore;
 use crate::replay::render_text;
 use clap::Args;
@@ -48,8 +48,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         &config,
         CheckOptions {
             threads,
-            progress: Some(Box::new(progress_line)),
-            heartbeat: Some(Box::new(heartbeat_line)),
+            observer: Box::new(StderrProgress),
         },
     );
     let out = report_dir(args.out.as_deref(), &config.name)?;
@@ -91,6 +90,19 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Holds
     })
+}
+
+/// The check's progress on stderr: a line per level once the run has
+/// lasted a second, and a heartbeat line within long levels.
+struct StderrProgress;
+
+impl RunObserver for StderrProgress {
+    fn level_done(&self, level: &LevelStats) {
+        progress_line(level)
+    }
+    fn heartbeat(&self, progress: &LevelProgress) {
+        heartbeat_line(progress)
+    }
 }
 
 /// Within a long level, a line a second: how far its expansion has got.

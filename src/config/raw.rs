@@ -8,7 +8,7 @@ use super::record::RawRecord;
 use crate::input::fields::{KnownFields, OnlyKnownFields};
 use crate::input::locate::{locate, locate_in_list, Schema};
 use crate::protocol::{
-    Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, Tier, ToolBasis,
+    LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, Tier, ToolBasis,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -89,7 +89,7 @@ pub(crate) struct RawVariant {
     pub stale_check_empty_snapshot: Option<StaleCheckEmptySnapshot>,
     pub laundering_parents: Option<LaunderingParents>,
     pub tool_basis: Option<ToolBasis>,
-    pub ablate: Option<Vec<Ablation>>,
+    pub ablate: Option<Vec<Mechanism>>,
 }
 
 impl Schema for RawVariant {}

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::invariants::Invariant;
-use crate::protocol::{Ablation, Hundredths, LaunderingParents, Scope, Tier, ToolBasis, Variant};
+use crate::protocol::{Hundredths, LaunderingParents, Mechanism, Scope, Tier, ToolBasis, Variant};
 use std::path::Path;
 
 const FULL: &str = r#"{
@@ -89,8 +89,8 @@ fn full_configuration_reads_every_field() {
     assert_eq!(c.variant.laundering_parents, LaunderingParents::Any);
     assert_eq!(c.variant.tool_basis, ToolBasis::Snapshot);
     assert_eq!(
-        c.variant.ablations(),
-        vec![Ablation::Gate, Ablation::Cascade]
+        c.variant.ablated(),
+        vec![Mechanism::Gate, Mechanism::Cascade]
     );
     assert_eq!(c.expect.get(Invariant::I1), Some(Expect::Violated));
     assert_eq!(c.expect.get(Invariant::I2), None);

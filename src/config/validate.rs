@@ -247,13 +247,13 @@ fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError
         variant.tool_basis = basis;
     }
     for (i, ablation) in raw.ablate.unwrap_or_default().into_iter().enumerate() {
-        if variant.is_ablated(ablation) {
+        if !variant.has(ablation) {
             return Err(v.err(
                 &index("ablate", i),
                 format!("\"{}\" is listed twice", ablation.name()),
             ));
         }
-        variant = variant.with_ablation(ablation);
+        variant = variant.without(ablation);
     }
     Ok(variant)
 }

@@ -4,7 +4,7 @@
 
 use super::model_config::{Depth, Expect, ModelConfig, ParentRule};
 use super::record::RecordJson;
-use crate::protocol::{Ablation, Tier, Variant};
+use crate::protocol::{Mechanism, Tier, Variant};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -62,7 +62,7 @@ struct VariantJson {
     stale_check_empty_snapshot: crate::protocol::StaleCheckEmptySnapshot,
     laundering_parents: crate::protocol::LaunderingParents,
     tool_basis: crate::protocol::ToolBasis,
-    ablate: Vec<Ablation>,
+    ablate: Vec<Mechanism>,
 }
 
 #[derive(Serialize)]
@@ -124,6 +124,6 @@ fn variant_json(v: &Variant) -> VariantJson {
         stale_check_empty_snapshot: v.stale_check_empty_snapshot,
         laundering_parents: v.laundering_parents,
         tool_basis: v.tool_basis,
-        ablate: v.ablations(),
+        ablate: v.ablated(),
     }
 }

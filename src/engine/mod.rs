@@ -1,10 +1,16 @@
 //! The exact bounded enumerator: a level-synchronous, parallel,
 //! deterministic breadth-first explorer over any [`stateright::Model`].
 //!
-//! This module owns the public API ([`enumerate`], [`EngineOptions`],
-//! [`EngineReport`], [`LevelStats`], [`PropertyResult`], [`Verdict`]); the
-//! algorithm lives in `bfs`, fingerprints in [`fingerprint`], trace replay in
-//! `path`, and the relation to stateright's own BFS in [`stateright_mapping`].
+//! This module owns the entry points ([`enumerate`], [`enumerate_with_codec`],
+//! [`enumerate_labelled`], [`enumerate_labelled_with_codec`]). The public
+//! types live one concept a file: `options` ([`EngineOptions`]), `observer`
+//! ([`RunObserver`]), `labels` ([`LabelledModel`]), `report`
+//! ([`EngineReport`] and its parts). The algorithm: the run loop in `bfs`,
+//! its two phases in `expand` and `absorb`, on the level in `level`, stored
+//! in `part`s and `chunk` slots, shared between threads by `parallel`;
+//! property verdicts in `decisions`, trace replay in `path`, fingerprints in
+//! [`fingerprint`](mod@fingerprint), and the relation to stateright's own BFS in
+//! [`stateright_mapping`].
 //!
 //! # Semantics
 //!
@@ -39,19 +45,42 @@
 //!   it too).
 //! * The level at the depth bound is never held in memory: its states are
 //!   checked as they are discovered and only their fingerprints kept.
+//! * **Labels** (a [`LabelledModel`] through [`enumerate_labelled`]): every
+//!   counted transition's label bits are counted, per label the number of
+//!   transitions carrying it and the first depth at which one was taken
+//!   (the depth the transition is counted under); see `labels`.
+//! * **Observer**: [`EngineOptions::observer`] is told of each level as it
+//!   is discovered and, about once a second, of the progress within a level.
 //! * Visited states are stored only as 64-bit fingerprints (plus the parent
 //!   fingerprint), so distinct states with equal fingerprints would be
 //!   merged; see [`collision_probability`].
 
+mod absorb;
 mod bfs;
+mod chunk;
+mod decisions;
+mod expand;
 pub mod fingerprint;
+mod labels;
+mod level;
+mod observer;
+mod options;
+mod parallel;
+mod part;
 mod path;
+mod report;
 pub mod stateright_mapping;
 #[cfg(test)]
 mod tests;
 
 pub use fingerprint::{collision_probability, collision_probability_birthday, fingerprint};
-use stateright::{Expectation, Model};
+pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
+pub use observer::{LevelProgress, RunObserver, Silent, StderrLevels};
+pub use options::EngineOptions;
+pub use report::{EngineReport, LevelStats, PropertyResult, Verdict};
+
+use labels::{Labelled, Unlabelled};
+use stateright::Model;
 use std::hash::Hash;
 
 /// A trace in stateright's `Path` layout: the initial state with the first
@@ -59,176 +88,14 @@ use std::hash::Hash;
 /// with `None`. States are real (recomputed by replaying the actions).
 pub type Trace<S, A> = Vec<(S, Option<A>)>;
 
-/// Progress callback, invoked once per discovered level.
-pub type ProgressFn = Box<dyn Fn(&LevelStats) + Send + Sync>;
-
-/// Heartbeat callback, invoked at most once a second while a level is
-/// being expanded.
-pub type HeartbeatFn = Box<dyn Fn(&LevelProgress) + Send + Sync>;
-
-/// How far the expansion of one level has got.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelProgress {
-    /// The depth of the states being expanded.
-    pub depth: usize,
-    /// States of that level expanded so far.
-    pub expanded: u64,
-    /// States in that level.
-    pub level_size: u64,
-    /// Distinct states discovered so far, all depths.
-    pub discovered: u64,
-    /// Milliseconds since [`enumerate`] started.
-    pub elapsed_ms: u64,
-}
-
-/// Options for [`enumerate`].
-pub struct EngineOptions {
-    /// Deepest level to discover (and check); `None` explores to the fixpoint.
-    pub max_depth: Option<usize>,
-    /// Worker threads (0 is treated as 1). Results do not depend on it.
-    pub threads: usize,
-    /// Stop after the first level at which an `Always` property is violated
-    /// (that level is fully checked, so traces stay shortest and
-    /// deterministic; the report is then not `complete`).
-    pub stop_on_violation: bool,
-    /// Called after each level is discovered; see
-    /// [`EngineOptions::with_stderr_progress`].
-    pub progress: Option<ProgressFn>,
-    /// Called at most once a second during a level (long levels).
-    pub heartbeat: Option<HeartbeatFn>,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            max_depth: None,
-            threads: 1,
-            stop_on_violation: false,
-            progress: None,
-            heartbeat: None,
-        }
-    }
-}
-
-impl EngineOptions {
-    /// Options exploring to depth `max_depth` with `threads` threads.
-    pub fn new(max_depth: Option<usize>, threads: usize) -> Self {
-        EngineOptions {
-            max_depth,
-            threads,
-            ..Default::default()
-        }
-    }
-
-    /// Print one line per level on stderr.
-    pub fn with_stderr_progress(mut self) -> Self {
-        self.progress = Some(Box::new(|l: &LevelStats| {
-            eprintln!(
-                "depth {:>4}: {:>12} new, {:>13} total states, {:>13} transitions, {:>9} ms",
-                l.depth, l.new_states, l.total_states, l.total_transitions, l.elapsed_ms
-            )
-        }));
-        self
-    }
-}
-
-/// Counts for one BFS level (depth).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelStats {
-    /// Number of actions from an initial state.
-    pub depth: usize,
-    /// States whose shortest depth is `depth`.
-    pub new_states: u64,
-    /// States at depth ≤ `depth`.
-    pub total_states: u64,
-    /// Transitions out of level `depth − 1` (0 for depth 0).
-    pub transitions: u64,
-    /// Transitions out of levels < `depth`.
-    pub total_transitions: u64,
-    /// Milliseconds since [`enumerate`] started, when the level was
-    /// discovered (the only non-deterministic field).
-    pub elapsed_ms: u64,
-}
-
-impl LevelStats {
-    /// Every field but the timing: what must not differ between runs.
-    pub fn counts(&self) -> (usize, u64, u64, u64, u64) {
-        (
-            self.depth,
-            self.new_states,
-            self.total_states,
-            self.transitions,
-            self.total_transitions,
-        )
-    }
-}
-
-/// The outcome for one property.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict<S, A> {
-    /// `Always`: no explored state violates it (a proof only if the report
-    /// is `complete`).
-    Holds,
-    /// `Always`: violated; `trace` is a shortest counterexample of `depth`
-    /// actions.
-    Violated { depth: usize, trace: Trace<S, A> },
-    /// `Sometimes`: a shortest example of `depth` actions.
-    Reached { depth: usize, trace: Trace<S, A> },
-    /// `Sometimes`: no explored state satisfies it.
-    NotReached,
-    /// `Eventually`: not evaluated by this engine.
-    Unsupported,
-}
-
-/// A property's name, expectation and verdict.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PropertyResult<S, A> {
-    pub name: &'static str,
-    pub expectation: Expectation,
-    pub verdict: Verdict<S, A>,
-}
-
-/// The result of [`enumerate`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineReport<S, A> {
-    /// One entry per depth 0..=last explored depth. When the fixpoint is
-    /// reached before the bound, the last entry has `new_states == 0`.
-    pub levels: Vec<LevelStats>,
-    /// True iff the whole reachable (in-boundary) state space was explored:
-    /// some level added no new state. False when stopped by `max_depth`
-    /// with a non-empty last level, or by `stop_on_violation`.
-    pub complete: bool,
-    /// Distinct states discovered.
-    pub unique_states: u64,
-    /// Transitions taken (see the module docs).
-    pub transitions: u64,
-    /// One entry per `model.properties()`, in that order.
-    pub properties: Vec<PropertyResult<S, A>>,
-}
-
-impl<S, A> EngineReport<S, A> {
-    /// The deepest level discovered.
-    pub fn max_depth(&self) -> usize {
-        self.levels.last().map_or(0, |l| l.depth)
-    }
-
-    /// The levels without timings, for comparing runs.
-    pub fn level_counts(&self) -> Vec<(usize, u64, u64, u64, u64)> {
-        self.levels.iter().map(LevelStats::counts).collect()
-    }
-
-    /// [`collision_probability`] for this run.
-    pub fn collision_probability(&self) -> f64 {
-        collision_probability(self.unique_states, self.transitions)
-    }
-
-    /// The verdict of the property called `name`.
-    pub fn property(&self, name: &str) -> Option<&Verdict<S, A>> {
-        self.properties
-            .iter()
-            .find(|p| p.name == name)
-            .map(|p| &p.verdict)
-    }
+/// Turns a model's states into bytes and back, so that the level waiting
+/// to be expanded is held compactly; `decode(encode(s)) == s` must hold
+/// for every reachable state.
+pub trait StateCodec<S>: Sync {
+    /// Appends the encoding of `state` to `out`.
+    fn encode(&self, state: &S, out: &mut Vec<u8>);
+    /// The state encoded by exactly `bytes`.
+    fn decode(&self, bytes: &[u8]) -> S;
 }
 
 /// Enumerates the states of `model` breadth-first, level by level, with
@@ -243,17 +110,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run(model, opts, None)
-}
-
-/// Turns a model's states into bytes and back, so that the level waiting
-/// to be expanded is held compactly; `decode(encode(s)) == s` must hold
-/// for every reachable state.
-pub trait StateCodec<S>: Sync {
-    /// Appends the encoding of `state` to `out`.
-    fn encode(&self, state: &S, out: &mut Vec<u8>);
-    /// The state encoded by exactly `bytes`.
-    fn decode(&self, bytes: &[u8]) -> S;
+    bfs::run::<M, Unlabelled>(model, opts, None)
 }
 
 /// [`enumerate`], holding each level's states encoded by `codec` rather
@@ -269,5 +126,31 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run(model, opts, Some(codec))
+    bfs::run::<M, Unlabelled>(model, opts, Some(codec))
+}
+
+/// [`enumerate`] for a labelled model: the same counts, verdicts and
+/// traces, and [`EngineReport::labels`] counts its transition labels.
+pub fn enumerate_labelled<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
+where
+    M: LabelledModel + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    bfs::run::<M, Labelled>(model, opts, None)
+}
+
+/// [`enumerate_labelled`], holding each level's states encoded by `codec`
+/// (see [`enumerate_with_codec`]).
+pub fn enumerate_labelled_with_codec<M>(
+    model: &M,
+    codec: &dyn StateCodec<M::State>,
+    opts: &EngineOptions,
+) -> EngineReport<M::State, M::Action>
+where
+    M: LabelledModel + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    bfs::run::<M, Labelled>(model, opts, Some(codec))
 }

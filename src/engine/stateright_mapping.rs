@@ -50,7 +50,7 @@
 //! 10–169 lower than single-threaded in 6 runs, and differed between runs.
 //!
 //! Stateright's fingerprint is `ahash` with fixed keys; ours
-//! ([`super::fingerprint`]) differs, so the two are compared on counts only.
+//! ([`super::fingerprint`](mod@super::fingerprint)) differs, so the two are compared on counts only.
 
 use stateright::{Checker, Model, Property};
 use std::hash::Hash;

@@ -73,7 +73,7 @@ pub fn trace_actions(model: &MemtxModel, trace: &Trace) -> Result<Vec<Action>, S
         model.actions(&state, &mut offered);
         let action = offered
             .into_iter()
-            .find(|a| model.op(&state, a) == op)
+            .find(|a| model.op(a) == op)
             .ok_or_else(|| {
                 format!(
                     "steps[{i}] ({}) is not an action of the model there: a model action \

@@ -2,9 +2,10 @@
 //! state, the transactions with tier, status and snapshot, the rollback
 //! log, and the legend of colours, shapes and marks.
 
-use super::picture::{fill, text, GREEN, GREY, MARGIN, RED, VERDICT_COLUMN, WIDTH};
+use super::style::{fill, text, EDGE, GREEN, GREY, INK, MARGIN, PAPER, RED, VERDICT_COLUMN, WIDTH};
 use super::svg::{clip, n, Svg};
 use super::verdicts::{PathVerdicts, Reached};
+use crate::outcome_text::{ids, log_entry};
 use crate::protocol::{Lifecycle, Store, TxStatus};
 
 /// A coloured dot, a bold name and, in a column of its own, a verdict;
@@ -117,8 +118,8 @@ pub(super) fn transactions_and_log(svg: &mut Svg, store: &Store, top: i32) -> i3
             &clip(
                 &format!(
                     "snapshot {} · staged {}",
-                    super::step::ids(t.snapshot()),
-                    super::step::ids(t.staged())
+                    ids(t.snapshot()),
+                    ids(t.staged())
                 ),
                 60,
             ),
@@ -133,19 +134,7 @@ pub(super) fn transactions_and_log(svg: &mut Svg, store: &Store, top: i32) -> i3
         ly += 18;
     }
     for e in log {
-        let role = if e.root { "retracted" } else { "descendant" };
-        text(
-            svg,
-            right,
-            ly,
-            "",
-            &format!(
-                "r{} {} ({role}, was {})",
-                e.record,
-                e.repair.name(),
-                e.from.name()
-            ),
-        );
+        text(svg, right, ly, "", &log_entry(e));
         ly += 18;
     }
     y.max(ly) - 10
@@ -167,15 +156,15 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
                 ("width", n(16)),
                 ("height", n(14)),
                 ("fill", fill(state).to_owned()),
-                ("stroke", "#333333".to_owned()),
+                ("stroke", INK.to_owned()),
             ],
         );
         text(svg, x + 22, yy + 12, "", state.name());
     }
     let y = y + 56;
     let plain = [
-        ("stroke", "#333333".to_owned()),
-        ("fill", "#ffffff".to_owned()),
+        ("stroke", INK.to_owned()),
+        ("fill", PAPER.to_owned()),
         ("stroke-width", n(2)),
     ];
     let small = |svg: &mut Svg, tag: &'static str, geo: Vec<(&'static str, String)>| {
@@ -242,8 +231,8 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
             ("y", n(y - 9)),
             ("width", n(28)),
             ("height", n(18)),
-            ("fill", "#ffffff".to_owned()),
-            ("stroke", "#333333".to_owned()),
+            ("fill", PAPER.to_owned()),
+            ("stroke", INK.to_owned()),
             ("stroke-width", n(2)),
             ("stroke-dasharray", "6 4".to_owned()),
         ],
@@ -256,7 +245,7 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
             ("y", n(y - 9)),
             ("width", n(28)),
             ("height", n(18)),
-            ("fill", "#ffffff".to_owned()),
+            ("fill", PAPER.to_owned()),
             ("stroke", RED.to_owned()),
             ("stroke-width", n(5)),
         ],
@@ -275,7 +264,7 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
             ("y1", n(y)),
             ("x2", n(MARGIN + 500)),
             ("y2", n(y)),
-            ("stroke", "#444444".to_owned()),
+            ("stroke", EDGE.to_owned()),
             ("stroke-width", n(2)),
             ("marker-end", "url(#memtx-arrow)".to_owned()),
         ],
@@ -311,7 +300,7 @@ fn arrow_marker(svg: &mut Svg) {
         "path",
         &[
             ("d", "M 0 0 L 10 5 L 0 10 z".to_owned()),
-            ("fill", "#444444".to_owned()),
+            ("fill", EDGE.to_owned()),
         ],
     );
     svg.close();

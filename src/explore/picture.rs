@@ -11,26 +11,15 @@
 
 use super::panels::{legend, properties, transactions_and_log};
 use super::store;
+use super::style::{
+    fill, text, COL, EDGE, GREEN, GREY, INK, IN_FLIGHT, LINE_CHARS, MARGIN, NODE_H, NODE_W, PAPER,
+    PER_ROW, RED, ROW, WIDTH,
+};
 use super::svg::{clip, n, wrap, Svg};
 use super::verdicts::PathVerdicts;
 use crate::model::{Action, MemtxModel, ModelState};
 use crate::protocol::{Kind, Lifecycle, Record, RecordId, Store, TxStatus};
 use stateright::{Model, Path};
-
-pub(super) const WIDTH: i32 = 920;
-pub(super) const MARGIN: i32 = 16;
-const NODE_W: i32 = 168;
-const NODE_H: i32 = 62;
-const COL: i32 = 184;
-const ROW: i32 = 104;
-const PER_ROW: usize = 4;
-/// Characters per wrapped text line at the default font size.
-const LINE_CHARS: usize = 120;
-pub(super) const RED: &str = "#c40000";
-pub(super) const GREEN: &str = "#1d7a3a";
-pub(super) const GREY: &str = "#777777";
-/// Where verdicts start, right of the widest property name.
-pub(super) const VERDICT_COLUMN: i32 = 330;
 
 /// The picture of `path`'s last state (stateright's `Model::as_svg`).
 pub fn as_svg(model: &MemtxModel, path: Path<ModelState, Action>) -> Option<String> {
@@ -51,7 +40,7 @@ pub fn render(model: &MemtxModel, path: &[(ModelState, Option<Action>)]) -> Stri
             ("y", n(0)),
             ("width", n(WIDTH)),
             ("height", "100%".to_owned()),
-            ("fill", "#ffffff".to_owned()),
+            ("fill", PAPER.to_owned()),
         ],
     );
     let mut y = header(&mut svg, model, path, &verdicts);
@@ -60,29 +49,6 @@ pub fn render(model: &MemtxModel, path: &[(ModelState, Option<Action>)]) -> Stri
     y = transactions_and_log(&mut svg, store(last), y + 16);
     y = legend(&mut svg, y + 16);
     svg.finish(WIDTH as u32, (y + MARGIN) as u32)
-}
-
-pub(super) fn text(svg: &mut Svg, x: i32, y: i32, style: &str, content: &str) {
-    let mut attrs = vec![("x", n(x)), ("y", n(y))];
-    for part in style.split(';').filter(|p| !p.is_empty()) {
-        match part.split_once('=') {
-            Some(("bold", _)) => attrs.push(("font-weight", "bold".to_owned())),
-            Some((k, v)) => attrs.push((attr_name(k), v.to_owned())),
-            None => {}
-        }
-    }
-    svg.leaf("text", &attrs, content);
-}
-
-/// Style keys used by [`text`], as SVG attribute names.
-fn attr_name(key: &str) -> &'static str {
-    match key {
-        "fill" => "fill",
-        "size" => "font-size",
-        "anchor" => "text-anchor",
-        "class" => "class",
-        _ => "data-style",
-    }
 }
 
 /// The title and the verdict banner; returns the next free y.
@@ -179,19 +145,6 @@ fn positions(store: &Store, top: i32) -> Vec<(i32, i32)> {
     pos
 }
 
-pub(super) fn fill(state: Lifecycle) -> &'static str {
-    match state {
-        Lifecycle::Raw => "#e0e0e0",
-        Lifecycle::Tentative => "#ffe08a",
-        Lifecycle::Validated => "#a8d8f0",
-        Lifecycle::Committed => "#9bd69b",
-        Lifecycle::ActionSafe => "#4fbf8b",
-        Lifecycle::Quarantined => "#f5b06b",
-        Lifecycle::Superseded => "#cbb8e6",
-        Lifecycle::Revoked => "#a9a9a9",
-    }
-}
-
 /// The transaction still open that staged `id`, if any.
 fn in_flight(store: &Store, id: RecordId) -> Option<usize> {
     store
@@ -239,7 +192,7 @@ fn records(
                     ("y1", n(cy)),
                     ("x2", n(px + NODE_W / 2)),
                     ("y2", n(py + NODE_H + 4)),
-                    ("stroke", "#444444".to_owned()),
+                    ("stroke", EDGE.to_owned()),
                     ("stroke-width", n(2)),
                     ("marker-end", "url(#memtx-arrow)".to_owned()),
                     ("data-edge", format!("r{id}->r{p}")),
@@ -299,7 +252,7 @@ fn node(
         ("fill", fill(r.state()).to_owned()),
         (
             "stroke",
-            if named.is_empty() { "#333333" } else { RED }.to_owned(),
+            if named.is_empty() { INK } else { RED }.to_owned(),
         ),
         ("stroke-width", n(if named.is_empty() { 2 } else { 5 })),
     ];
@@ -348,7 +301,7 @@ fn node(
             svg,
             x + 4,
             y - 5,
-            "size=10;fill=#8a4b00;bold=1",
+            &format!("size=10;fill={IN_FLIGHT};bold=1"),
             &format!("in flight · staged by T{tx}"),
         );
     }

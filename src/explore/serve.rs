@@ -10,6 +10,7 @@
 //! once first (to report a busy port as an error), and a server that died
 //! is restarted.
 
+use super::model::ExploredMemtxModel;
 use crate::model::MemtxModel;
 use stateright::Model;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
@@ -34,12 +35,13 @@ pub fn check_bindable(addr: &str) -> Result<(), String> {
         .map_err(|e| format!("--addr {addr}: cannot listen: {e}"))
 }
 
-/// Serves the explorer for `model` on `addr`; never returns unless the
+/// Serves the explorer for `model` (wrapped to show its steps and
+/// pictures) on `addr`; never returns unless the
 /// address cannot be listened on (at start, or after a server crash).
 pub fn serve(model: MemtxModel, addr: &str) -> Result<(), String> {
     check_bindable(addr)?;
     loop {
-        let m = model.clone();
+        let m = ExploredMemtxModel(model.clone());
         let run = catch_unwind(AssertUnwindSafe(|| {
             let _ = m.checker().serve(addr);
         }));

@@ -7,9 +7,9 @@
 
 use super::store;
 use crate::invariants::{self, Invariant, Violation};
-use crate::model::{Action, MemtxModel, ModelState};
+use crate::model::{properties, Action, MemtxModel, ModelState};
 use crate::protocol::RecordId;
-use stateright::{Expectation, Model};
+use stateright::Model;
 
 /// What one invariant says about the path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,8 +62,10 @@ impl PathVerdicts {
             let Ok((next, _)) = model.step(state, action) else {
                 continue;
             };
-            let op = model.op(state, action);
-            if let Some(v) = invariants::check_transition(ctx, store(state), &op, store(&next)) {
+            let op = model.op(action);
+            if let Some(v) =
+                invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
+            {
                 i1.violation = Some(v);
                 i1.action = Some((n + 1, model.format_action(action)));
                 break;
@@ -71,7 +73,7 @@ impl PathVerdicts {
         }
         let mut rows = vec![i1];
         let last = path.last().map(|(s, _)| s);
-        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s)));
+        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s).view()));
         for inv in [Invariant::I2, Invariant::G3] {
             rows.push(InvariantRow {
                 invariant: inv,
@@ -79,12 +81,9 @@ impl PathVerdicts {
                 action: None,
             });
         }
-        let companions = model
-            .properties()
-            .into_iter()
-            .filter(|p| p.expectation == Expectation::Sometimes)
+        let companions = properties::companions()
             .map(|p| {
-                let holds = |s: &ModelState| (p.condition)(model, s);
+                let holds = |s: &ModelState| (p.holds)(model, s);
                 let reached = if last.is_some_and(holds) {
                     Reached::Here
                 } else {
@@ -93,7 +92,7 @@ impl PathVerdicts {
                         .map_or(Reached::No, Reached::After)
                 };
                 CompanionRow {
-                    name: p.name,
+                    name: p.name(),
                     reached,
                 }
             })

@@ -3,11 +3,11 @@
 //! deliberately shares no code with the protocol's dependency walks, so a
 //! bug in one is not hidden by the same bug in the other.
 
-use crate::protocol::{RecordId, RecordSet, Store};
+use crate::protocol::{RecordId, RecordSet, StoreView};
 
 /// Every transitive ancestor of `id`, by depth-first search along the
 /// records' own `derived_from` fields.
-pub fn ancestors(store: &Store, id: RecordId) -> RecordSet {
+pub fn ancestors(store: StoreView<'_>, id: RecordId) -> RecordSet {
     search(id, |r| {
         store
             .record(r)
@@ -18,12 +18,12 @@ pub fn ancestors(store: &Store, id: RecordId) -> RecordSet {
 /// The derivation graph of one store with the child index that descendant
 /// searches need (the reverse of `derived_from`).
 pub struct Graph<'a> {
-    store: &'a Store,
+    store: StoreView<'a>,
     children: Vec<RecordSet>,
 }
 
 impl<'a> Graph<'a> {
-    pub fn of(store: &'a Store) -> Graph<'a> {
+    pub fn of(store: StoreView<'a>) -> Graph<'a> {
         let mut children = vec![RecordSet::EMPTY; store.records().len()];
         for (child, record) in store.records().iter().enumerate() {
             for p in record.derived_from().iter() {
@@ -66,9 +66,11 @@ fn search(start: RecordId, edges: impl Fn(RecordId) -> RecordSet) -> RecordSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::generate::{config, scenario};
     use crate::protocol::{
-        Hundredths, Kind, Op, Proposal, Protocol, Scope, Symbols, Tier, Variant, Window,
+        Hundredths, Kind, Op, Proposal, Protocol, Scope, Store, Symbols, Tier, Variant, Window,
     };
+    use proptest::prelude::*;
 
     /// A store of one transaction that staged a record per entry of
     /// `parents`, derived from the ids listed there.
@@ -133,7 +135,7 @@ mod tests {
     #[test]
     fn recomputed_ancestry_equals_the_protocols_own_walks() {
         for store in random_dags() {
-            let graph = Graph::of(&store);
+            let graph = Graph::of(store.view());
             for id in store.ids().iter() {
                 assert_eq!(
                     graph.ancestors(id),
@@ -149,13 +151,39 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn recomputed_ancestry_on_generated_stores_equals_the_protocols_walks(
+            (setup, ops) in scenario(),
+            roots in any::<u64>(),
+        ) {
+            let store = setup.run(&ops).1;
+            let graph = Graph::of(store.view());
+            for id in store.ids().iter() {
+                prop_assert_eq!(graph.ancestors(id), store.ancestors_for_tests(id), "ancestors of r{}", id);
+                prop_assert_eq!(
+                    graph.descendants(id),
+                    store.descendants_for_tests(RecordSet::single(id)),
+                    "descendants of r{}", id
+                );
+            }
+            let roots = RecordSet::from_bits(roots).intersection(store.ids());
+            let union = roots
+                .iter()
+                .fold(RecordSet::EMPTY, |acc, r| acc.union(graph.descendants(r)));
+            prop_assert_eq!(union.difference(roots), store.descendants_for_tests(roots));
+        }
+    }
+
     #[test]
     fn a_diamond() {
         // r0 <- r1, r0 <- r2, {r1, r2} <- r3
         let store = staged(&[&[], &[0], &[0], &[1, 2]]);
-        let g = Graph::of(&store);
+        let g = Graph::of(store.view());
         assert_eq!(g.ancestors(3), [0, 1, 2].into_iter().collect());
-        assert_eq!(ancestors(&store, 1), RecordSet::single(0));
+        assert_eq!(ancestors(store.view(), 1), RecordSet::single(0));
         assert_eq!(g.descendants(0), [1, 2, 3].into_iter().collect());
         assert_eq!(g.descendants(3), RecordSet::EMPTY);
     }

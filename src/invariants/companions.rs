@@ -5,7 +5,7 @@
 
 use super::i1::irreversible_allowed;
 use super::Context;
-use crate::protocol::{Kind, Lifecycle, Reason, Repair, Store, TxStatus};
+use crate::protocol::{Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
 
 /// One companion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,7 +63,7 @@ impl Companion {
         }
     }
 
-    pub fn holds(self, ctx: &Context, store: &Store) -> bool {
+    pub fn holds(self, ctx: &Context, store: StoreView<'_>) -> bool {
         let log = store.rollback_log();
         match self {
             Companion::IrreversibleExecuted => store.records().iter().any(|r| {

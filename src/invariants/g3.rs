@@ -3,9 +3,9 @@
 
 use super::ancestry::ancestors;
 use super::{Invariant, Violation};
-use crate::protocol::{Lifecycle, RecordId, RecordSet, Store};
+use crate::protocol::{Lifecycle, RecordId, RecordSet, StoreView};
 
-pub fn check(store: &Store) -> Option<Violation> {
+pub fn check(store: StoreView<'_>) -> Option<Violation> {
     let revoked: RecordSet = store
         .records()
         .iter()

@@ -6,12 +6,12 @@
 //! that blocks a call it should allow violates I1 too.
 
 use super::{Context, Invariant, Violation};
-use crate::protocol::{Kind, Lifecycle, Op, RecordId, RecordSet, Store, Tier};
+use crate::protocol::{Kind, Lifecycle, Op, RecordId, RecordSet, StoreView, Tier};
 
 /// Whether the gate conditions allow an irreversible call by `tx` in
 /// `store`, recomputed from record states and the snapshot; with the
 /// records that stand in the way when they do not.
-pub fn irreversible_allowed(store: &Store, tx: u8) -> Result<(), RecordSet> {
+pub fn irreversible_allowed(store: StoreView<'_>, tx: u8) -> Result<(), RecordSet> {
     let Some(t) = store.transaction(tx) else {
         return Err(RecordSet::EMPTY);
     };
@@ -40,7 +40,7 @@ pub fn irreversible_allowed(store: &Store, tx: u8) -> Result<(), RecordSet> {
 }
 
 /// The tool_action record a call created, if it executed.
-fn created_tool_action(before: &Store, after: &Store) -> Option<RecordId> {
+fn created_tool_action(before: StoreView<'_>, after: StoreView<'_>) -> Option<RecordId> {
     let n = before.records().len();
     after
         .records()
@@ -50,7 +50,12 @@ fn created_tool_action(before: &Store, after: &Store) -> Option<RecordId> {
         .map(|i| (n + i) as RecordId)
 }
 
-pub fn check(ctx: &Context, before: &Store, op: &Op, after: &Store) -> Option<Violation> {
+pub fn check(
+    ctx: &Context,
+    before: StoreView<'_>,
+    op: &Op,
+    after: StoreView<'_>,
+) -> Option<Violation> {
     let Op::ToolCall { tx, tool, .. } = *op else {
         return None;
     };
@@ -81,7 +86,7 @@ pub fn check(ctx: &Context, before: &Store, op: &Op, after: &Store) -> Option<Vi
     }
 }
 
-fn describe(store: &Store, tx: u8, blockers: RecordSet) -> String {
+fn describe(store: StoreView<'_>, tx: u8, blockers: RecordSet) -> String {
     let tentative = blockers
         .iter()
         .filter(|&id| {

@@ -12,7 +12,7 @@
 
 use super::ancestry::Graph;
 use super::{Context, Invariant, Violation};
-use crate::protocol::{Kind, Lifecycle, LogEntry, RecordId, RecordSet, Repair, Store};
+use crate::protocol::{Kind, Lifecycle, LogEntry, RecordId, RecordSet, Repair, StoreView};
 
 /// States from which the lifecycle allows a move to quarantined, written
 /// out here from DESIGN.md rather than asked of the protocol.
@@ -23,7 +23,7 @@ fn quarantine_allowed_from(state: Lifecycle) -> bool {
     )
 }
 
-pub fn check(ctx: &Context, store: &Store) -> Option<Violation> {
+pub fn check(ctx: &Context, store: StoreView<'_>) -> Option<Violation> {
     let log = store.rollback_log();
     if log.is_empty() {
         return None;
@@ -49,7 +49,7 @@ pub fn check(ctx: &Context, store: &Store) -> Option<Violation> {
 /// compensated or leaked as well.
 fn check_retracted(
     ctx: &Context,
-    store: &Store,
+    store: StoreView<'_>,
     log: &[LogEntry],
     id: RecordId,
 ) -> Option<Violation> {
@@ -69,7 +69,7 @@ fn check_retracted(
 
 fn check_descendant(
     ctx: &Context,
-    store: &Store,
+    store: StoreView<'_>,
     log: &[LogEntry],
     retracted: RecordSet,
     root: RecordId,
@@ -130,7 +130,7 @@ fn check_descendant(
 /// tool) or leaked (irreversible tool) entry in the rollback log.
 fn tool_action_logged(
     ctx: &Context,
-    store: &Store,
+    store: StoreView<'_>,
     log: &[LogEntry],
     root: RecordId,
     d: RecordId,

@@ -21,7 +21,12 @@ pub mod g3;
 pub mod i1;
 pub mod i2;
 
-use crate::protocol::{Op, RecordSet, Store, Tool};
+#[cfg(test)]
+pub(crate) mod broken;
+#[cfg(test)]
+mod tests;
+
+use crate::protocol::{Op, RecordSet, StoreView, Tool};
 use serde::Serialize;
 use std::fmt;
 
@@ -107,15 +112,15 @@ impl Context {
 /// I1 on one accepted operation.
 pub fn check_transition(
     ctx: &Context,
-    before: &Store,
+    before: StoreView<'_>,
     op: &Op,
-    after: &Store,
+    after: StoreView<'_>,
 ) -> Option<Violation> {
     i1::check(ctx, before, op, after)
 }
 
 /// I2 and G3 on one state, in that order.
-pub fn check_state(ctx: &Context, store: &Store) -> Vec<Violation> {
+pub fn check_state(ctx: &Context, store: StoreView<'_>) -> Vec<Violation> {
     let mut found = Vec::new();
     found.extend(i2::check(ctx, store));
     found.extend(g3::check(store));

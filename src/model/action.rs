@@ -2,7 +2,7 @@
 //! their translation to protocol operations.
 
 use super::spec::ModelSpec;
-use crate::protocol::{Op, Proposal, RecordId, RecordSet, Store, Tier, TxId};
+use crate::protocol::{Op, Proposal, RecordId, RecordSet, Tier, TxId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -36,7 +36,9 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn to_op(&self, spec: &ModelSpec, _store: &Store) -> Op {
+    /// The protocol operation this action stands for; it reads only the
+    /// specification (a stage's template), never the state.
+    pub fn to_op(&self, spec: &ModelSpec) -> Op {
         match *self {
             Action::Open { agent, tier, .. } => Op::Open { agent, tier },
             Action::Stage {

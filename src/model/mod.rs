@@ -5,17 +5,22 @@
 //!
 //! I1 is a transition property, so the state carries a monitor bit that
 //! `next_state` sets when a transition breaks it; I2, G3 and the companions
-//! are read off the store. Stateright's checkers, its explorer and our own
-//! engine therefore all see the same verdicts.
+//! are read off the store. [`properties`] declares them all, once, in one
+//! table. Stateright's checkers, its explorer and our own engine therefore
+//! all see the same verdicts.
+//!
+//! The model knows nothing of how it is shown: the explorer wraps it in a
+//! model of its own that adds `format_step` and `as_svg`.
 
 mod action;
 mod codec;
-mod properties;
+mod labels;
+pub mod properties;
 mod spec;
 
 pub use action::Action;
 pub use codec::ModelCodec;
-pub use properties::{property_kind, PropertyKind};
+pub use properties::{property, ModelProperty, Predicate, PropertyKind, PROPERTIES};
 pub use spec::{ModelSpec, TemplateSpec};
 
 use crate::invariants;
@@ -61,8 +66,8 @@ impl MemtxModel {
     }
 
     /// The protocol operation an action stands for.
-    pub fn op(&self, state: &ModelState, action: &Action) -> Op {
-        action.to_op(&self.spec, &state.store)
+    pub fn op(&self, action: &Action) -> Op {
+        action.to_op(&self.spec)
     }
 
     /// Runs one action through the protocol: the next state and the
@@ -77,7 +82,7 @@ impl MemtxModel {
                 return Err(StepRefusal::NotThisTransaction);
             }
         }
-        let op = self.op(state, action);
+        let op = self.op(action);
         let (store, outcome) = self
             .spec
             .protocol()
@@ -87,8 +92,13 @@ impl MemtxModel {
             return Err(StepRefusal::RecordBound);
         }
         let i1_breached = state.i1_breached
-            || invariants::check_transition(self.spec.context(), &state.store, &op, &store)
-                .is_some();
+            || invariants::check_transition(
+                self.spec.context(),
+                state.store.view(),
+                &op,
+                store.view(),
+            )
+            .is_some();
         Ok((ModelState { store, i1_breached }, outcome))
     }
 }
@@ -113,6 +123,14 @@ impl std::fmt::Display for StepRefusal {
                 f.write_str("the transaction it opens would get another id")
             }
         }
+    }
+}
+
+/// A model that delegates to this one (the explorer's) reads it here; the
+/// property table's predicates take any such model.
+impl AsRef<MemtxModel> for MemtxModel {
+    fn as_ref(&self) -> &MemtxModel {
+        self
     }
 }
 
@@ -195,16 +213,8 @@ impl Model for MemtxModel {
         action.describe(&self.spec)
     }
 
-    fn format_step(&self, last_state: &ModelState, action: Action) -> Option<String> {
-        crate::explore::format_step(self, last_state, &action)
-    }
-
-    fn as_svg(&self, path: stateright::Path<ModelState, Action>) -> Option<String> {
-        crate::explore::as_svg(self, path)
-    }
-
     fn properties(&self) -> Vec<Property<Self>> {
-        properties::all()
+        PROPERTIES.iter().map(ModelProperty::stateright).collect()
     }
 }
 

@@ -1,13 +1,27 @@
-//! The model's stateright properties: I1 (through the monitor bit), I2 and
-//! G3 as "always", and the non-vacuity companions as "sometimes". Names
-//! are stable: reports, traces and tests refer to them.
+//! The model's properties, declared once. [`PROPERTIES`] is the one table
+//! of them: each entry says what the property stands for (an invariant or
+//! a non-vacuity companion), and so its name and whether it must hold
+//! always or be reached sometimes, and carries its predicate on a state.
+//! Everything that needs a property reads it here: stateright's
+//! `Model::properties` (and through it the engine and the explorer's
+//! checker), `check` (the kind of each verdict), `random` (which
+//! predicates a walk evaluates) and the explorer's panels.
+//!
+//! I1 is read through the model's monitor bit (it is a transition
+//! property, card §3.5); I2 and G3 are read off the store; the companions
+//! are those of [`crate::invariants::companions`], plus "an irreversible
+//! call is blocked", which only the model can say. Names are stable:
+//! reports, traces and tests refer to them.
+//!
+//! The predicates are generic over the model type they are handed, so that
+//! a wrapper that delegates to [`MemtxModel`] (the explorer's) gets the
+//! same table as stateright properties of its own type ([`table`]).
 
 use super::{Action, MemtxModel, ModelState};
 use crate::invariants::companions::Companion;
 use crate::invariants::{g3, i2, Invariant};
 use crate::protocol::{GateOutcome, Outcome};
-use stateright::Model;
-use stateright::Property;
+use stateright::{Expectation, Model, Property};
 
 /// What a property of the model stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,46 +38,175 @@ impl PropertyKind {
             PropertyKind::Companion(_) => "companion",
         }
     }
+
+    /// The property's name, as reports, traces and stateright show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PropertyKind::Invariant(i) => i.name(),
+            PropertyKind::Companion(c) => c.name(),
+        }
+    }
+
+    /// An invariant must hold on every state; a companion must be reached
+    /// on some state, which shows the invariants were exercised.
+    pub fn expectation(self) -> Expectation {
+        match self {
+            PropertyKind::Invariant(_) => Expectation::Always,
+            PropertyKind::Companion(_) => Expectation::Sometimes,
+        }
+    }
 }
+
+/// A predicate on one state of the model `M`: for an invariant, that it
+/// holds there; for a companion, that it is reached there. `M` is
+/// [`MemtxModel`] or a model that delegates to one.
+pub type Predicate<M = MemtxModel> = fn(&M, &ModelState) -> bool;
+
+/// One property of the model: what it stands for and its predicate.
+pub struct ModelProperty<M = MemtxModel> {
+    pub kind: PropertyKind,
+    pub holds: Predicate<M>,
+}
+
+// By hand: a derive would ask `M: Clone`, which a fn pointer does not need.
+impl<M> Clone for ModelProperty<M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<M> Copy for ModelProperty<M> {}
+
+impl<M> std::fmt::Debug for ModelProperty<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelProperty")
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M> ModelProperty<M> {
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    pub fn expectation(&self) -> Expectation {
+        self.kind.expectation()
+    }
+
+    /// The invariant this property is, if it is one.
+    pub fn invariant(&self) -> Option<Invariant> {
+        match self.kind {
+            PropertyKind::Invariant(i) => Some(i),
+            PropertyKind::Companion(_) => None,
+        }
+    }
+
+    /// The same property as stateright holds it.
+    pub fn stateright(&self) -> Property<M>
+    where
+        M: Model<State = ModelState>,
+    {
+        Property {
+            expectation: self.expectation(),
+            name: self.name(),
+            condition: self.holds,
+        }
+    }
+}
+
+/// How many properties the model has.
+pub const COUNT: usize = 10;
+
+/// The table for a model type that delegates to [`MemtxModel`]: the
+/// invariants I1, I2, G3, then the companions, in report order.
+pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
+    const fn invariant<M>(i: Invariant, holds: Predicate<M>) -> ModelProperty<M> {
+        ModelProperty {
+            kind: PropertyKind::Invariant(i),
+            holds,
+        }
+    }
+    const fn companion<M>(c: Companion, holds: Predicate<M>) -> ModelProperty<M> {
+        ModelProperty {
+            kind: PropertyKind::Companion(c),
+            holds,
+        }
+    }
+    [
+        invariant(Invariant::I1, i1_holds::<M>),
+        invariant(Invariant::I2, i2_holds::<M>),
+        invariant(Invariant::G3, g3_holds::<M>),
+        companion(Companion::IrreversibleExecuted, executed::<M>),
+        companion(Companion::IrreversibleBlocked, blocked::<M>),
+        companion(Companion::CascadeRevokedDescendant, cascade_revokes::<M>),
+        companion(Companion::ViewQuarantined, view_quarantined::<M>),
+        companion(Companion::LeakLogged, leak_logged::<M>),
+        companion(Companion::Superseded, superseded::<M>),
+        companion(Companion::UserReview, user_review::<M>),
+    ]
+}
+
+/// Every property of [`MemtxModel`], in report order.
+pub static PROPERTIES: [ModelProperty; COUNT] = table::<MemtxModel>();
 
 /// The property with this name.
-pub fn property_kind(name: &str) -> Option<PropertyKind> {
-    Invariant::ALL
-        .into_iter()
-        .find(|i| i.name() == name)
-        .map(PropertyKind::Invariant)
-        .or_else(|| {
-            Companion::ALL
-                .into_iter()
-                .find(|c| c.name() == name)
-                .map(PropertyKind::Companion)
-        })
+pub fn property(name: &str) -> Option<&'static ModelProperty> {
+    PROPERTIES.iter().find(|p| p.name() == name)
 }
 
-fn i1_holds(_: &MemtxModel, s: &ModelState) -> bool {
+/// The property that is `invariant` (every invariant is one; a test keeps
+/// it so).
+pub fn invariant_property(invariant: Invariant) -> &'static ModelProperty {
+    PROPERTIES
+        .iter()
+        .find(|p| p.invariant() == Some(invariant))
+        .expect("every invariant is a property of the model")
+}
+
+/// The invariants, in report order.
+pub fn invariants() -> impl Iterator<Item = &'static ModelProperty> {
+    PROPERTIES
+        .iter()
+        .filter(|p| matches!(p.kind, PropertyKind::Invariant(_)))
+}
+
+/// The companions, in report order.
+pub fn companions() -> impl Iterator<Item = &'static ModelProperty> {
+    PROPERTIES
+        .iter()
+        .filter(|p| matches!(p.kind, PropertyKind::Companion(_)))
+}
+
+fn i1_holds<M>(_: &M, s: &ModelState) -> bool {
     !s.i1_breached
 }
-fn i2_holds(m: &MemtxModel, s: &ModelState) -> bool {
-    i2::check(m.spec.context(), &s.store).is_none()
+fn i2_holds<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
+    i2::check(m.as_ref().spec.context(), s.store.view()).is_none()
 }
-fn g3_holds(_: &MemtxModel, s: &ModelState) -> bool {
-    g3::check(&s.store).is_none()
+fn g3_holds<M>(_: &M, s: &ModelState) -> bool {
+    g3::check(s.store.view()).is_none()
 }
 
 macro_rules! companion {
     ($fn:ident, $c:expr) => {
-        fn $fn(m: &MemtxModel, s: &ModelState) -> bool {
-            $c.holds(m.spec.context(), &s.store)
+        fn $fn<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
+            $c.holds(m.as_ref().spec.context(), s.store.view())
         }
     };
 }
 companion!(executed, Companion::IrreversibleExecuted);
+companion!(cascade_revokes, Companion::CascadeRevokedDescendant);
+companion!(view_quarantined, Companion::ViewQuarantined);
+companion!(leak_logged, Companion::LeakLogged);
+companion!(superseded, Companion::Superseded);
+companion!(user_review, Companion::UserReview);
 
 /// "An irreversible call is blocked" is a transition, not a state: a
 /// blocked call leaves the store as it was. It holds at a state where the
 /// model offers an irreversible call that the gate refuses, which only the
 /// model (knowing its actions) and the protocol (deciding) can say.
-fn blocked(m: &MemtxModel, s: &ModelState) -> bool {
+fn blocked<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
+    let m = m.as_ref();
     let mut actions = Vec::new();
     m.actions(s, &mut actions);
     actions.iter().any(|a| match *a {
@@ -74,47 +217,46 @@ fn blocked(m: &MemtxModel, s: &ModelState) -> bool {
         _ => false,
     })
 }
-companion!(cascade_revokes, Companion::CascadeRevokedDescendant);
-companion!(view_quarantined, Companion::ViewQuarantined);
-companion!(leak_logged, Companion::LeakLogged);
-companion!(superseded, Companion::Superseded);
-companion!(user_review, Companion::UserReview);
-
-/// A state predicate, as stateright's properties take them.
-type Predicate = fn(&MemtxModel, &ModelState) -> bool;
-
-pub fn all() -> Vec<Property<MemtxModel>> {
-    let companions: [(Companion, Predicate); 7] = [
-        (Companion::IrreversibleExecuted, executed),
-        (Companion::IrreversibleBlocked, blocked),
-        (Companion::CascadeRevokedDescendant, cascade_revokes),
-        (Companion::ViewQuarantined, view_quarantined),
-        (Companion::LeakLogged, leak_logged),
-        (Companion::Superseded, superseded),
-        (Companion::UserReview, user_review),
-    ];
-    let mut props = vec![
-        Property::always("I1", i1_holds),
-        Property::always("I2", i2_holds),
-        Property::always("G3", g3_holds),
-    ];
-    props.extend(
-        companions
-            .into_iter()
-            .map(|(c, f)| Property::sometimes(c.name(), f)),
-    );
-    props
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_property_name_maps_back() {
-        for p in all() {
-            assert!(property_kind(p.name).is_some(), "{}", p.name);
+    fn names_are_unique_and_map_back() {
+        for p in &PROPERTIES {
+            assert_eq!(property(p.name()).map(|q| q.kind), Some(p.kind));
         }
-        assert_eq!(all().len(), 10);
+        assert_eq!(property("no such property").map(|p| p.kind), None);
+    }
+
+    #[test]
+    fn every_invariant_and_companion_is_a_property_once() {
+        for i in Invariant::ALL {
+            assert_eq!(invariant_property(i).invariant(), Some(i));
+            assert_eq!(invariant_property(i).expectation(), Expectation::Always);
+        }
+        for c in Companion::ALL {
+            let p: Vec<_> = companions()
+                .filter(|p| p.kind == PropertyKind::Companion(c))
+                .collect();
+            assert_eq!(p.len(), 1, "{}", c.name());
+            assert_eq!(p[0].expectation(), Expectation::Sometimes);
+        }
+        assert_eq!(
+            invariants().count() + companions().count(),
+            PROPERTIES.len()
+        );
+    }
+
+    #[test]
+    fn stateright_sees_the_table_in_order() {
+        let config = crate::config::ModelConfig::load(std::path::Path::new("models/default.json"))
+            .expect("the default model loads");
+        let props = MemtxModel::new(super::super::ModelSpec::from_config(&config)).properties();
+        assert_eq!(props.len(), PROPERTIES.len());
+        for (sr, p) in props.iter().zip(&PROPERTIES) {
+            assert_eq!((sr.name, &sr.expectation), (p.name(), &p.expectation()));
+        }
     }
 }

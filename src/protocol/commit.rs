@@ -5,37 +5,28 @@
 //! committed, and action_safe in an external_action transaction.
 
 use super::conflict::Verdict;
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::{CommitOutcome, CommitResult, CommitStatus, ProtocolError, RecordVerdict};
+use super::operation::ProtocolError;
+use super::outcome::{CommitOutcome, CommitResult, CommitStatus, RecordVerdict};
 use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::{Tier, TxId, TxStatus};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 /// Confidence needed by check 1, inclusive (card §3.2).
 pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
 /// Authority at which a source skips the confidence check, inclusive.
 pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
 
-/// The authority a record carries: its source's, or 0.5 without a source
-/// (card pitfalls, "A missing source is treated as authority 0.5").
-pub fn effective_authority(record: &Record) -> Hundredths {
-    if record.source().is_some() {
-        record.authority()
-    } else {
-        Hundredths::MISSING_SOURCE_AUTHORITY
-    }
-}
-
 /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
-pub fn check_evidence(record: &Record) -> bool {
-    record.confidence() >= EVIDENCE_THRESHOLD || effective_authority(record) >= AUTHORITY_BYPASS
+fn check_evidence(record: &Record) -> bool {
+    record.confidence() >= EVIDENCE_THRESHOLD || record.effective_authority() >= AUTHORITY_BYPASS
 }
 
 /// Check 2: the window contains the logical now; without a clock it passes.
-pub fn check_validity(record: &Record, clock: Option<i32>) -> bool {
+fn check_validity(record: &Record, clock: Option<i32>) -> bool {
     clock.is_none_or(|now| record.window().contains(now))
 }
 
@@ -87,10 +78,10 @@ impl Protocol {
         verifier_calls: &mut u32,
     ) -> Result<RecordVerdict, ProtocolError> {
         let record = store.records[id as usize];
-        if self.has(Ablation::Evidence) && !check_evidence(&record) {
+        if self.has(Mechanism::Evidence) && !check_evidence(&record) {
             return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY);
         }
-        if self.has(Ablation::Validity) && !check_validity(&record, self.clock) {
+        if self.has(Mechanism::Validity) && !check_validity(&record, self.clock) {
             return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY);
         }
         *verifier_calls += 1;
@@ -102,14 +93,14 @@ impl Protocol {
             // As in the card's pseudocode, superseding happens before check 4.
             Verdict::SupersedeOld => superseded = self.supersede_rivals(store, id)?,
         }
-        if self.has(Ablation::DependencyStability) && !dependencies_stable(store, id) {
+        if self.has(Mechanism::DependencyStability) && !dependencies_stable(store, id) {
             return quarantine(store, id, Reason::UnstableDependency, superseded);
         }
         let external = store.txs[tx as usize].tier == Tier::ExternalAction;
-        promote(store, id, Lifecycle::Validated)?;
-        promote(store, id, Lifecycle::Committed)?;
+        store.move_to(id, Lifecycle::Validated)?;
+        store.move_to(id, Lifecycle::Committed)?;
         let result = if external {
-            promote(store, id, Lifecycle::ActionSafe)?;
+            store.move_to(id, Lifecycle::ActionSafe)?;
             CommitResult::ActionSafe
         } else {
             CommitResult::Committed
@@ -137,29 +128,13 @@ fn skipped(id: RecordId, result: CommitResult, reason: Option<Reason>) -> Record
     }
 }
 
-pub(in crate::protocol) fn promote(
-    store: &mut Store,
-    id: RecordId,
-    to: Lifecycle,
-) -> Result<(), ProtocolError> {
-    let record = &mut store.records[id as usize];
-    record.state = record
-        .state
-        .move_to(to)
-        .map_err(|illegal| ProtocolError::IllegalMove {
-            record: id,
-            illegal,
-        })?;
-    Ok(())
-}
-
 fn quarantine(
     store: &mut Store,
     id: RecordId,
     reason: Reason,
     superseded: RecordSet,
 ) -> Result<RecordVerdict, ProtocolError> {
-    promote(store, id, Lifecycle::Quarantined)?;
+    store.move_to(id, Lifecycle::Quarantined)?;
     store.records[id as usize].reason = Some(reason);
     Ok(RecordVerdict {
         id,

@@ -4,15 +4,14 @@
 //! decides: same value, stale late write (before authority), higher, lower,
 //! then equal authority.
 
-use super::commit::{effective_authority, promote};
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::ProtocolError;
+use super::operation::ProtocolError;
 use super::record::{Kind, Reason, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::TxId;
-use super::variant::{Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot};
+use super::variant::{LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
 
 /// What check 3 decides for one candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +35,7 @@ impl Protocol {
             return Verdict::Abort(Reason::RevokedParent);
         }
         // A private parent republished to a wider scope (card §3.2).
-        if self.has(Ablation::PermissionInheritance) && candidate.scope() != Scope::Private {
+        if self.has(Mechanism::PermissionInheritance) && candidate.scope() != Scope::Private {
             let laundered = candidate.derived_from().iter().any(|p| {
                 let parent = &store.records[p as usize];
                 let considered = match self.variant.laundering_parents {
@@ -49,7 +48,7 @@ impl Protocol {
                 return Verdict::Abort(Reason::PermissionLaundering);
             }
         }
-        if !self.has(Ablation::Conflict) {
+        if !self.has(Mechanism::Conflict) {
             return Verdict::Commit;
         }
         let Some(rival_id) = self.rivals(store, id).iter().next() else {
@@ -67,7 +66,7 @@ impl Protocol {
         if stale_check && !snapshot.contains(rival_id) {
             return Verdict::Abort(Reason::StaleWrite);
         }
-        let (mine, theirs) = (effective_authority(candidate), effective_authority(rival));
+        let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
         if mine > theirs {
             Verdict::SupersedeOld
         } else if mine < theirs {
@@ -116,7 +115,7 @@ impl Protocol {
             .filter(|&r| store.records[r as usize].value() != value)
             .collect();
         for r in displaced.iter() {
-            promote(store, r, Lifecycle::Superseded)?;
+            store.move_to(r, Lifecycle::Superseded)?;
         }
         Ok(displaced)
     }

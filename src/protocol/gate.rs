@@ -3,12 +3,12 @@
 //! caller's own staging included), or when an external_action transaction's
 //! snapshot holds no action_safe record. Reversible tools pass.
 
+use super::dispatch::{Protocol, Tool};
 use super::lifecycle::Lifecycle;
-use super::machine::{Protocol, Tool};
-use super::ops::Refusal;
+use super::outcome::Refusal;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 impl Protocol {
     /// The gate's refusal for `tx` calling `tool`, or `None` when it allows.
@@ -18,7 +18,7 @@ impl Protocol {
         tx: TxId,
         tool: Tool,
     ) -> Option<Refusal> {
-        if !tool.irreversible || !self.has(Ablation::Gate) {
+        if !tool.irreversible || !self.has(Mechanism::Gate) {
             return None;
         }
         let t = &store.txs[tx as usize];

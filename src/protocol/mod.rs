@@ -7,14 +7,16 @@
 //! Everything outside this module sees records, transactions and the
 //! rollback log through read-only accessors. The revocation registry and
 //! the dependency walks are private to it, so the invariant checkers cannot
-//! lean on the protocol's own bookkeeping.
+//! lean on the protocol's own bookkeeping; and they take a [`StoreView`],
+//! from which no store can be had to run the protocol on.
 
 mod commit;
 mod conflict;
+mod dispatch;
 mod gate;
 mod lifecycle;
-mod machine;
-mod ops;
+mod operation;
+mod outcome;
 mod packed;
 mod record;
 mod record_set;
@@ -23,25 +25,27 @@ mod store;
 mod symbols;
 mod transaction;
 mod variant;
+mod view;
 
+#[cfg(test)]
+pub(crate) mod generate;
 #[cfg(test)]
 mod tests;
 
-pub use commit::{
-    check_evidence, check_validity, effective_authority, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD,
-};
+pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
+pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
-pub use machine::{Protocol, Tool};
-pub use ops::{
-    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Op, Outcome, ProtocolError,
-    RecordVerdict, Refusal,
+pub use operation::{Op, ProtocolError};
+pub use outcome::{
+    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
 };
 pub use packed::StorePacker;
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};
-pub use transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
+pub use transaction::{Tier, Transaction, TxId, TxStatus};
 pub use variant::{
-    Ablation, LaunderingParents, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
+    LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };
+pub use view::StoreView;

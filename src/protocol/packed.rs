@@ -6,8 +6,8 @@
 //! three bytes. It lives in `protocol` because it must carry the revocation
 //! registry, which nothing outside this module may read.
 
+use super::dispatch::{tool_action_fields, Tool};
 use super::lifecycle::Lifecycle;
-use super::machine::{tool_action_fields, Tool};
 use super::record::{Proposal, Reason, Record};
 use super::record_set::RecordSet;
 use super::store::{LogEntry, Repair, Store};

@@ -222,6 +222,17 @@ impl Record {
     pub fn tool(&self) -> Option<u8> {
         self.tool
     }
+    /// The authority the record carries: its source's, or 0.5 without a
+    /// source (card pitfalls, "A missing source is treated as authority
+    /// 0.5"). Checks 1 and 3 read it.
+    pub(in crate::protocol) fn effective_authority(&self) -> Hundredths {
+        if self.source().is_some() {
+            self.authority()
+        } else {
+            Hundredths::MISSING_SOURCE_AUTHORITY
+        }
+    }
+
     /// The proposal this record was staged from (owner filled in).
     pub fn proposal(&self) -> Proposal {
         Proposal {
@@ -278,6 +289,33 @@ mod tests {
         assert_eq!(Hundredths::from_decimal(1.01), None);
         assert_eq!(Hundredths::from_decimal(-0.1), None);
         assert_eq!(Hundredths::from_decimal(f64::NAN), None);
+    }
+
+    #[test]
+    fn a_record_without_a_source_carries_authority_one_half() {
+        let fields = Proposal {
+            kind: Kind::Belief,
+            entity: Sym(0),
+            attribute: Sym(1),
+            value: Sym(2),
+            source: Some(Sym(3)),
+            authority: Hundredths(95),
+            confidence: Hundredths(10),
+            owner: None,
+            scope: Scope::Shared,
+            derived_from: RecordSet::EMPTY,
+            window: Window::default(),
+        };
+        let record = |source| Record {
+            fields: Proposal { source, ..fields },
+            owner: 0,
+            state: Lifecycle::Tentative,
+            reason: None,
+            tool: None,
+        };
+        assert_eq!(record(Some(Sym(3))).effective_authority(), Hundredths(95));
+        assert_eq!(record(None).effective_authority(), Hundredths(50));
+        assert_eq!(record(None).authority(), Hundredths(95), "the field stays");
     }
 
     #[test]

@@ -5,14 +5,15 @@
 //! is not allowed; tool actions compensated or leaked, and revoked), and
 //! each repair writes a rollback-log entry.
 
+use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
-use super::machine::Protocol;
-use super::ops::{Outcome, ProtocolError};
+use super::operation::ProtocolError;
+use super::outcome::Outcome;
 use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{TxId, TxStatus};
-use super::variant::Ablation;
+use super::variant::Mechanism;
 
 impl Protocol {
     /// Aborts an open transaction: every record it staged is retracted.
@@ -66,7 +67,7 @@ impl Protocol {
                 &mut repairs,
             )?;
         }
-        if !self.has(Ablation::Cascade) {
+        if !self.has(Mechanism::Cascade) {
             return Ok(repairs);
         }
         for id in store.descendants(roots).iter() {
@@ -75,7 +76,7 @@ impl Protocol {
             if state == Lifecycle::Revoked {
                 continue;
             }
-            let kind = if self.has(Ablation::TypedRepair) {
+            let kind = if self.has(Mechanism::TypedRepair) {
                 store.records[id as usize].kind()
             } else {
                 Kind::Belief
@@ -125,14 +126,7 @@ impl Protocol {
         horizon: u8,
         repairs: &mut Vec<(RecordId, Repair)>,
     ) -> Result<(), ProtocolError> {
-        let record = &mut store.records[id as usize];
-        let from = record.state;
-        record.state = from
-            .move_to(to)
-            .map_err(|illegal| ProtocolError::IllegalMove {
-                record: id,
-                illegal,
-            })?;
+        let from = store.move_to(id, to)?;
         store.registry.insert(id);
         store.log.push(LogEntry {
             record: id,

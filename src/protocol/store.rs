@@ -2,11 +2,12 @@
 //! rollback log. It is the model checker's state, so it holds integers only.
 //!
 //! Records, transactions and the rollback log are readable by anyone
-//! (they are what the invariants inspect). The revocation registry is the
+//! (they are what the invariants inspect, through [`super::StoreView`]). The revocation registry is the
 //! protocol's own bookkeeping and is private to `protocol`: the invariant
 //! checkers cannot reach it (DESIGN.md "invariants").
 
 use super::lifecycle::Lifecycle;
+use super::operation::ProtocolError;
 use super::record::Record;
 use super::record_set::{RecordId, RecordSet};
 use super::transaction::{Transaction, TxId};
@@ -86,7 +87,7 @@ impl Store {
     }
 
     pub fn record(&self, id: RecordId) -> Option<&Record> {
-        self.records.get(id as usize)
+        self.view().record(id)
     }
 
     pub fn transactions(&self) -> &[Transaction] {
@@ -94,7 +95,7 @@ impl Store {
     }
 
     pub fn transaction(&self, tx: TxId) -> Option<&Transaction> {
-        self.txs.get(tx as usize)
+        self.view().transaction(tx)
     }
 
     pub fn rollback_log(&self) -> &[LogEntry] {
@@ -103,7 +104,7 @@ impl Store {
 
     /// All record ids, `0..records().len()`.
     pub fn ids(&self) -> RecordSet {
-        RecordSet::below(self.records.len())
+        self.view().ids()
     }
 
     /// The ids of records in `state`.
@@ -114,6 +115,25 @@ impl Store {
             .filter(|(_, r)| r.state == state)
             .map(|(id, _)| id as RecordId)
             .collect()
+    }
+
+    /// Moves record `id` to `to` if the lifecycle allows it (card §3.1)
+    /// and returns the state it left; a refused move is the caller's
+    /// error, never silently ignored (DESIGN.md "Lifecycle moves").
+    pub(in crate::protocol) fn move_to(
+        &mut self,
+        id: RecordId,
+        to: Lifecycle,
+    ) -> Result<Lifecycle, ProtocolError> {
+        let record = &mut self.records[id as usize];
+        let from = record.state;
+        record.state = from
+            .move_to(to)
+            .map_err(|illegal| ProtocolError::IllegalMove {
+                record: id,
+                illegal,
+            })?;
+        Ok(from)
     }
 
     /// Every transitive ancestor of `id`, from the protocol's dependency
@@ -158,5 +178,65 @@ impl Store {
     #[cfg(test)]
     pub(crate) fn ancestors_for_tests(&self, id: RecordId) -> RecordSet {
         self.ancestors(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Op, Protocol, Symbols, Tier, Variant};
+    use super::*;
+    use crate::protocol::{Hundredths, Kind, Proposal, Scope, Window};
+
+    /// A store holding one tentative record, r0.
+    fn one_tentative() -> Store {
+        let mut syms = Symbols::new();
+        let s = syms.intern("s");
+        let protocol = Protocol::new(Vec::new(), None, Variant::default());
+        let mut store = Store::new();
+        let proposal = Proposal {
+            kind: Kind::Belief,
+            entity: s,
+            attribute: s,
+            value: s,
+            source: None,
+            authority: Hundredths(50),
+            confidence: Hundredths(100),
+            owner: None,
+            scope: Scope::Shared,
+            derived_from: RecordSet::EMPTY,
+            window: Window::default(),
+        };
+        for op in [
+            Op::Open {
+                agent: 0,
+                tier: Tier::Low,
+            },
+            Op::Stage { tx: 0, proposal },
+        ] {
+            protocol.apply(&mut store, &op).unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_move_returns_the_state_left_and_a_refused_one_names_the_record() {
+        let mut store = one_tentative();
+        assert_eq!(
+            store.move_to(0, Lifecycle::Validated),
+            Ok(Lifecycle::Tentative)
+        );
+        assert_eq!(store.records[0].state, Lifecycle::Validated);
+        let refused = store.move_to(0, Lifecycle::Tentative);
+        assert_eq!(
+            refused,
+            Err(ProtocolError::IllegalMove {
+                record: 0,
+                illegal: crate::protocol::IllegalMove {
+                    from: Lifecycle::Validated,
+                    to: Lifecycle::Tentative,
+                },
+            })
+        );
+        assert_eq!(store.records[0].state, Lifecycle::Validated, "unchanged");
     }
 }

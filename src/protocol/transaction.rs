@@ -91,7 +91,7 @@ impl std::hash::Hash for Transaction {
 /// open"): committed reads see committed and action_safe records; causally
 /// stable reads additionally need every transitive ancestor committed or
 /// action_safe; action-safe reads see action_safe records only.
-pub fn visible_at(tier: Tier, records: &[Record]) -> RecordSet {
+pub(in crate::protocol) fn visible_at(tier: Tier, records: &[Record]) -> RecordSet {
     let mut visible = RecordSet::EMPTY;
     // Ids are in creation order and parents precede children, so one pass
     // in id order knows each parent's stability before its children.

@@ -1,7 +1,7 @@
 //! Spec variants: the card's "Paper vs code" switches, the tool-call basis
-//! reading, and ablations that each remove one mechanism (DESIGN.md "Spec
-//! variants"). Defaults follow the authors' code where the card says what
-//! it does.
+//! reading, and ablations that each remove one [`Mechanism`] (DESIGN.md
+//! "Spec variants"). Defaults follow the authors' code where the card says
+//! what it does, with every mechanism in force.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,10 +49,12 @@ pub enum ToolBasis {
     Snapshot,
 }
 
-/// One mechanism an ablation removes.
+/// One mechanism of the protocol. Every one is in force unless a variant
+/// ablates it: `Variant::has(Mechanism::Gate)` reads "the gate is in
+/// force". Model files name the ablated ones (`"ablate": ["gate"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Ablation {
+pub enum Mechanism {
     /// The action gate: every tool call executes.
     Gate,
     /// Commit check 1.
@@ -71,28 +73,28 @@ pub enum Ablation {
     TypedRepair,
 }
 
-impl Ablation {
-    pub const ALL: [Ablation; 8] = [
-        Ablation::Gate,
-        Ablation::Evidence,
-        Ablation::Validity,
-        Ablation::Conflict,
-        Ablation::PermissionInheritance,
-        Ablation::DependencyStability,
-        Ablation::Cascade,
-        Ablation::TypedRepair,
+impl Mechanism {
+    pub const ALL: [Mechanism; 8] = [
+        Mechanism::Gate,
+        Mechanism::Evidence,
+        Mechanism::Validity,
+        Mechanism::Conflict,
+        Mechanism::PermissionInheritance,
+        Mechanism::DependencyStability,
+        Mechanism::Cascade,
+        Mechanism::TypedRepair,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Ablation::Gate => "gate",
-            Ablation::Evidence => "evidence",
-            Ablation::Validity => "validity",
-            Ablation::Conflict => "conflict",
-            Ablation::PermissionInheritance => "permission_inheritance",
-            Ablation::DependencyStability => "dependency_stability",
-            Ablation::Cascade => "cascade",
-            Ablation::TypedRepair => "typed_repair",
+            Mechanism::Gate => "gate",
+            Mechanism::Evidence => "evidence",
+            Mechanism::Validity => "validity",
+            Mechanism::Conflict => "conflict",
+            Mechanism::PermissionInheritance => "permission_inheritance",
+            Mechanism::DependencyStability => "dependency_stability",
+            Mechanism::Cascade => "cascade",
+            Mechanism::TypedRepair => "typed_repair",
         }
     }
 
@@ -101,35 +103,34 @@ impl Ablation {
     }
 }
 
-/// The variant a protocol runs: every switch plus the set of ablations.
+/// The variant a protocol runs: every switch plus the mechanisms it ablates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub same_source_tie: SameSourceTie,
     pub stale_check_empty_snapshot: StaleCheckEmptySnapshot,
     pub laundering_parents: LaunderingParents,
     pub tool_basis: ToolBasis,
+    /// One bit per ablated mechanism.
     pub(in crate::protocol) ablated: u8,
 }
 
 impl Variant {
-    pub fn with_ablation(mut self, ablation: Ablation) -> Self {
-        self.ablated |= ablation.bit();
+    /// This variant with `mechanism` ablated.
+    pub fn without(mut self, mechanism: Mechanism) -> Self {
+        self.ablated |= mechanism.bit();
         self
     }
 
-    pub fn is_ablated(&self, ablation: Ablation) -> bool {
-        self.ablated & ablation.bit() != 0
+    /// Whether `mechanism` is in force (not ablated).
+    pub fn has(&self, mechanism: Mechanism) -> bool {
+        self.ablated & mechanism.bit() == 0
     }
 
-    /// Whether the mechanism is in force (not ablated).
-    pub fn has(&self, ablation: Ablation) -> bool {
-        !self.is_ablated(ablation)
-    }
-
-    pub fn ablations(&self) -> Vec<Ablation> {
-        Ablation::ALL
+    /// The ablated mechanisms, in [`Mechanism::ALL`] order.
+    pub fn ablated(&self) -> Vec<Mechanism> {
+        Mechanism::ALL
             .into_iter()
-            .filter(|a| self.is_ablated(*a))
+            .filter(|m| !self.has(*m))
             .collect()
     }
 }
@@ -145,15 +146,15 @@ mod tests {
         assert_eq!(v.stale_check_empty_snapshot, StaleCheckEmptySnapshot::Skip);
         assert_eq!(v.laundering_parents, LaunderingParents::Active);
         assert_eq!(v.tool_basis, ToolBasis::Active);
-        assert!(v.ablations().is_empty());
+        assert!(v.ablated().is_empty());
     }
 
     #[test]
     fn each_ablation_is_independent() {
-        for a in Ablation::ALL {
-            let v = Variant::default().with_ablation(a);
-            assert_eq!(v.ablations(), vec![a]);
-            for b in Ablation::ALL {
+        for a in Mechanism::ALL {
+            let v = Variant::default().without(a);
+            assert_eq!(v.ablated(), vec![a]);
+            for b in Mechanism::ALL {
                 assert_eq!(v.has(b), a != b);
             }
         }

@@ -14,21 +14,19 @@
 //! state fingerprints ([`crate::engine::fingerprint`]), not states: two
 //! states that collide count once (the chance is about n²/2⁶⁵).
 //!
-//! The property-based tests of the protocol live in `proptests` (test
-//! builds only); see its module documentation for `MEMTX_PROPTEST_CASES`.
+//! The property-based tests of the protocol, the invariant checkers and
+//! replay live beside what they test, on the generators of
+//! `protocol::generate` (test builds only), which documents
+//! `MEMTX_PROPTEST_CASES`.
 
-pub mod properties;
 pub mod report;
 pub mod rng;
 pub mod shrink;
 pub mod walk;
 
 #[cfg(test)]
-mod proptests;
-#[cfg(test)]
 mod tests;
 
-pub use properties::Properties;
 pub use rng::walk_seed;
 pub use shrink::shrink;
 pub use walk::Walk;
@@ -36,7 +34,7 @@ pub use walk::Walk;
 use crate::check::Counterexample;
 use crate::config::ModelConfig;
 use crate::invariants::Invariant;
-use crate::model::{MemtxModel, ModelSpec};
+use crate::model::{properties, MemtxModel, ModelSpec};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -138,7 +136,6 @@ pub fn run(
 ) -> RandomReport {
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
-    let props = Properties::of(&model);
     let threads = options.threads.max(1) as u64;
     let per_thread = options.traces.div_ceil(threads);
     let done = AtomicU64::new(0);
@@ -148,7 +145,7 @@ pub fn run(
             .map(|t| {
                 let start = (t * per_thread).min(options.traces);
                 let end = ((t + 1) * per_thread).min(options.traces);
-                let (model, props, done) = (&model, &props, &done);
+                let (model, done) = (&model, &done);
                 scope.spawn(move || {
                     let mut block = Block {
                         walks: Vec::with_capacity((end - start) as usize),
@@ -156,8 +153,7 @@ pub fn run(
                     };
                     for index in start..end {
                         let seed = walk_seed(options.seed, index);
-                        let w =
-                            walk::walk(model, props, seed, options.steps, &mut block.seen, false);
+                        let w = walk::walk(model, seed, options.steps, &mut block.seen, false);
                         block.walks.push(WalkSummary {
                             index,
                             seed,
@@ -185,23 +181,21 @@ pub fn run(
         walks.extend(block.walks);
         seen.extend(block.seen);
     }
-    let invariants = tally(&props, &walks);
-    let companions = props
-        .companions
-        .iter()
+    let invariants = tally(&walks);
+    let companions = properties::companions()
         .enumerate()
-        .map(|(bit, (name, _))| {
+        .map(|(bit, companion)| {
             let n = walks
                 .iter()
                 .filter(|w| w.companions & (1 << bit) != 0)
                 .count();
-            (*name, n as u64)
+            (companion.name(), n as u64)
         })
         .collect();
     let failures = invariants
         .iter()
         .filter_map(|t| Some((t.invariant, t.first_walk?)))
-        .map(|(inv, index)| failure(&model, &props, config, options, inv, index))
+        .map(|(inv, index)| failure(&model, config, options, inv, index))
         .collect();
     RandomReport {
         config: config.clone(),
@@ -217,11 +211,10 @@ pub fn run(
     }
 }
 
-fn tally(props: &Properties, walks: &[WalkSummary]) -> Vec<InvariantTally> {
-    props
-        .invariants
-        .iter()
-        .map(|&(invariant, _)| {
+fn tally(walks: &[WalkSummary]) -> Vec<InvariantTally> {
+    properties::invariants()
+        .filter_map(|p| p.invariant())
+        .map(|invariant| {
             let mut violating = walks
                 .iter()
                 .filter(|w| w.violations.iter().any(|(i, _)| *i == invariant));
@@ -239,17 +232,14 @@ fn tally(props: &Properties, walks: &[WalkSummary]) -> Vec<InvariantTally> {
 /// `inv`, and builds the replay-verified trace.
 fn failure(
     model: &MemtxModel,
-    props: &Properties,
     config: &ModelConfig,
     options: &RandomOptions,
     inv: Invariant,
     index: u64,
 ) -> Failure {
     let seed = walk_seed(options.seed, index);
-    let w = walk::walk(model, props, seed, options.steps, &mut HashSet::new(), true);
-    let holds = props
-        .invariant(inv)
-        .expect("a tallied invariant is a property of the model");
+    let w = walk::walk(model, seed, options.steps, &mut HashSet::new(), true);
+    let holds = properties::invariant_property(inv).holds;
     let at = w
         .violated(inv)
         .expect("re-running a walk from its seed repeats it");

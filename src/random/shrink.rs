@@ -8,9 +8,8 @@
 //! pairs; it is not necessarily a shortest counterexample (the exhaustive
 //! check gives those).
 
-use super::properties::Predicate;
 use super::walk::first_failure;
-use crate::model::{Action, MemtxModel};
+use crate::model::{Action, MemtxModel, Predicate};
 
 /// Pairs are tried on sequences up to this long (their number grows with
 /// the square of the length, and each costs one re-run).

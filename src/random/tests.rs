@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::config::Expect;
+use crate::model::properties::invariant_property;
 use std::path::Path;
 
 fn load(rel: &str) -> ModelConfig {
@@ -109,12 +110,11 @@ fn every_broken_model_is_caught_by_random_walks_with_a_short_trace() {
 fn shrinking_keeps_a_violation_at_the_last_step() {
     let config = load("models/ablations/no-cascade.json");
     let model = MemtxModel::new(ModelSpec::from_config(&config));
-    let props = Properties::of(&model);
-    let holds = props.invariant(Invariant::I2).unwrap();
+    let holds = invariant_property(Invariant::I2).holds;
     let mut seen = HashSet::new();
     let mut checked = 0;
     for index in 0..400 {
-        let w = walk::walk(&model, &props, walk_seed(3, index), 16, &mut seen, true);
+        let w = walk::walk(&model, walk_seed(3, index), 16, &mut seen, true);
         let Some(at) = w.violated(Invariant::I2) else {
             continue;
         };

@@ -5,11 +5,10 @@
 //! against the invariants and the companions not yet reached, and its
 //! fingerprint is recorded.
 
-use super::properties::Properties;
 use super::rng::SplitMix64;
 use crate::engine::fingerprint;
 use crate::invariants::Invariant;
-use crate::model::{Action, MemtxModel, ModelState};
+use crate::model::{properties, Action, MemtxModel, ModelState, Predicate};
 use stateright::Model;
 use std::collections::HashSet;
 
@@ -25,7 +24,7 @@ pub struct Walk {
     /// the model's property order.
     pub violations: Vec<(Invariant, usize)>,
     /// Which companions a state of the walk satisfied, one bit per
-    /// companion in the order of [`Properties::companions`].
+    /// companion in the order of [`properties::companions`].
     pub companions: u64,
     /// The actions taken, when the walk was asked to keep them.
     pub actions: Vec<Action>,
@@ -50,7 +49,6 @@ impl Walk {
 /// `seen`, and keeping its actions if `keep_actions`.
 pub fn walk(
     model: &MemtxModel,
-    props: &Properties,
     seed: u64,
     max_steps: usize,
     seen: &mut HashSet<u64>,
@@ -79,7 +77,7 @@ pub fn walk(
             out.actions.push(action);
         }
         seen.insert(fingerprint(&state));
-        observe(model, props, &state, step, &mut out);
+        observe(model, &state, step, &mut out);
     }
     out
 }
@@ -104,14 +102,15 @@ fn pick_transition(
 
 /// Checks the invariants not yet violated and the companions not yet
 /// reached on the state after `step`.
-fn observe(model: &MemtxModel, props: &Properties, state: &ModelState, step: usize, w: &mut Walk) {
-    for &(inv, holds) in &props.invariants {
-        if w.violated(inv).is_none() && !holds(model, state) {
+fn observe(model: &MemtxModel, state: &ModelState, step: usize, w: &mut Walk) {
+    for p in properties::invariants() {
+        let Some(inv) = p.invariant() else { continue };
+        if w.violated(inv).is_none() && !(p.holds)(model, state) {
             w.violations.push((inv, step));
         }
     }
-    for (bit, &(_, reached)) in props.companions.iter().enumerate().take(64) {
-        if w.companions & (1 << bit) == 0 && reached(model, state) {
+    for (bit, p) in properties::companions().enumerate().take(64) {
+        if w.companions & (1 << bit) == 0 && (p.holds)(model, state) {
             w.companions |= 1 << bit;
         }
     }
@@ -121,11 +120,7 @@ fn observe(model: &MemtxModel, props: &Properties, state: &ModelState, step: usi
 /// `holds` first fails, or `None` if it never fails or some action is not
 /// an enabled transition where it is taken (offered by the model and
 /// accepted by the protocol).
-pub fn first_failure(
-    model: &MemtxModel,
-    actions: &[Action],
-    holds: fn(&MemtxModel, &ModelState) -> bool,
-) -> Option<usize> {
+pub fn first_failure(model: &MemtxModel, actions: &[Action], holds: Predicate) -> Option<usize> {
     let mut state = model.init_states().into_iter().next().unwrap_or_default();
     let mut offered = Vec::new();
     for (i, action) in actions.iter().enumerate() {

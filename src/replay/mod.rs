@@ -13,6 +13,8 @@ pub mod text;
 pub mod wire;
 
 #[cfg(test)]
+mod round_trip;
+#[cfg(test)]
 mod tests;
 
 pub use text::render_text;
@@ -111,9 +113,9 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
         let result = compiled.protocol.apply(&mut store, &op);
         if result.is_ok() {
             let ctx = &compiled.invariant_context;
-            let found = invariants::check_transition(ctx, &before, &op, &store)
+            let found = invariants::check_transition(ctx, before.view(), &op, store.view())
                 .into_iter()
-                .chain(invariants::check_state(ctx, &store));
+                .chain(invariants::check_state(ctx, store.view()));
             for violation in found {
                 let known = violations
                     .iter()

@@ -1,12 +1,14 @@
 //! The readable replay account: one line per step with the protocol's
 //! outcome (the commit verdict per record with its reason, the gate's
-//! decision with its reason, every repair with its type), then the final
-//! records, the rollback log, and the invariant verdicts.
+//! decision with its reason, every repair with its type, as
+//! [`crate::outcome_text::brief`] tells them), then the final records, the
+//! rollback log, and the invariant verdicts.
 
 use super::{Declared, ReplayReport, StepReport};
 use crate::config::Compiled;
 use crate::invariants::Invariant;
-use crate::protocol::{Outcome, Record, RecordSet};
+use crate::outcome_text::{brief, ids, log_entry};
+use crate::protocol::Record;
 use crate::trace::{RecordSpec, Step};
 use std::fmt::Write;
 
@@ -35,14 +37,7 @@ pub fn render_text(report: &ReplayReport) -> String {
     if !log.is_empty() {
         let _ = writeln!(out, "\nrollback log:");
         for e in log {
-            let role = if e.root { "retracted" } else { "descendant" };
-            let _ = writeln!(
-                out,
-                "  r{} {} ({role}, was {})",
-                e.record,
-                e.repair.name(),
-                e.from
-            );
+            let _ = writeln!(out, "  {}", log_entry(e));
         }
     }
     let _ = writeln!(out);
@@ -98,53 +93,10 @@ fn describe_step(s: &StepReport, config: &Compiled) -> String {
             )
         }
     };
-    let outcome = match &s.result {
-        Err(e) => return format!("{asked}: refused: {e}"),
-        Ok(outcome) => outcome,
-    };
-    let told = match outcome {
-        Outcome::Opened { tx, snapshot } => format!("T{tx}, snapshot {}", ids(*snapshot)),
-        Outcome::Staged { record } => format!("r{record} tentative"),
-        Outcome::Committed(c) => {
-            let verdicts: Vec<String> = c
-                .records
-                .iter()
-                .map(|v| {
-                    let mut text = format!("r{} {}", v.id, v.result.name());
-                    if let Some(reason) = v.reason {
-                        let _ = write!(text, " ({})", reason.name());
-                    }
-                    if !v.superseded.is_empty() {
-                        let _ = write!(text, ", superseding {}", ids(v.superseded));
-                    }
-                    text
-                })
-                .collect();
-            let list = if verdicts.is_empty() {
-                "nothing staged".to_owned()
-            } else {
-                verdicts.join("; ")
-            };
-            let calls = match c.verifier_calls {
-                1 => "1 verifier call".to_owned(),
-                n => format!("{n} verifier calls"),
-            };
-            format!("{} — {list} [{calls}]", c.status.name())
-        }
-        Outcome::ToolCall(g) => match (g.allowed, g.record, g.reason) {
-            (true, Some(r), _) => format!("allowed → r{r}"),
-            (true, None, _) => "allowed".to_owned(),
-            (false, _, Some(reason)) => format!("blocked ({})", reason.name()),
-            (false, _, None) => "blocked".to_owned(),
-        },
-        Outcome::Retracted { repairs } if repairs.is_empty() => "nothing to retract".to_owned(),
-        Outcome::Retracted { repairs } => repairs
-            .iter()
-            .map(|(id, repair)| format!("r{id} {}", repair.name()))
-            .collect::<Vec<_>>()
-            .join(", "),
-    };
-    format!("{asked}: {told}")
+    match &s.result {
+        Err(e) => format!("{asked}: refused: {e}"),
+        Ok(outcome) => format!("{asked}: {}", brief(outcome)),
+    }
 }
 
 fn describe_spec(r: &RecordSpec) -> String {
@@ -210,12 +162,6 @@ fn describe_record(id: usize, r: &Record, config: &Compiled) -> String {
         let _ = write!(text, " [{}]", reason.name());
     }
     text
-}
-
-/// `{r0, r2}`.
-fn ids(set: RecordSet) -> String {
-    let names: Vec<_> = set.iter().map(|id| format!("r{id}")).collect();
-    format!("{{{}}}", names.join(", "))
 }
 
 fn window(from: Option<i32>, to: Option<i32>) -> String {

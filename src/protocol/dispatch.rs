@@ -4,13 +4,14 @@
 //! of their own.
 
 use super::lifecycle::Lifecycle;
-use super::ops::{GateOutcome, Op, Outcome, ProtocolError};
+use super::operation::{Op, ProtocolError};
+use super::outcome::{GateOutcome, Outcome};
 use super::record::{Hundredths, Kind, Proposal, Record, Scope};
 use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
 use super::store::Store;
 use super::symbols::Sym;
 use super::transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
-use super::variant::{Ablation, ToolBasis, Variant};
+use super::variant::{Mechanism, ToolBasis, Variant};
 
 /// A domain tool: reversible tools pass the gate, irreversible ones wait
 /// (card §3.3).
@@ -146,21 +147,16 @@ impl Protocol {
         tx: TxId,
         proposal: Proposal,
     ) -> Result<Outcome, ProtocolError> {
-        let t = &store.txs[tx as usize];
+        let agent = store.txs[tx as usize].agent;
         let id = store.records.len() as RecordId;
-        let state = Lifecycle::Raw
-            .move_to(Lifecycle::Tentative)
-            .map_err(|illegal| ProtocolError::IllegalMove {
-                record: id,
-                illegal,
-            })?;
         store.records.push(Record {
-            owner: proposal.owner.unwrap_or(t.agent),
+            owner: proposal.owner.unwrap_or(agent),
             fields: proposal,
-            state,
+            state: Lifecycle::Raw,
             reason: None,
             tool: None,
         });
+        store.move_to(id, Lifecycle::Tentative)?;
         store.txs[tx as usize].staged.insert(id);
         Ok(Outcome::Staged { record: id })
     }
@@ -224,7 +220,7 @@ impl Protocol {
         })
     }
 
-    pub(in crate::protocol) fn has(&self, mechanism: Ablation) -> bool {
+    pub(in crate::protocol) fn has(&self, mechanism: Mechanism) -> bool {
         self.variant.has(mechanism)
     }
 }

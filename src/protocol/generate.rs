@@ -1,20 +1,46 @@
-//! Strategies for whole operation sequences over the protocol, not through
-//! the model's templates: a [`Setup`] (tools, clock, variant switches) and
-//! up to 60 abstract operations whose transaction, record, parent and basis
-//! choices are selectors resolved against the store as it is when the
-//! operation runs ([`resolve`]), so every parent set is a DAG over records
-//! that exist then, whatever their state (tentative, quarantined and
-//! revoked parents included), and a few choices deliberately miss so that
-//! refusals are exercised too.
+//! Test support shared by the property-based tests of the protocol, the
+//! invariant checkers and replay (test builds only): strategies for whole
+//! operation sequences over the protocol, not through a model's templates.
+//! A [`Setup`] (tools, clock, variant switches) and up to 60 abstract
+//! operations whose transaction, record, parent and basis choices are
+//! selectors resolved against the store as it is when the operation runs
+//! ([`resolve`]), so every parent set is a DAG over records that exist
+//! then, whatever their state (tentative, quarantined and revoked parents
+//! included), and a few choices deliberately miss so that refusals are
+//! exercised too. [`run`] plays a sequence from an empty store.
+//!
+//! Each property runs `MEMTX_PROPTEST_CASES` cases (default
+//! [`DEFAULT_CASES`], sized so that all of them together stay well inside
+//! CI's budget of about a minute in `cargo test --release` on two cores).
+//! Every such test has `generated` in its name, so
+//! `MEMTX_PROPTEST_CASES=20000 cargo test --release generated` runs many
+//! more. Failures are not persisted to files; proptest prints the shrunk
+//! case.
 
-use crate::config::{Compiled, ModelConfig};
-use crate::protocol::{
-    Ablation, Hundredths, Kind, Lifecycle, Op, Proposal, RecordSet, Scope, Store, Sym, Tier,
-    TxStatus, Window,
+use super::{
+    Hundredths, Kind, LaunderingParents, Mechanism, Op, Outcome, Proposal, Protocol, ProtocolError,
+    RecordSet, SameSourceTie, Scope, StaleCheckEmptySnapshot, Store, Sym, Symbols, Tier, Tool,
+    ToolBasis, TxStatus, Variant, Window,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
+
+/// Cases per property unless `MEMTX_PROPTEST_CASES` says otherwise.
+pub const DEFAULT_CASES: u32 = 2048;
+
+/// The proptest configuration every generated-sequence property runs.
+pub fn config() -> ProptestConfig {
+    let cases = std::env::var("MEMTX_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_CASES);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
 
 /// Agents that may open transactions and own records.
 pub const AGENTS: u8 = 3;
@@ -33,51 +59,61 @@ pub struct Setup {
     pub stale_apply: bool,
     pub laundering_any: bool,
     pub basis_snapshot: bool,
-    /// A mechanism removed (the ablation tests only).
-    pub ablation: Option<Ablation>,
+    /// A mechanism removed (the broken-variant tests only).
+    pub ablation: Option<Mechanism>,
 }
 
 impl Setup {
-    /// The configuration as a model file would write it.
-    pub fn config(&self) -> ModelConfig {
-        let tools: Vec<String> = self
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, irr)| format!(r#"{{"name": "tool{i}", "irreversible": {irr}}}"#))
-            .collect();
-        let name = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_owned();
-        let text = format!(
-            r#"{{"name": "proptest", "agents": {AGENTS}, "tools": [{}], "clock": {},
-                "variant": {{"same_source_tie": "{}", "stale_check_empty_snapshot": "{}",
-                             "laundering_parents": "{}", "tool_basis": "{}", "ablate": [{}]}}}}"#,
-            tools.join(", "),
-            self.clock.map_or("null".to_owned(), |c| c.to_string()),
-            name(self.same_source_review, "review", "supersede"),
-            name(self.stale_apply, "apply", "skip"),
-            name(self.laundering_any, "any", "active"),
-            name(self.basis_snapshot, "snapshot", "active"),
-            self.ablation
-                .map_or(String::new(), |a| format!("\"{}\"", a.name())),
-        );
-        ModelConfig::parse(&text, "proptest.json").expect("the generated configuration is valid")
+    /// The variant the switches and the ablation name.
+    pub fn variant(&self) -> Variant {
+        let variant = Variant {
+            same_source_tie: if self.same_source_review {
+                SameSourceTie::Review
+            } else {
+                SameSourceTie::Supersede
+            },
+            stale_check_empty_snapshot: if self.stale_apply {
+                StaleCheckEmptySnapshot::Apply
+            } else {
+                StaleCheckEmptySnapshot::Skip
+            },
+            laundering_parents: if self.laundering_any {
+                LaunderingParents::Any
+            } else {
+                LaunderingParents::Active
+            },
+            tool_basis: if self.basis_snapshot {
+                ToolBasis::Snapshot
+            } else {
+                ToolBasis::Active
+            },
+            ..Variant::default()
+        };
+        self.ablation.map_or(variant, |m| variant.without(m))
     }
 
-    /// The configuration compiled, with every string the operations use
-    /// interned.
-    pub fn compiled(&self) -> (ModelConfig, Compiled, Strings) {
-        let config = self.config();
-        let mut compiled = config.compile();
-        let mut intern = |names: &[&str]| -> Vec<Sym> {
-            names.iter().map(|n| compiled.symbols.intern(n)).collect()
-        };
-        let strings = Strings {
-            entities: intern(&ENTITIES),
-            attributes: intern(&ATTRIBUTES),
-            values: intern(&VALUES),
-            sources: intern(&SOURCES),
-        };
-        (config, compiled, strings)
+    /// The tools, `tool0`, `tool1`, …, named in `symbols`.
+    pub fn tools(&self, symbols: &mut Symbols) -> Vec<Tool> {
+        self.tools
+            .iter()
+            .enumerate()
+            .map(|(i, &irreversible)| Tool {
+                name: symbols.intern(&format!("tool{i}")),
+                irreversible,
+            })
+            .collect()
+    }
+
+    /// The protocol this setup runs, its tools named in `symbols`.
+    pub fn protocol(&self, symbols: &mut Symbols) -> Protocol {
+        Protocol::new(self.tools(symbols), self.clock, self.variant())
+    }
+
+    /// Runs `ops` under this setup from an empty store.
+    pub fn run(&self, ops: &[AbstractOp]) -> (Vec<Stepped>, Store) {
+        let mut symbols = Symbols::new();
+        let protocol = self.protocol(&mut symbols);
+        run(&protocol, &Strings::intern(&mut symbols), ops)
     }
 }
 
@@ -87,6 +123,48 @@ pub struct Strings {
     attributes: Vec<Sym>,
     values: Vec<Sym>,
     sources: Vec<Sym>,
+}
+
+impl Strings {
+    /// Every string the operations use, interned in `symbols`.
+    pub fn intern(symbols: &mut Symbols) -> Strings {
+        let mut intern =
+            |names: &[&str]| -> Vec<Sym> { names.iter().map(|n| symbols.intern(n)).collect() };
+        Strings {
+            entities: intern(&ENTITIES),
+            attributes: intern(&ATTRIBUTES),
+            values: intern(&VALUES),
+            sources: intern(&SOURCES),
+        }
+    }
+}
+
+/// One step of a run: the store before, the operation, its result and
+/// the store after.
+pub struct Stepped {
+    pub before: Store,
+    pub op: Op,
+    pub result: Result<Outcome, ProtocolError>,
+    pub after: Store,
+}
+
+/// Runs the operations from an empty store under `protocol`, resolving each
+/// against the store it meets.
+pub fn run(protocol: &Protocol, strings: &Strings, ops: &[AbstractOp]) -> (Vec<Stepped>, Store) {
+    let mut store = Store::new();
+    let mut steps = Vec::with_capacity(ops.len());
+    for a in ops {
+        let op = resolve(a, &store, strings, protocol.tools().len());
+        let before = store.clone();
+        let result = protocol.apply(&mut store, &op);
+        steps.push(Stepped {
+            before,
+            op,
+            result,
+            after: store.clone(),
+        });
+    }
+    (steps, store)
 }
 
 /// An operation whose references are selectors, resolved at run time.
@@ -359,23 +437,87 @@ pub fn resolve(op: &AbstractOp, store: &Store, strings: &Strings, tools: usize) 
     }
 }
 
-/// Whether `op` could have changed a record's state (everything but open
-/// and stage, which only adds a tentative record).
-pub fn may_move_records(op: &Op) -> bool {
-    !matches!(op, Op::Open { .. } | Op::Stage { .. })
-}
-
-/// The lifecycle states reachable from `from` by zero or more legal moves.
-pub fn reachable(from: Lifecycle) -> Vec<Lifecycle> {
-    let mut seen = vec![from];
-    let mut i = 0;
-    while i < seen.len() {
-        for to in Lifecycle::ALL {
-            if seen[i].may_move_to(to) && !seen.contains(&to) {
-                seen.push(to);
+/// The generator is not degenerate: over a fixed sample of scenarios, every
+/// commit result and reason, every repair, both gate decisions and the
+/// main refusals occur.
+#[test]
+fn generated_sequences_reach_every_outcome() {
+    use super::GateOutcome;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    use std::collections::BTreeSet;
+    let mut runner = TestRunner::deterministic();
+    let mut seen = BTreeSet::new();
+    for _ in 0..400 {
+        let (setup, ops) = scenario().new_tree(&mut runner).unwrap().current();
+        for s in setup.run(&ops).0 {
+            match &s.result {
+                Err(e) => {
+                    let text = format!("{e:?}");
+                    seen.insert(format!(
+                        "error {}",
+                        &text[..text.find([' ', '(', '{']).unwrap_or(text.len())]
+                    ));
+                }
+                Ok(Outcome::Committed(c)) => {
+                    for r in &c.records {
+                        seen.insert(format!("commit {}", r.result.name()));
+                        if !r.superseded.is_empty() {
+                            seen.insert("supersede".to_owned());
+                        }
+                        if let Some(reason) = r.reason {
+                            seen.insert(format!("reason {}", reason.name()));
+                        }
+                    }
+                }
+                Ok(Outcome::Retracted { repairs }) => {
+                    for (_, r) in repairs {
+                        seen.insert(format!("repair {}", r.name()));
+                    }
+                }
+                Ok(Outcome::ToolCall(GateOutcome {
+                    allowed, reason, ..
+                })) => {
+                    seen.insert(format!(
+                        "gate {allowed} {}",
+                        reason.map_or("-", |r| r.name())
+                    ));
+                }
+                Ok(_) => {}
             }
         }
-        i += 1;
     }
-    seen
+    let expected = [
+        "commit action_safe",
+        "commit committed",
+        "commit quarantined",
+        "commit revoked",
+        "error BasisNotAllowed",
+        "error NotRevocable",
+        "error StagedToolAction",
+        "error TransactionAborted",
+        "error TransactionNotOpen",
+        "error UnknownParent",
+        "error UnknownRecord",
+        "error UnknownTool",
+        "error UnknownTransaction",
+        "gate false no_action_safe_support",
+        "gate false tentative_in_flight",
+        "gate true -",
+        "reason low_evidence",
+        "reason lower_authority",
+        "reason needs_review",
+        "reason outside_validity",
+        "reason permission_laundering",
+        "reason revoked_parent",
+        "reason stale_write",
+        "reason unstable_dependency",
+        "repair compensated",
+        "repair leaked",
+        "repair quarantined",
+        "repair revoked",
+        "supersede",
+    ];
+    let missing: Vec<_> = expected.iter().filter(|e| !seen.contains(**e)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
 }

@@ -1,306 +1,21 @@
-//! Unit tests of the engine: toy models, an independent naive BFS oracle
-//! (full states in a `HashSet`), and the pinned expectations.
+//! Unit tests of the engine: toy models (`models`, `two_phase`), an
+//! independent naive BFS oracle (`oracle`), and the pinned expectations;
+//! labels and observers have their own files.
 
 use super::stateright_mapping::stateright_bfs_counts;
 use super::*;
 use stateright::Property;
-use std::collections::HashSet;
 use std::fmt::Debug;
 
-/// Toy models shared by the engine tests and the stateright-mapping tests.
-pub(crate) mod models {
-    use stateright::{Model, Property};
-
-    /// A `w × h` grid walk from (0, 0). `Stay` never changes the state
-    /// (`next_state` is `None`). Optional boundary `x ≤ max_x`.
-    #[derive(Clone, Debug)]
-    pub struct Grid {
-        pub w: u8,
-        pub h: u8,
-        pub four_way: bool,
-        pub max_x: Option<u8>,
-        /// `Always` "sum below" is violated at x + y == `limit`.
-        pub limit: u8,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum Move {
-        Stay,
-        Right,
-        Up,
-        Left,
-        Down,
-    }
-
-    impl Model for Grid {
-        type State = (u8, u8);
-        type Action = Move;
-        fn init_states(&self) -> Vec<(u8, u8)> {
-            vec![(0, 0)]
-        }
-        fn actions(&self, _: &(u8, u8), actions: &mut Vec<Move>) {
-            actions.extend([Move::Stay, Move::Right, Move::Up]);
-            if self.four_way {
-                actions.extend([Move::Left, Move::Down]);
-            }
-        }
-        fn next_state(&self, &(x, y): &(u8, u8), m: Move) -> Option<(u8, u8)> {
-            match m {
-                Move::Stay => None,
-                Move::Right if x + 1 < self.w => Some((x + 1, y)),
-                Move::Up if y + 1 < self.h => Some((x, y + 1)),
-                Move::Left if x > 0 => Some((x - 1, y)),
-                Move::Down if y > 0 => Some((x, y - 1)),
-                _ => None,
-            }
-        }
-        fn within_boundary(&self, &(x, _): &(u8, u8)) -> bool {
-            self.max_x.is_none_or(|m| x <= m)
-        }
-        fn properties(&self) -> Vec<Property<Self>> {
-            vec![
-                Property::always("sum below", |m: &Grid, s: &(u8, u8)| s.0 + s.1 < m.limit),
-                Property::sometimes("at (3, 2)", |_, s| *s == (3, 2)),
-                Property::eventually("eventually corner", |m: &Grid, s: &(u8, u8)| {
-                    *s == (m.w - 1, m.h - 1)
-                }),
-            ]
-        }
-    }
-
-    /// A chain 0 → 1 → … → n with a shortcut `Jump` from 0 to 5 (a DAG in
-    /// which 5, 6, … are reachable by a long and a short path).
-    #[derive(Clone, Debug)]
-    pub struct Shortcut {
-        pub n: u8,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum Hop {
-        Step,
-        Jump,
-    }
-
-    impl Model for Shortcut {
-        type State = u8;
-        type Action = Hop;
-        fn init_states(&self) -> Vec<u8> {
-            vec![0, 0] // a duplicated initial state is counted once
-        }
-        fn actions(&self, &s: &u8, actions: &mut Vec<Hop>) {
-            if s < self.n {
-                actions.push(Hop::Step);
-            }
-            if s == 0 {
-                actions.push(Hop::Jump);
-            }
-        }
-        fn next_state(&self, &s: &u8, a: Hop) -> Option<u8> {
-            Some(match a {
-                Hop::Step => s + 1,
-                Hop::Jump => 5,
-            })
-        }
-        fn properties(&self) -> Vec<Property<Self>> {
-            vec![Property::always("below 7", |_, &s| s < 7)]
-        }
-    }
-
-    /// Integers modulo `m` from 1 under +1, ×2 and ×3: many DAG joins and
-    /// cycles, wide levels.
-    #[derive(Clone, Debug)]
-    pub struct Counter {
-        pub m: u32,
-        pub bad: u32,
-    }
-
-    impl Model for Counter {
-        type State = u32;
-        type Action = u8;
-        fn init_states(&self) -> Vec<u32> {
-            vec![1, 2]
-        }
-        fn actions(&self, _: &u32, actions: &mut Vec<u8>) {
-            actions.extend([1, 2, 3]);
-        }
-        fn next_state(&self, &s: &u32, a: u8) -> Option<u32> {
-            let m = self.m as u64;
-            let s = s as u64;
-            Some(match a {
-                1 => (s + 1) % m,
-                2 => (s * 2) % m,
-                _ => (s * 3) % m,
-            } as u32)
-        }
-        fn properties(&self) -> Vec<Property<Self>> {
-            vec![
-                Property::always("not bad", |m: &Counter, &s| s % 1000 != m.bad),
-                Property::sometimes("square hit", |m: &Counter, &s| {
-                    s > 10 && (s as u64 * s as u64) % m.m as u64 == 1
-                }),
-            ]
-        }
-    }
-
-    /// Two-phase commit with `n` resource managers (after Gray & Lamport's
-    /// TLA+ spec).
-    #[derive(Clone, Debug)]
-    pub struct TwoPhase {
-        pub n: usize,
-    }
-
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub struct TpState {
-        /// 0 working, 1 prepared, 2 committed, 3 aborted.
-        pub rm: Vec<u8>,
-        /// 0 init, 1 committed, 2 aborted.
-        pub tm: u8,
-        pub tm_prepared: Vec<bool>,
-        /// Bit i: "prepared" from rm i; bit 30: commit; bit 31: abort.
-        pub msgs: u32,
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum TpAction {
-        TmRcvPrepared(usize),
-        TmCommit,
-        TmAbort,
-        RmPrepare(usize),
-        RmChooseToAbort(usize),
-        RmRcvCommit(usize),
-        RmRcvAbort(usize),
-    }
-
-    impl Model for TwoPhase {
-        type State = TpState;
-        type Action = TpAction;
-        fn init_states(&self) -> Vec<TpState> {
-            vec![TpState {
-                rm: vec![0; self.n],
-                tm: 0,
-                tm_prepared: vec![false; self.n],
-                msgs: 0,
-            }]
-        }
-        fn actions(&self, s: &TpState, actions: &mut Vec<TpAction>) {
-            if s.tm == 0 && s.tm_prepared.iter().all(|&p| p) {
-                actions.push(TpAction::TmCommit);
-            }
-            if s.tm == 0 {
-                actions.push(TpAction::TmAbort);
-            }
-            for i in 0..self.n {
-                if s.tm == 0 && s.msgs & (1 << i) != 0 {
-                    actions.push(TpAction::TmRcvPrepared(i));
-                }
-                if s.rm[i] == 0 {
-                    actions.push(TpAction::RmPrepare(i));
-                    actions.push(TpAction::RmChooseToAbort(i));
-                }
-                if s.msgs & (1 << 30) != 0 {
-                    actions.push(TpAction::RmRcvCommit(i));
-                }
-                if s.msgs & (1 << 31) != 0 {
-                    actions.push(TpAction::RmRcvAbort(i));
-                }
-            }
-        }
-        fn next_state(&self, s: &TpState, a: TpAction) -> Option<TpState> {
-            let mut s = s.clone();
-            match a {
-                TpAction::TmRcvPrepared(i) => s.tm_prepared[i] = true,
-                TpAction::TmCommit => {
-                    s.tm = 1;
-                    s.msgs |= 1 << 30;
-                }
-                TpAction::TmAbort => {
-                    s.tm = 2;
-                    s.msgs |= 1 << 31;
-                }
-                TpAction::RmPrepare(i) => {
-                    s.rm[i] = 1;
-                    s.msgs |= 1 << i;
-                }
-                TpAction::RmChooseToAbort(i) => s.rm[i] = 3,
-                TpAction::RmRcvCommit(i) => s.rm[i] = 2,
-                TpAction::RmRcvAbort(i) => s.rm[i] = 3,
-            }
-            Some(s)
-        }
-        fn properties(&self) -> Vec<Property<Self>> {
-            vec![
-                Property::always("consistent", |_, s: &TpState| {
-                    !(s.rm.contains(&2) && s.rm.contains(&3))
-                }),
-                Property::sometimes("all committed", |_, s: &TpState| {
-                    s.rm.iter().all(|&r| r == 2)
-                }),
-            ]
-        }
-    }
-}
+mod labels;
+pub(crate) mod models;
+mod observer;
+mod oracle;
+mod two_phase;
 
 use models::*;
-
-/// Per-level `(depth, new, total, transitions, total_transitions)` and per
-/// property the shallowest deciding depth, by a naive BFS over full states.
-type Oracle = (Vec<(usize, u64, u64, u64, u64)>, Vec<Option<usize>>);
-
-fn naive_bfs<M>(model: &M, max_depth: Option<usize>) -> Oracle
-where
-    M: Model,
-    M::State: Hash + Eq + Clone,
-{
-    let props = model.properties();
-    let mut first: Vec<Option<usize>> = vec![None; props.len()];
-    let mut seen = HashSet::new();
-    let mut level: Vec<M::State> = model
-        .init_states()
-        .into_iter()
-        .filter(|s| model.within_boundary(s) && seen.insert(s.clone()))
-        .collect();
-    let mut out = Vec::new();
-    let (mut total, mut total_tr, mut tr) = (0u64, 0u64, 0u64);
-    for depth in 0.. {
-        total += level.len() as u64;
-        total_tr += tr;
-        out.push((depth, level.len() as u64, total, tr, total_tr));
-        for s in &level {
-            for (p, prop) in props.iter().enumerate() {
-                let holds = (prop.condition)(model, s);
-                let hit = match prop.expectation {
-                    Expectation::Always => !holds,
-                    Expectation::Sometimes => holds,
-                    Expectation::Eventually => false,
-                };
-                if hit && first[p].is_none() {
-                    first[p] = Some(depth);
-                }
-            }
-        }
-        if level.is_empty() || max_depth == Some(depth) {
-            break;
-        }
-        tr = 0;
-        let mut next = Vec::new();
-        for s in &level {
-            let mut actions = Vec::new();
-            model.actions(s, &mut actions);
-            for a in actions {
-                if let Some(n) = model.next_state(s, a) {
-                    if model.within_boundary(&n) {
-                        tr += 1;
-                        if seen.insert(n.clone()) {
-                            next.push(n);
-                        }
-                    }
-                }
-            }
-        }
-        level = next;
-    }
-    (out, first)
-}
+use oracle::naive_bfs;
+use two_phase::TwoPhase;
 
 fn run<M>(model: &M, max_depth: Option<usize>, threads: usize) -> EngineReport<M::State, M::Action>
 where
@@ -346,12 +61,13 @@ where
     M::Action: Clone + PartialEq + Debug,
 {
     for &bound in bounds {
-        let (levels, first) = naive_bfs(model, bound);
+        let oracle::Oracle { levels, first, .. } = naive_bfs(model, bound);
         let r1 = run(model, bound, 1);
         assert_eq!(r1.level_counts(), levels, "bound {bound:?}");
         assert_eq!(decided_depths(&r1), first, "bound {bound:?}");
         assert_eq!(r1.unique_states, levels.last().unwrap().2);
         assert_eq!(r1.complete, levels.last().unwrap().1 == 0);
+        assert!(r1.labels.is_empty(), "a plain model has no labels");
         for p in &r1.properties {
             if let Verdict::Violated { depth, trace } | Verdict::Reached { depth, trace } =
                 &p.verdict
@@ -384,8 +100,8 @@ where
 /// A codec that keeps states in a side table and encodes their index with
 /// a variable number of bytes, so level storage through a codec (arena,
 /// boundaries, decoding at a position) is exercised on any model.
-struct TableCodec<S> {
-    table: std::sync::Mutex<Vec<S>>,
+pub(super) struct TableCodec<S> {
+    pub(super) table: std::sync::Mutex<Vec<S>>,
 }
 
 impl<S: Clone + Send> crate::engine::StateCodec<S> for TableCodec<S> {
@@ -557,20 +273,6 @@ fn stop_on_violation_finishes_the_level() {
     assert!(!r.complete);
     assert_eq!(r.max_depth(), 6);
     assert_eq!(decided_depths(&r)[0], Some(6));
-}
-
-#[test]
-fn progress_is_reported_per_level() {
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = seen.clone();
-    let opts = EngineOptions {
-        progress: Some(Box::new(move |l: &LevelStats| {
-            sink.lock().unwrap().push(l.depth)
-        })),
-        ..EngineOptions::new(Some(3), 1)
-    };
-    enumerate(&grid(100), &opts);
-    assert_eq!(*seen.lock().unwrap(), vec![0, 1, 2, 3]);
 }
 
 #[test]

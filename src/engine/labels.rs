@@ -1,0 +1,166 @@
+//! Transition labels: a model may tag each transition with up to 128
+//! labels (a bit set), and the engine counts, per label, the transitions
+//! that carried it and the first depth at which one was taken.
+//!
+//! A label is counted for exactly the transitions that `growth.csv`
+//! counts: within the boundary, duplicates and self-loops included, each
+//! under the depth of its target level. Counts are sums and first depths
+//! minima over levels processed in order, so they are the same for every
+//! thread count. With `stop_on_violation`, the level whose expansion was
+//! cut short is counted neither in the levels nor in the labels.
+//!
+//! Plain stateright models go through the [`Unlabelled`] adapter, whose
+//! label is `()`: counting it compiles to nothing, so the unlabelled path
+//! pays nothing for labels.
+
+use stateright::Model;
+
+/// The most labels a model may name (the bits of a `u128`).
+pub const MAX_LABELS: usize = 128;
+
+/// A model whose transitions carry labels, e.g. which branches of the
+/// protocol a step took.
+pub trait LabelledModel: Model {
+    /// `next_state`, with the labels of the transition as a bit set (bit
+    /// `i` for `label_names()[i]`). It must return the same successor as
+    /// `next_state` (traces are replayed through `next_state`).
+    fn next_state_labelled(
+        &self,
+        state: &Self::State,
+        action: Self::Action,
+    ) -> Option<(Self::State, u128)>;
+
+    /// The label names, bit `i` named by entry `i`; at most [`MAX_LABELS`].
+    fn label_names(&self) -> Vec<&'static str>;
+}
+
+/// One label's count in a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelCount {
+    pub name: &'static str,
+    /// Transitions that carried the label.
+    pub transitions: u64,
+    /// The depth of the target level of the first such transition; `None`
+    /// when no transition carried it.
+    pub first_depth: Option<usize>,
+}
+
+/// How the engine takes a transition and what label it gets: the engine is
+/// generic over this so that one loop serves plain and labelled models.
+pub(crate) trait Transitions<M: Model> {
+    /// The label of one transition.
+    type Label: Labels;
+    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, Self::Label)>;
+    fn label_names(model: &M) -> Vec<&'static str>;
+}
+
+/// The adapter for a plain stateright model: no labels.
+pub(crate) enum Unlabelled {}
+
+impl<M: Model> Transitions<M> for Unlabelled {
+    type Label = ();
+    #[inline(always)]
+    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, ())> {
+        model.next_state(state, action).map(|next| (next, ()))
+    }
+    fn label_names(_: &M) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+/// A [`LabelledModel`]'s own labels.
+pub(crate) enum Labelled {}
+
+impl<M: LabelledModel> Transitions<M> for Labelled {
+    type Label = u128;
+    #[inline(always)]
+    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, u128)> {
+        model.next_state_labelled(state, action)
+    }
+    fn label_names(model: &M) -> Vec<&'static str> {
+        model.label_names()
+    }
+}
+
+/// A transition's labels, counted into one counter per label.
+pub(crate) trait Labels: Copy {
+    fn count_into(self, counts: &mut [u64]);
+}
+
+impl Labels for () {
+    #[inline(always)]
+    fn count_into(self, _: &mut [u64]) {}
+}
+
+impl Labels for u128 {
+    #[inline]
+    fn count_into(self, counts: &mut [u64]) {
+        let mut bits = self;
+        while bits != 0 {
+            let bit = bits.trailing_zeros() as usize;
+            match counts.get_mut(bit) {
+                Some(n) => *n += 1,
+                None => panic!(
+                    "a transition carries label bit {bit}, but the model names only {} labels",
+                    counts.len()
+                ),
+            }
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// A run's label counts so far, level by level.
+pub(crate) struct LabelTally {
+    names: Vec<&'static str>,
+    transitions: Vec<u64>,
+    first_depth: Vec<Option<usize>>,
+}
+
+impl LabelTally {
+    pub(crate) fn new(names: Vec<&'static str>) -> Self {
+        assert!(
+            names.len() <= MAX_LABELS,
+            "a model names at most {MAX_LABELS} labels, not {}",
+            names.len()
+        );
+        LabelTally {
+            transitions: vec![0; names.len()],
+            first_depth: vec![None; names.len()],
+            names,
+        }
+    }
+
+    /// How many labels there are (counters per chunk and per level).
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Adds the label counts of the transitions into level `depth`.
+    pub(crate) fn add_level(&mut self, depth: usize, counts: &[u64]) {
+        for ((total, first), &n) in self
+            .transitions
+            .iter_mut()
+            .zip(&mut self.first_depth)
+            .zip(counts)
+        {
+            *total += n;
+            if n > 0 && first.is_none() {
+                *first = Some(depth);
+            }
+        }
+    }
+
+    pub(crate) fn into_counts(self) -> Vec<LabelCount> {
+        self.names
+            .into_iter()
+            .zip(self.transitions)
+            .zip(self.first_depth)
+            .map(|((name, transitions), first_depth)| LabelCount {
+                name,
+                transitions,
+                first_depth,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,49 @@
+//! Watching a run: the engine tells a [`RunObserver`] of each level it
+//! discovers and, within long levels, of how far the expansion has got.
+//! Progress printers are observers, and so can be statistics or a UI,
+//! without the engine knowing them (as shuttle's metrics wrap any
+//! scheduler). Observers are called on the thread that called the engine,
+//! between batches, never from the worker threads.
+
+use super::LevelStats;
+
+/// Told of a run's progress; every method does nothing by default.
+pub trait RunObserver: Send + Sync {
+    /// A level has been discovered (level 0: the initial states).
+    fn level_done(&self, _level: &LevelStats) {}
+
+    /// At most once a second while a level is being expanded.
+    fn heartbeat(&self, _progress: &LevelProgress) {}
+}
+
+/// How far the expansion of one level has got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelProgress {
+    /// The depth of the states being expanded.
+    pub depth: usize,
+    /// States of that level expanded so far.
+    pub expanded: u64,
+    /// States in that level.
+    pub level_size: u64,
+    /// Distinct states discovered so far, all depths.
+    pub discovered: u64,
+    /// Milliseconds since the run started.
+    pub elapsed_ms: u64,
+}
+
+/// The observer that observes nothing (the default).
+pub struct Silent;
+
+impl RunObserver for Silent {}
+
+/// One line per level on stderr.
+pub struct StderrLevels;
+
+impl RunObserver for StderrLevels {
+    fn level_done(&self, l: &LevelStats) {
+        eprintln!(
+            "depth {:>4}: {:>12} new, {:>13} total states, {:>13} transitions, {:>9} ms",
+            l.depth, l.new_states, l.total_states, l.total_transitions, l.elapsed_ms
+        )
+    }
+}

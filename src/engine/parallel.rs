@@ -1,0 +1,44 @@
+//! How the engine shares work between threads: scoped threads claiming
+//! items from one queue, and below a minimum amount of work no threads at
+//! all. Results never depend on which thread took which item.
+
+use std::sync::Mutex;
+
+/// Below this many states (phase 1) or candidates (phase 2) a batch is
+/// processed on the calling thread only.
+pub(super) const PAR_MIN: usize = if cfg!(test) { 8 } else { 1024 };
+
+/// The threads worth using for `work` items of work (states or
+/// candidates).
+pub(super) fn threads_for(work: usize, threads: usize) -> usize {
+    if work >= PAR_MIN {
+        threads
+    } else {
+        1
+    }
+}
+
+/// Calls `f` on every item, on up to `threads` threads (the caller's
+/// included), each claiming the next unclaimed item.
+pub(super) fn for_each_dynamic<T: Send>(threads: usize, items: Vec<T>, f: &(dyn Fn(T) + Sync)) {
+    let threads = threads.min(items.len());
+    if threads <= 1 {
+        items.into_iter().for_each(f);
+        return;
+    }
+    let queue = Mutex::new(items.into_iter());
+    let work = || loop {
+        let item = queue.lock().expect("work queue poisoned").next();
+        match item {
+            Some(item) => f(item),
+            None => return,
+        }
+    };
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (1..threads).map(|_| sc.spawn(work)).collect();
+        work();
+        for h in handles {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
+    });
+}

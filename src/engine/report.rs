@@ -1,0 +1,112 @@
+//! What a run reports: counts per level, a verdict (with a shortest
+//! trace) per property, and per-label transition counts.
+
+use super::{collision_probability, LabelCount, Trace};
+use stateright::Expectation;
+
+/// Counts for one BFS level (depth).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelStats {
+    /// Number of actions from an initial state.
+    pub depth: usize,
+    /// States whose shortest depth is `depth`.
+    pub new_states: u64,
+    /// States at depth ≤ `depth`.
+    pub total_states: u64,
+    /// Transitions out of level `depth − 1` (0 for depth 0).
+    pub transitions: u64,
+    /// Transitions out of levels < `depth`.
+    pub total_transitions: u64,
+    /// Milliseconds since the run started, when the level was
+    /// discovered (the only non-deterministic field).
+    pub elapsed_ms: u64,
+}
+
+impl LevelStats {
+    /// Every field but the timing: what must not differ between runs.
+    pub fn counts(&self) -> (usize, u64, u64, u64, u64) {
+        (
+            self.depth,
+            self.new_states,
+            self.total_states,
+            self.transitions,
+            self.total_transitions,
+        )
+    }
+}
+
+/// The outcome for one property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict<S, A> {
+    /// `Always`: no explored state violates it (a proof only if the report
+    /// is `complete`).
+    Holds,
+    /// `Always`: violated; `trace` is a shortest counterexample of `depth`
+    /// actions.
+    Violated { depth: usize, trace: Trace<S, A> },
+    /// `Sometimes`: a shortest example of `depth` actions.
+    Reached { depth: usize, trace: Trace<S, A> },
+    /// `Sometimes`: no explored state satisfies it.
+    NotReached,
+    /// `Eventually`: not evaluated by this engine.
+    Unsupported,
+}
+
+/// A property's name, expectation and verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyResult<S, A> {
+    pub name: &'static str,
+    pub expectation: Expectation,
+    pub verdict: Verdict<S, A>,
+}
+
+/// The result of a run ([`super::enumerate`] and the other entry points).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineReport<S, A> {
+    /// One entry per depth 0..=last explored depth. When the fixpoint is
+    /// reached before the bound, the last entry has `new_states == 0`.
+    pub levels: Vec<LevelStats>,
+    /// True iff the whole reachable (in-boundary) state space was explored:
+    /// some level added no new state. False when stopped by `max_depth`
+    /// with a non-empty last level, or by `stop_on_violation`.
+    pub complete: bool,
+    /// Distinct states discovered.
+    pub unique_states: u64,
+    /// Transitions taken (see the module docs).
+    pub transitions: u64,
+    /// One entry per `model.properties()`, in that order.
+    pub properties: Vec<PropertyResult<S, A>>,
+    /// For a labelled model ([`super::enumerate_labelled`]): one entry per
+    /// label, in `label_names()` order. Empty for a plain model.
+    pub labels: Vec<LabelCount>,
+}
+
+impl<S, A> EngineReport<S, A> {
+    /// The deepest level discovered.
+    pub fn max_depth(&self) -> usize {
+        self.levels.last().map_or(0, |l| l.depth)
+    }
+
+    /// The levels without timings, for comparing runs.
+    pub fn level_counts(&self) -> Vec<(usize, u64, u64, u64, u64)> {
+        self.levels.iter().map(LevelStats::counts).collect()
+    }
+
+    /// [`collision_probability`] for this run.
+    pub fn collision_probability(&self) -> f64 {
+        collision_probability(self.unique_states, self.transitions)
+    }
+
+    /// The count of the label called `name`.
+    pub fn label(&self, name: &str) -> Option<&LabelCount> {
+        self.labels.iter().find(|l| l.name == name)
+    }
+
+    /// The verdict of the property called `name`.
+    pub fn property(&self, name: &str) -> Option<&Verdict<S, A>> {
+        self.properties
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| &p.verdict)
+    }
+}

@@ -1,0 +1,295 @@
+//! How the protocol's outcomes read in text: the one formatter that both
+//! `replay` and the explorer print outcomes with. It reads the protocol's
+//! structured [`Outcome`] and nothing else of the step, in two forms:
+//!
+//! - [`brief`]: one line, the replay account's "what the protocol said";
+//! - [`account`]: one fact a line, the explorer's view of a step, naming
+//!   each record's type and each repair's role (which needs the stores
+//!   around the step, given as a [`StepStores`]).
+//!
+//! It also owns the pieces both forms and their callers share: a record
+//! set as `{r0, r2}` ([`ids`]) and a rollback-log entry ([`log_entry`]).
+//! It sits just above `protocol/`, below every command, so that no command
+//! imports another to print an outcome.
+
+use crate::protocol::{
+    CommitOutcome, GateOutcome, LogEntry, Outcome, Proposal, RecordId, RecordSet, Repair, Store,
+    Symbols,
+};
+use std::fmt::Write;
+
+/// `{r0, r2}`, or `{}`.
+pub fn ids(set: RecordSet) -> String {
+    let names: Vec<_> = set.iter().map(|id| format!("r{id}")).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// One rollback-log entry: `r3 quarantined (descendant, was committed)`.
+pub fn log_entry(e: &LogEntry) -> String {
+    let role = if e.root { "retracted" } else { "descendant" };
+    format!(
+        "r{} {} ({role}, was {})",
+        e.record,
+        e.repair.name(),
+        e.from.name()
+    )
+}
+
+/// `1 verifier call`, `2 verifier calls` (card §3.2: one call per record
+/// that reaches check 3).
+fn verifier_calls(n: u32) -> String {
+    match n {
+        1 => "1 verifier call".to_owned(),
+        n => format!("{n} verifier calls"),
+    }
+}
+
+/// The outcome in one line: `T0, snapshot {r1}`, `r2 tentative`,
+/// `partial — r0 committed; r1 quarantined (low_evidence) [1 verifier call]`,
+/// `blocked (tentative_in_flight)`, `r0 revoked, r1 quarantined`.
+pub fn brief(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Opened { tx, snapshot } => format!("T{tx}, snapshot {}", ids(*snapshot)),
+        Outcome::Staged { record } => format!("r{record} tentative"),
+        Outcome::Committed(c) => brief_commit(c),
+        Outcome::ToolCall(g) => match (g.allowed, g.record, g.reason) {
+            (true, Some(r), _) => format!("allowed → r{r}"),
+            (true, None, _) => "allowed".to_owned(),
+            (false, _, Some(reason)) => format!("blocked ({})", reason.name()),
+            (false, _, None) => "blocked".to_owned(),
+        },
+        Outcome::Retracted { repairs } if repairs.is_empty() => "nothing to retract".to_owned(),
+        Outcome::Retracted { repairs } => repairs
+            .iter()
+            .map(|(id, repair)| format!("r{id} {}", repair.name()))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+fn brief_commit(c: &CommitOutcome) -> String {
+    let verdicts: Vec<String> = c
+        .records
+        .iter()
+        .map(|v| {
+            let mut text = format!("r{} {}", v.id, v.result.name());
+            if let Some(reason) = v.reason {
+                let _ = write!(text, " ({})", reason.name());
+            }
+            if !v.superseded.is_empty() {
+                let _ = write!(text, ", superseding {}", ids(v.superseded));
+            }
+            text
+        })
+        .collect();
+    let list = if verdicts.is_empty() {
+        "nothing staged".to_owned()
+    } else {
+        verdicts.join("; ")
+    };
+    format!(
+        "{} — {list} [{}]",
+        c.status.name(),
+        verifier_calls(c.verifier_calls)
+    )
+}
+
+/// What [`account`] reads besides the outcome: the stores around the step
+/// (a record's type and fields, a transaction's tier, the log entries the
+/// step added), the names of interned strings, and, for a tool call,
+/// whether the tool is irreversible.
+pub struct StepStores<'a> {
+    pub before: &'a Store,
+    pub after: &'a Store,
+    pub symbols: &'a Symbols,
+    pub irreversible_tool: bool,
+}
+
+/// The outcome one fact a line, every line newline-terminated: the commit
+/// verdict and each record's result and reason, the gate's decision and
+/// reason, or each repair with the record's type and its role.
+pub fn account(outcome: &Outcome, step: &StepStores) -> String {
+    let mut out = String::new();
+    match outcome {
+        Outcome::Opened { tx, snapshot } => {
+            let tier = step.after.transaction(*tx).map_or("?", |t| t.tier().name());
+            let _ = writeln!(
+                out,
+                "opened T{tx} at tier {tier}; its snapshot (fixed from now on): {}",
+                ids(*snapshot)
+            );
+        }
+        Outcome::Staged { record } => {
+            let fields = step
+                .after
+                .record(*record)
+                .map(|r| proposal(step.symbols, &r.proposal()))
+                .unwrap_or_default();
+            let _ = writeln!(out, "r{record} staged as tentative: {fields}");
+        }
+        Outcome::Committed(c) => account_commit(c, step.after, &mut out),
+        Outcome::ToolCall(g) => account_gate(g, step.irreversible_tool, &mut out),
+        Outcome::Retracted { repairs } => account_repairs(repairs, step, &mut out),
+    }
+    out
+}
+
+fn account_commit(c: &CommitOutcome, after: &Store, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "commit verdict: {} ({})",
+        c.status.name(),
+        verifier_calls(c.verifier_calls)
+    );
+    if c.records.is_empty() {
+        let _ = writeln!(out, "  nothing was staged");
+    }
+    for v in &c.records {
+        let kind = kind_of(after, v.id);
+        let _ = write!(out, "  r{} ({kind}) → {}", v.id, v.result.name());
+        match v.reason {
+            Some(reason) => {
+                let _ = write!(out, ", reason: {}", reason.name());
+            }
+            None => out.push_str(", every check passed"),
+        }
+        if !v.superseded.is_empty() {
+            let _ = write!(out, "; supersedes {}", ids(v.superseded));
+        }
+        out.push('\n');
+    }
+}
+
+fn account_gate(g: &GateOutcome, irreversible_tool: bool, out: &mut String) {
+    let kind = if irreversible_tool {
+        "irreversible"
+    } else {
+        "reversible"
+    };
+    match (g.allowed, g.record, g.reason) {
+        (true, Some(r), _) => {
+            let _ = writeln!(
+                out,
+                "gate decision: allowed ({kind} call) → tool_action r{r} created, committed"
+            );
+        }
+        (true, None, _) => {
+            let _ = writeln!(out, "gate decision: allowed ({kind} call)");
+        }
+        (false, _, reason) => {
+            let why = reason.map_or("no reason given", |r| r.name());
+            let _ = writeln!(
+                out,
+                "gate decision: blocked, reason: {why}; no record created"
+            );
+        }
+    }
+}
+
+fn account_repairs(repairs: &[(RecordId, Repair)], step: &StepStores, out: &mut String) {
+    if repairs.is_empty() {
+        let _ = writeln!(out, "nothing to retract");
+    }
+    let new_entries = step
+        .after
+        .rollback_log()
+        .get(step.before.rollback_log().len()..)
+        .unwrap_or_default();
+    let _ = writeln!(out, "repairs:");
+    for (id, repair) in repairs {
+        let root = new_entries.iter().any(|e| e.record == *id && e.root);
+        let role = if root {
+            "retracted"
+        } else {
+            "descendant reached by the cascade"
+        };
+        let _ = writeln!(
+            out,
+            "  r{id} ({}) → {} ({role})",
+            kind_of(step.after, *id),
+            repair.name()
+        );
+    }
+}
+
+fn kind_of(store: &Store, id: RecordId) -> &'static str {
+    store.record(id).map_or("?", |r| r.kind().name())
+}
+
+/// A staged proposal's fields: `belief order.refund = "yes" (source crm,
+/// authority 0.90, confidence 0.80, private), derived from {r0}`.
+fn proposal(symbols: &Symbols, p: &Proposal) -> String {
+    let name = |s| symbols.name(s).to_owned();
+    let mut text = format!(
+        "{} {}.{} = {:?} (source {}, authority {}, confidence {}, {})",
+        p.kind.name(),
+        name(p.entity),
+        name(p.attribute),
+        name(p.value),
+        p.source.map_or_else(|| "none".to_owned(), name),
+        p.authority.as_decimal(),
+        p.confidence.as_decimal(),
+        p.scope.name()
+    );
+    if !p.derived_from.is_empty() {
+        let _ = write!(text, ", derived from {}", ids(p.derived_from));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{CommitResult, CommitStatus, Lifecycle, Reason, RecordVerdict, Refusal};
+
+    #[test]
+    fn ids_and_log_entries() {
+        assert_eq!(ids(RecordSet::EMPTY), "{}");
+        let set = RecordSet::single(0).union(RecordSet::single(2));
+        assert_eq!(ids(set), "{r0, r2}");
+        let e = LogEntry {
+            record: 3,
+            repair: Repair::Quarantined,
+            root: false,
+            from: Lifecycle::Committed,
+            horizon: 4,
+        };
+        assert_eq!(log_entry(&e), "r3 quarantined (descendant, was committed)");
+    }
+
+    #[test]
+    fn brief_forms() {
+        let commit = Outcome::Committed(CommitOutcome {
+            status: CommitStatus::Partial,
+            records: vec![
+                RecordVerdict {
+                    id: 0,
+                    result: CommitResult::Committed,
+                    reason: None,
+                    superseded: RecordSet::single(1),
+                },
+                RecordVerdict {
+                    id: 2,
+                    result: CommitResult::Quarantined,
+                    reason: Some(Reason::LowEvidence),
+                    superseded: RecordSet::EMPTY,
+                },
+            ],
+            verifier_calls: 2,
+        });
+        assert_eq!(
+            brief(&commit),
+            "partial — r0 committed, superseding {r1}; r2 quarantined (low_evidence) [2 verifier calls]"
+        );
+        let blocked = Outcome::ToolCall(GateOutcome {
+            allowed: false,
+            reason: Some(Refusal::TentativeInFlight),
+            record: None,
+        });
+        assert_eq!(brief(&blocked), "blocked (tentative_in_flight)");
+        let none = Outcome::Retracted {
+            repairs: Vec::new(),
+        };
+        assert_eq!(brief(&none), "nothing to retract");
+    }
+}
