@@ -289,7 +289,7 @@ mod tests {
     /// The label as read off summary.json's `variant` object: each key
     /// whose value differs from the default configuration's.
     fn label_from_json(v: Variant) -> String {
-        let mut config = ModelConfig::parse("{}", "<default>").expect("the empty model parses");
+        let mut config = ModelConfig::parse("{}", "default.json").expect("the empty model parses");
         let default = config.to_json()["variant"].clone();
         config.variant = v;
         let json = config.to_json()["variant"].clone();
