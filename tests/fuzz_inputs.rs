@@ -3,8 +3,10 @@
 //! boundary numbers; sequences for objects and objects for sequences;
 //! hostile names; truncated or corrupted text), each read in-process as a
 //! model and as a trace. Reading must give a value or one error line,
-//! never a panic; a model read is compiled and its first actions taken, a
-//! trace read is replayed, and those must not panic either.
+//! never a panic; a model read is compiled, two levels of its actions
+//! taken (the first and last few of each state) and every state reached
+//! packed and unpacked as the engine does; a trace read is replayed. None
+//! of it may panic.
 //!
 //! `MEMTX_FUZZ_CASES` sets the cases per property (default
 //! [`DEFAULT_CASES`], a few seconds in `cargo test --release`); the slow
@@ -13,7 +15,8 @@
 //! case.
 
 use memtx_check::config::ModelConfig;
-use memtx_check::model::{MemtxModel, ModelSpec};
+use memtx_check::engine::StateCodec;
+use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec, ModelState};
 use memtx_check::replay::replay;
 use memtx_check::trace::Trace;
 use proptest::prelude::*;
@@ -73,15 +76,7 @@ fn corpus() -> &'static [(PathBuf, Value)] {
 /// The readers, on one text: a value or one error line, never a panic.
 fn read_everything(text: &str) {
     match ModelConfig::parse(text, MODEL_ORIGIN) {
-        Ok(config) => {
-            let model = MemtxModel::new(ModelSpec::from_config(&config));
-            let init = model.init_states();
-            let mut actions = Vec::new();
-            model.actions(&init[0], &mut actions);
-            for action in actions.into_iter().take(16) {
-                let _ = model.next_state(&init[0], action);
-            }
-        }
+        Ok(config) => two_levels(&MemtxModel::new(ModelSpec::from_config(&config))),
         Err(e) => assert_one_line(&e.to_string(), MODEL_ORIGIN),
     }
     match Trace::parse(text, TRACE_ORIGIN, Some(Path::new("traces"))) {
@@ -92,6 +87,37 @@ fn read_everything(text: &str) {
         }
         Err(e) => assert_one_line(&e.to_string(), ""),
     }
+}
+
+/// The first and last few successors of the initial state and of each of
+/// those, each packed and unpacked by the engine's codec.
+fn two_levels(model: &MemtxModel) {
+    let codec = ModelCodec::new(&model.spec);
+    let mut level = model.init_states();
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for state in &level {
+            round_trip(&codec, state);
+            let mut actions = Vec::new();
+            model.actions(state, &mut actions);
+            let ends = actions.len().saturating_sub(6);
+            for (i, action) in actions.into_iter().enumerate() {
+                if i < 6 || i >= ends {
+                    next.extend(model.next_state(state, action));
+                }
+            }
+        }
+        level = next;
+    }
+    for state in &level {
+        round_trip(&codec, state);
+    }
+}
+
+fn round_trip(codec: &ModelCodec, state: &ModelState) {
+    let mut bytes = Vec::new();
+    codec.encode(state, &mut bytes);
+    assert_eq!(&codec.decode(&bytes), state);
 }
 
 fn assert_one_line(message: &str, origin: &str) {
@@ -282,6 +308,9 @@ enum Mutation {
     ObjectForSequence(usize),
     /// An object's key given again with this value.
     Duplicate(usize, Value),
+    /// A list (the `node`-th list) grown to this many elements, copies of its own with each
+    /// `name` made distinct (templates and tools at and past the limits).
+    Widen(usize, usize),
 }
 
 /// A change to the text after the value is written.
@@ -304,6 +333,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         2 => node.prop_map(Mutation::SequenceForObject),
         1 => node.prop_map(Mutation::ObjectForSequence),
         2 => (node, small).prop_map(|(n, v)| Mutation::Duplicate(n, v)),
+        2 => (node, prop::sample::select(vec![64usize, 127, 128, 129, 255, 256, 257]))
+            .prop_map(|(n, len)| Mutation::Widen(n, len)),
     ]
 }
 
@@ -344,6 +375,13 @@ fn nodes(value: &Value, path: &mut NodePath, out: &mut Vec<NodePath>) {
         }
         _ => {}
     }
+}
+
+fn node<'a>(value: &'a Value, path: &[Key]) -> Option<&'a Value> {
+    path.iter().try_fold(value, |v, key| match key {
+        Key::Field(k) => v.get(k.as_str()),
+        Key::Index(i) => v.get(*i),
+    })
 }
 
 fn node_mut<'a>(value: &'a mut Value, path: &[Key]) -> Option<&'a mut Value> {
@@ -412,9 +450,34 @@ fn mutate(value: &mut Value, mutations: &[Mutation]) -> Option<(NodePath, Value)
                 let path = pick(value, *n);
                 duplicate = Some((path, again.clone()));
             }
+            Mutation::Widen(n, len) => {
+                let lists: Vec<NodePath> = nodes_of(value)
+                    .into_iter()
+                    .filter(|p| matches!(node(value, p), Some(Value::Array(_))))
+                    .collect();
+                if let Some(path) = lists.get(n % lists.len().max(1)) {
+                    if let Some(Value::Array(items)) = node_mut(value, path) {
+                        widen(items, *len);
+                    }
+                }
+            }
         }
     }
     duplicate
+}
+
+fn widen(items: &mut Vec<Value>, len: usize) {
+    if items.is_empty() {
+        return;
+    }
+    let originals = items.clone();
+    for i in items.len()..len {
+        let mut copy = originals[i % originals.len()].clone();
+        if let Some(Value::String(name)) = copy.get_mut("name") {
+            name.push_str(&format!("-{i}"));
+        }
+        items.push(copy);
+    }
 }
 
 /// JSON text of `value`, the first key of the object at `twice.0` (if it

@@ -207,3 +207,61 @@ fn every_command_shares_one_thread_limit() {
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
+
+/// A model with the most templates and tools validation admits.
+fn widest_model(dir: &Path) -> PathBuf {
+    let templates: Vec<String> = (0..128)
+        .map(|i| {
+            format!(
+                r#"{{"name": "t{i}", "kind": "belief", "entity": "e{i}", "attribute": "a",
+                    "value": "v", "confidence": 0.8, "scope": "shared"}}"#
+            )
+        })
+        .collect();
+    let tools: Vec<String> = (0..128)
+        .map(|i| format!(r#"{{"name": "tool{i}", "irreversible": false}}"#))
+        .collect();
+    let path = dir.join("widest.json");
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"bounds": {{"records": 2, "transactions": 1, "depth": 4}}, "tiers": ["low"],
+                "templates": [{}], "tools": [{}]}}"#,
+            templates.join(","),
+            tools.join(",")
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn the_widest_valid_model_is_checked_and_diffed() {
+    // 128 templates (or 128..=256 tools) panicked in the store packer,
+    // exit 101 (issue 13.1).
+    let dir = scratch("widest");
+    let model = widest_model(&dir);
+    let out = bin()
+        .arg("check")
+        .arg(&model)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("explored"));
+    let out = bin()
+        .arg("diff")
+        .arg(&model)
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

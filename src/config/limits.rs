@@ -18,11 +18,13 @@ pub const MAX_TRANSACTION_ID: usize = 255;
 pub const MAX_AGENTS: usize = 255;
 /// The deepest bounded depth a configuration may ask for.
 pub const MAX_DEPTH: usize = 1000;
-/// Tool indices are `u8`.
-pub const MAX_TOOLS: usize = 256;
-/// Keeps the interned strings of a configuration far below the symbol
-/// table's 65,536 (four strings a template).
-pub const MAX_TEMPLATES: usize = 4096;
+/// Templates: what the store packer can tell apart (the other half of the
+/// origin byte); also far below the symbol table's 65,536 strings (four a
+/// template).
+pub use crate::protocol::MAX_PACKED_PROPOSALS as MAX_TEMPLATES;
+/// Tools: what the store packer can tell apart (a record's origin is one
+/// byte, half of it for tools), so every valid model can be checked.
+pub use crate::protocol::MAX_PACKED_TOOLS as MAX_TOOLS;
 /// Worker threads a run may ask for.
 pub const MAX_THREADS: usize = 1024;
 /// Random walks one `random` run may ask for.

@@ -595,3 +595,41 @@ fn a_model_without_templates_is_warned_about() {
         .warnings()
         .is_empty());
 }
+
+/// A model with `templates` templates and `tools` tools, all distinct.
+fn wide_model(templates: usize, tools: usize) -> String {
+    let templates: Vec<String> = (0..templates)
+        .map(|i| {
+            format!(
+                r#"{{"name": "t{i}", "kind": "belief", "entity": "e{i}", "attribute": "a",
+                    "value": "v", "confidence": 0.8, "scope": "shared"}}"#
+            )
+        })
+        .collect();
+    let tools: Vec<String> = (0..tools)
+        .map(|i| format!(r#"{{"name": "tool{i}", "irreversible": {}}}"#, i % 2 == 0))
+        .collect();
+    format!(
+        r#"{{"bounds": {{"records": 2, "transactions": 1, "depth": 3}},
+            "templates": [{}], "tools": [{}]}}"#,
+        templates.join(","),
+        tools.join(",")
+    )
+}
+
+#[test]
+fn template_and_tool_limits_are_the_store_packers() {
+    // 128 templates or 128..=256 tools passed validation and then panicked
+    // in the packer (issue 13.1); the limits are now the packer's own.
+    assert_eq!((limits::MAX_TEMPLATES, limits::MAX_TOOLS), (128, 128));
+    let c = ModelConfig::parse(&wide_model(128, 128), "m.json").unwrap();
+    assert_eq!((c.templates.len(), c.tools.len()), (128, 128));
+    assert_one_line(
+        &err(&wide_model(129, 1)),
+        &["templates: 129 templates is more than the 128 allowed"],
+    );
+    assert_one_line(
+        &err(&wide_model(1, 129)),
+        &["tools: 129 tools is more than the 128 allowed"],
+    );
+}

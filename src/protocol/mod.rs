@@ -39,7 +39,7 @@ pub use operation::{Op, ProtocolError};
 pub use outcome::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
 };
-pub use packed::StorePacker;
+pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_TOOLS};
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};

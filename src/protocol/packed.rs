@@ -26,13 +26,24 @@ pub struct StorePacker {
 /// Bit 7 of a record's origin byte marks a tool action (tool index below).
 const TOOL: u8 = 0x80;
 
+/// The most proposals a dictionary may hold: a record's origin is one
+/// byte, and without bit 7 it is the proposal's index. Validation takes
+/// its template limit from here (`config::limits::MAX_TEMPLATES`).
+pub const MAX_PACKED_PROPOSALS: usize = TOOL as usize;
+
+/// The most tools: a tool action's origin byte is bit 7 and the tool's
+/// index. Validation's tool limit (`config::limits::MAX_TOOLS`).
+pub const MAX_PACKED_TOOLS: usize = TOOL as usize;
+
 impl StorePacker {
     /// `max_records` bounds the stores that will be packed (≤ 64).
     ///
     /// # Panics
-    /// With more than 127 proposals or tools: origins are one byte.
+    /// With more than [`MAX_PACKED_PROPOSALS`] proposals or
+    /// [`MAX_PACKED_TOOLS`] tools, which a validated configuration never
+    /// has: origins are one byte.
     pub fn new(dictionary: Vec<Proposal>, tools: Vec<Tool>, max_records: usize) -> StorePacker {
-        assert!(dictionary.len() < TOOL as usize && tools.len() < TOOL as usize);
+        assert!(dictionary.len() <= MAX_PACKED_PROPOSALS && tools.len() <= MAX_PACKED_TOOLS);
         let dictionary = dictionary
             .into_iter()
             .map(|p| Proposal {
@@ -297,5 +308,58 @@ mod tests {
             assert_eq!(used, bytes.len() - 1);
         }
         assert!(!store.log.is_empty() && store.records.iter().any(|r| r.reason.is_some()));
+    }
+
+    #[test]
+    fn a_full_dictionary_and_a_full_tool_table_round_trip() {
+        // The last proposal and the last tool use every origin bit below
+        // and beside the tool flag (issue 13.1: 128 panicked).
+        let mut syms = Symbols::new();
+        let tools: Vec<Tool> = (0..MAX_PACKED_TOOLS)
+            .map(|i| Tool {
+                name: syms.intern(&format!("tool{i}")),
+                irreversible: false,
+            })
+            .collect();
+        let dict: Vec<Proposal> = (0..MAX_PACKED_PROPOSALS)
+            .map(|i| Proposal {
+                kind: Kind::Belief,
+                entity: syms.intern(&format!("e{i}")),
+                attribute: syms.intern("a"),
+                value: syms.intern("v"),
+                source: None,
+                authority: Hundredths(50),
+                confidence: Hundredths(80),
+                owner: None,
+                scope: Scope::Shared,
+                derived_from: RecordSet::EMPTY,
+                window: Window::default(),
+            })
+            .collect();
+        let protocol = Protocol::new(tools.clone(), None, Variant::default());
+        let packer = StorePacker::new(dict.clone(), tools, 2);
+        let mut store = Store::new();
+        for op in [
+            Op::Open {
+                agent: 0,
+                tier: Tier::Low,
+            },
+            Op::Stage {
+                tx: 0,
+                proposal: dict[MAX_PACKED_PROPOSALS - 1],
+            },
+            Op::Commit { tx: 0 },
+            Op::ToolCall {
+                tx: 0,
+                tool: (MAX_PACKED_TOOLS - 1) as u8,
+                basis: RecordSet::single(0),
+            },
+        ] {
+            protocol.apply(&mut store, &op).unwrap();
+        }
+        assert_eq!(store.records.len(), 2);
+        let mut bytes = Vec::new();
+        packer.pack(&store, &mut bytes);
+        assert_eq!(packer.unpack(&bytes), (store, bytes.len()));
     }
 }
