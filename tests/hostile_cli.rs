@@ -265,3 +265,141 @@ fn the_widest_valid_model_is_checked_and_diffed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin().current_dir(dir).args(args).output().unwrap()
+}
+
+#[test]
+fn a_report_folder_holds_whole_runs_and_no_stale_files() {
+    let dir = scratch("sets");
+    let broken = std::fs::read_to_string("models/ablations/no-gate.json").unwrap();
+    let mut fixed: serde_json::Value = serde_json::from_str(&broken).unwrap();
+    fixed["variant"]["ablate"] = serde_json::json!([]);
+    std::fs::write(dir.join("no-gate.json"), &broken).unwrap();
+    let common = ["--out", "out", "--traces", "t"];
+    let check = |depth: &str| {
+        let mut args = vec!["check", "no-gate.json", "--depth", depth];
+        args.extend_from_slice(&common);
+        run_in(&dir, &args)
+    };
+    assert_eq!(check("4").status.code(), Some(1));
+    let random = run_in(
+        &dir,
+        &[
+            "random",
+            "no-gate.json",
+            "--traces",
+            "200",
+            "--steps",
+            "8",
+            "--out",
+            "out",
+            "--traces-dir",
+            "t",
+        ],
+    );
+    assert_eq!(random.status.code(), Some(1));
+    assert_eq!(
+        files_under(&dir.join("out")),
+        [
+            "growth.csv",
+            "manifest.json",
+            "random-summary.json",
+            "random.csv",
+            "summary.json"
+        ]
+    );
+    assert!(files_under(&dir.join("t")).contains(&"no-gate-I1.json".to_owned()));
+    // The same model at another depth: its random run stays.
+    assert_eq!(check("3").status.code(), Some(0));
+    assert!(dir.join("out/random.csv").exists());
+    assert!(
+        !dir.join("t/no-gate-I1.json").exists(),
+        "the stale counterexample went"
+    );
+    // The model fixed under the same name: the old random run is stale.
+    std::fs::write(dir.join("no-gate.json"), fixed.to_string()).unwrap();
+    assert_eq!(check("4").status.code(), Some(0));
+    assert_eq!(
+        files_under(&dir.join("out")),
+        ["growth.csv", "manifest.json", "summary.json"]
+    );
+    assert_eq!(
+        files_under(&dir.join("t")),
+        Vec::<String>::new(),
+        "no trace of I1 beside a summary that says it holds"
+    );
+    let same = run_in(&dir, &["diff", "out", "no-gate.json", "--depth", "4"]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_refuses_a_report_that_mixes_runs_or_is_malformed() {
+    let dir = scratch("mixed");
+    for (out, depth) in [("a", "4"), ("b", "5")] {
+        let done = run_in(
+            &dir,
+            &[
+                "check",
+                &std::fs::canonicalize("models/default.json")
+                    .unwrap()
+                    .display()
+                    .to_string(),
+                "--depth",
+                depth,
+                "--out",
+                out,
+            ],
+        );
+        assert_eq!(done.status.code(), Some(0));
+    }
+    let diff = |side: &str| run_in(&dir, &["diff", side, "b"]);
+    assert_eq!(diff("a").status.code(), Some(1), "a real difference");
+    // A kill between the renames of a later run: b's growth beside a's
+    // summary. The manifest tells.
+    std::fs::copy(dir.join("b/growth.csv"), dir.join("a/growth.csv")).unwrap();
+    assert_refused(
+        &diff("a"),
+        &["a/growth.csv: not the file run", "mixes runs"],
+    );
+    // Without a manifest (a folder from before report sets) the totals
+    // tell.
+    std::fs::remove_file(dir.join("a/manifest.json")).unwrap();
+    assert_refused(
+        &diff("a"),
+        &[
+            "a/summary.json: states: ",
+            "but the last row of a/growth.csv says",
+            "not of one run",
+        ],
+    );
+    let growth = std::fs::read_to_string(dir.join("b/growth.csv")).unwrap();
+    std::fs::remove_file(dir.join("b/manifest.json")).unwrap();
+    for (bad, needle) in [
+        (growth.replacen("depth,", "level,", 1), "header"),
+        (
+            growth.replacen("\n1,", "\n2,", 1),
+            "row 2: depth: 2 is not 1",
+        ),
+        (
+            growth.replacen("\n1,2,3,", "\n1,2,4,", 1),
+            "row 2: total_states: 4 is not 3",
+        ),
+        (format!("{growth}6,1\n"), "found record with 2 fields"),
+        (
+            "depth,new_states,total_states,transitions,total_transitions,elapsed_ms\n".to_owned(),
+            "no row",
+        ),
+    ] {
+        std::fs::write(dir.join("b/growth.csv"), bad).unwrap();
+        assert_refused(&diff("b"), &["b/growth.csv: ", needle]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

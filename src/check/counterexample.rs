@@ -72,6 +72,11 @@ impl Counterexample {
 
     /// The file name stem: `NAME-PROPERTY`.
     pub fn stem(&self) -> String {
-        format!("{}-{}", self.trace.config.name, self.invariant.name())
+        Counterexample::stem_for(&self.trace.config.name, self.invariant)
+    }
+
+    /// The stem of model `model`'s counterexample to `invariant`.
+    pub fn stem_for(model: &str, invariant: Invariant) -> String {
+        format!("{model}-{}", invariant.name())
     }
 }

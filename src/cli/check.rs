@@ -1,20 +1,22 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
 //! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
 //! bounded check. Writes `growth.csv` and `summary.json`, a replayable
-//! trace (and its ITF twin) per violated invariant, and prints a summary
-//! with each counterexample step by step.
+//! trace (and its ITF twin) per violated invariant, as one report set
+//! (`outputs::ReportSet`), and prints a summary with each counterexample
+//! step by step.
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
-use super::files::{report_dir, write, write_counterexample};
+use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
-use crate::check::{self, CheckOptions, CheckReport};
+use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::engine::{LevelProgress, LevelStats, RunObserver};
 use crate::explore;
+use crate::outputs::ReportSet;
 use crate::replay::render_text;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -44,6 +46,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let threads = args.threads.count()?;
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
+    let out = report_dir(args.out.as_deref(), &config.name)?;
     let report = check::run(
         &config,
         CheckOptions {
@@ -51,21 +54,18 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
             observer: Box::new(StderrProgress),
         },
     );
-    let out = report_dir(args.out.as_deref(), &config.name)?;
-    let written = write_counterexamples(&report, &args.traces)?;
-    write(
-        &out.join("growth.csv"),
-        &growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?,
-    )?;
-    write(
-        &out.join("summary.json"),
-        summary_json(&report, &written).as_bytes(),
-    )?;
+    let mut set = report_set(&out, &args.traces, "check", &config);
+    let written = write_counterexamples(&mut set, &report)?;
+    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
+    let growth = growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?;
+    let growth_path = set.add("growth.csv", &growth)?;
+    let summary_path = set.add("summary.json", summary_json(&report, &written).as_bytes())?;
+    set.commit()?;
     let mut text = human_summary(&report, &written);
     text.push_str(&format!(
         "wrote {} and {}\n",
-        out.join("growth.csv").display(),
-        out.join("summary.json").display()
+        growth_path.display(),
+        summary_path.display()
     ));
     for (c, w) in report.counterexamples.iter().zip(&written) {
         text.push_str(&format!(
@@ -132,10 +132,13 @@ fn progress_line(l: &LevelStats) {
     }
 }
 
-fn write_counterexamples(report: &CheckReport, dir: &Path) -> Result<Vec<Written>, CliError> {
+fn write_counterexamples(
+    set: &mut ReportSet,
+    report: &CheckReport,
+) -> Result<Vec<Written>, CliError> {
     report
         .counterexamples
         .iter()
-        .map(|c| write_counterexample(dir, &c.stem(), c, &report.model.spec.compiled))
+        .map(|c| write_counterexample(set, &c.stem(), c, &report.model.spec.compiled))
         .collect()
 }

@@ -43,3 +43,10 @@ impl From<InputError> for CliError {
         CliError(e.0)
     }
 }
+
+/// An output error, already one line naming the file.
+impl From<String> for CliError {
+    fn from(message: String) -> Self {
+        CliError(message)
+    }
+}

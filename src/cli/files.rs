@@ -1,21 +1,15 @@
-//! Writing a command's files: atomically (temporary file, then rename),
-//! each path built inside its chosen folder ([`path_inside`]), with
-//! failures turned into one-line errors naming the file.
+//! Writing a command's files: each path built inside its chosen folder
+//! ([`path_inside`]), a run's reports and traces committed together as a
+//! [`ReportSet`], failures turned into one-line errors naming the file.
 
 use super::CliError;
-use crate::atomic_file::write_atomic;
 use crate::check::summary::Written;
 use crate::check::Counterexample;
-use crate::config::Compiled;
-use crate::outputs::path_inside;
+use crate::config::{Compiled, ModelConfig};
+use crate::invariants::Invariant;
+use crate::outputs::{checksum, path_inside, ReportSet};
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
-
-/// Writes `bytes` to `path` atomically.
-pub fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    write_atomic(path, bytes)
-        .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))
-}
 
 /// `dir/name`, refused when `name` is not a plain file name.
 pub fn inside(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
@@ -30,24 +24,49 @@ pub fn report_dir(out: Option<&Path>, model_name: &str) -> Result<PathBuf, CliEr
     }
 }
 
-/// Writes a counterexample as `DIR/STEM.json` (the replay format) and
-/// `DIR/STEM.itf.json` (ITF).
+/// The report set of `command`'s run on `config` in `dir`, its traces in
+/// `traces`. The model's digest covers its definition but not its bounds:
+/// a check at another depth is of the same model, a check of an edited
+/// model is not.
+pub fn report_set(dir: &Path, traces: &Path, command: &str, config: &ModelConfig) -> ReportSet {
+    let mut definition = config.to_json();
+    if let Some(fields) = definition.as_object_mut() {
+        fields.remove("bounds");
+    }
+    let digest = checksum(definition.to_string().as_bytes()).fnv1a64;
+    ReportSet::new(dir, command, &config.name, &digest).with_traces(traces)
+}
+
+/// Adds a counterexample to `set`'s traces as `STEM.json` (the replay
+/// format) and `STEM.itf.json` (ITF).
 pub fn write_counterexample(
-    dir: &Path,
+    set: &mut ReportSet,
     stem: &str,
     c: &Counterexample,
     compiled: &Compiled,
 ) -> Result<Written, CliError> {
-    let trace_path = inside(dir, &format!("{stem}.json"))?;
-    let itf_path = inside(dir, &format!("{stem}.itf.json"))?;
-    write(&trace_path, c.trace.to_json_string().as_bytes())?;
+    let trace_path = set.add_trace(&format!("{stem}.json"), c.trace.to_json_string().as_bytes())?;
+    let itf_name = format!("{stem}.itf.json");
     let itf = to_itf(&c.stores, &c.trace.steps, compiled);
     let mut itf_bytes = serde_json::to_vec_pretty(&itf)
-        .map_err(|e| CliError(format!("{}: {e}", itf_path.display())))?;
+        .map_err(|e| CliError(format!("{itf_name}: cannot encode: {e}")))?;
     itf_bytes.push(b'\n');
-    write(&itf_path, &itf_bytes)?;
+    let itf_path = set.add_trace(&itf_name, &itf_bytes)?;
     Ok(Written {
         trace: trace_path.display().to_string(),
         itf: itf_path.display().to_string(),
     })
+}
+
+/// Tells `set` which traces earlier runs may have left: one per
+/// invariant, named by `stem`, with its ITF twin. Those this run does not
+/// write are removed when it commits.
+pub fn retire_traces(set: &mut ReportSet, stem: impl Fn(Invariant) -> String) {
+    let names = Invariant::ALL.into_iter().flat_map(|inv| {
+        [
+            format!("{}.json", stem(inv)),
+            format!("{}.itf.json", stem(inv)),
+        ]
+    });
+    set.retire_traces(names);
 }

@@ -1,20 +1,22 @@
 //! `memtx-check random [MODEL] --traces N --steps N --seed S [--threads N]
 //! [--records N] [--transactions N] [--out DIR] [--traces-dir DIR]`: random
 //! walks through the model's actions, within its record and transaction
-//! bounds (overridable, as for `check`); `--steps` replaces the depth. Writes `random.csv` and `random-summary.json`, a shrunk,
-//! replayable trace (and its ITF twin) per violated invariant, and prints
-//! a summary with the command that replays each failure.
+//! bounds (overridable, as for `check`); `--steps` replaces the depth.
+//! Writes `random.csv` and `random-summary.json`, a shrunk,
+//! replayable trace (and its ITF twin) per violated invariant, as one
+//! report set (`outputs::ReportSet`), and prints a summary with the command that replays each failure.
 
 use super::args::{overrides, BoundArgs, ThreadsArg};
-use super::files::{report_dir, write, write_counterexample};
+use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::{print, CliError, Verdict};
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
+use crate::outputs::ReportSet;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
-use crate::random::{self, RandomOptions, RandomReport};
+use crate::random::{self, Failure, RandomOptions, RandomReport};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Numbers are taken as text and checked by `input::flag::whole_number`, so that a
@@ -68,6 +70,7 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), None)?;
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
+    let out = report_dir(args.out.as_deref(), &config.name)?;
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {
         if started.elapsed().as_secs() >= 1 {
@@ -75,13 +78,17 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         }
     };
     let report = random::run(&config, &options, Some(&progress));
-    let out = report_dir(args.out.as_deref(), &config.name)?;
-    let written = write_failures(&report, &args.traces_dir)?;
-    let csv_path = out.join("random.csv");
-    let summary_path = out.join("random-summary.json");
-    let csv = csv_bytes(&report).map_err(|e| CliError(format!("{}: {e}", csv_path.display())))?;
-    write(&csv_path, &csv)?;
-    write(&summary_path, summary_json(&report, &written).as_bytes())?;
+    let mut set = report_set(&out, &args.traces_dir, "random", &config);
+    let written = write_failures(&mut set, &report)?;
+    retire_traces(&mut set, |inv| Failure::stem_for(&config.name, inv));
+    let csv = csv_bytes(&report)
+        .map_err(|e| CliError(format!("{}: {e}", out.join("random.csv").display())))?;
+    let csv_path = set.add("random.csv", &csv)?;
+    let summary_path = set.add(
+        "random-summary.json",
+        summary_json(&report, &written).as_bytes(),
+    )?;
+    set.commit()?;
     let mut text = human_summary(&report, &written);
     for (f, w) in report.failures.iter().zip(&written) {
         let actions = &f.counterexample.actions;
@@ -102,13 +109,13 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     })
 }
 
-fn write_failures(report: &RandomReport, dir: &Path) -> Result<Vec<Written>, CliError> {
+fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Written>, CliError> {
     report
         .failures
         .iter()
         .map(|f| {
             write_counterexample(
-                dir,
+                set,
                 &f.stem(),
                 &f.counterexample,
                 &report.model.spec.compiled,

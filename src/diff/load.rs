@@ -1,10 +1,14 @@
 //! One side of a diff, [`Side`] with its levels and verdicts, and loading
 //! it: a saved check (`summary.json` and the `growth.csv` beside it, read
-//! with this module's own types) or a model configuration, checked now.
+//! with this module's own types, checked to be of one whole run: the
+//! folder's manifest, a well-formed growth.csv, the same totals) or a
+//! model configuration, checked now.
 
+use crate::check::summary::GROWTH_HEADER;
 use crate::check::{self, CheckOptions};
 use crate::config::{Depth, ModelConfig};
 use crate::input::{from_value, parse_json, read_bytes, read_text, InputError};
+use crate::outputs::verify_set;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -56,6 +60,7 @@ struct SummaryIn {
     states: u64,
     transitions: u64,
     complete: bool,
+    deepest_level: usize,
     properties: Vec<PropertyIn>,
 }
 
@@ -100,11 +105,19 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
         return Ok(side);
     }
     let origin = summary_path.display().to_string();
+    let dir = match summary_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Both files of one whole check run, or an error.
+    verify_set(dir, "check", &["summary.json", "growth.csv"]).map_err(InputError::new)?;
     let text = read_text(&summary_path)?;
     // Parsed as every input is: each key once, structs from objects only.
     let s: SummaryIn = from_value(&parse_json(&text, &origin)?)
         .map_err(|e| InputError::new(format!("{origin}: not a check summary: {e}")))?;
     let growth = summary_path.with_file_name("growth.csv");
+    let levels = read_growth(&growth)?;
+    agree(&origin, &s, &levels, &growth)?;
     Ok(Side {
         origin: path.display().to_string(),
         model: s.model,
@@ -113,7 +126,7 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
         states: s.states,
         transitions: s.transitions,
         complete: s.complete,
-        levels: read_growth(&growth)?,
+        levels,
         properties: s
             .properties
             .into_iter()
@@ -128,31 +141,93 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
     })
 }
 
+/// `growth.csv`, well formed: the documented header, one row per depth
+/// from 0, six counts a row, each total the previous total plus the
+/// level's own count.
 fn read_growth(path: &Path) -> Result<Vec<Level>, InputError> {
     let origin = path.display().to_string();
     let bytes = read_bytes(path)?;
     let mut reader = csv::Reader::from_reader(bytes.as_slice());
-    let mut levels = Vec::new();
+    let header = reader
+        .headers()
+        .map_err(|e| InputError::new(format!("{origin}: {e}")))?;
+    if header.iter().ne(GROWTH_HEADER) {
+        return Err(InputError::new(format!(
+            "{origin}: header: {:?} is not {:?}",
+            header.iter().collect::<Vec<_>>().join(","),
+            GROWTH_HEADER.join(",")
+        )));
+    }
+    let mut levels: Vec<Level> = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| InputError::new(format!("{origin}: {e}")))?;
-        let field = |k: usize| -> Result<u64, InputError> {
+        let at = |field: usize| format!("{origin}: row {}: {}", i + 1, GROWTH_HEADER[field]);
+        let count = |k: usize| -> Result<u64, InputError> {
             let value = row.get(k).unwrap_or("");
-            value.parse().map_err(|_| {
-                InputError::new(format!(
-                    "{origin}: row {}: field {k}: {value:?} is not a count",
-                    i + 1
-                ))
-            })
+            value
+                .parse()
+                .map_err(|_| InputError::new(format!("{}: {value:?} is not a count", at(k))))
         };
-        levels.push((
-            field(0)? as usize,
-            field(1)?,
-            field(2)?,
-            field(3)?,
-            field(4)?,
-        ));
+        let level: Level = (
+            count(0)? as usize,
+            count(1)?,
+            count(2)?,
+            count(3)?,
+            count(4)?,
+        );
+        count(5)?;
+        let (before_states, before_transitions) = levels.last().map_or((0, 0), |l| (l.2, l.4));
+        let rules = [
+            (0, level.0 as u64, i as u64, "the row's depth"),
+            (
+                2,
+                level.2,
+                before_states.saturating_add(level.1),
+                "the previous total plus new_states",
+            ),
+            (
+                4,
+                level.4,
+                before_transitions.saturating_add(level.3),
+                "the previous total plus transitions",
+            ),
+        ];
+        if let Some((field, found, want, why)) = rules.into_iter().find(|r| r.1 != r.2) {
+            return Err(InputError::new(format!(
+                "{}: {found} is not {want} ({why})",
+                at(field)
+            )));
+        }
+        levels.push(level);
+    }
+    if levels.is_empty() {
+        return Err(InputError::new(format!(
+            "{origin}: no row (depth 0 at least)"
+        )));
     }
     Ok(levels)
+}
+
+/// A summary and its growth.csv tell of one run: the same totals and the
+/// same deepest level.
+fn agree(origin: &str, s: &SummaryIn, levels: &[Level], growth: &Path) -> Result<(), InputError> {
+    let Some(&(depth, _, states, _, transitions)) = levels.last() else {
+        return Ok(());
+    };
+    for (field, summary, last) in [
+        ("states", s.states, states),
+        ("transitions", s.transitions, transitions),
+        ("deepest_level", s.deepest_level as u64, depth as u64),
+    ] {
+        if summary != last {
+            return Err(InputError::new(format!(
+                "{origin}: {field}: {summary}, but the last row of {} says {last}: \
+                 the two files are not of one run",
+                growth.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn checked_now(config: &ModelConfig, threads: usize, path: &Path) -> Side {

@@ -1,7 +1,18 @@
-//! What a run writes, and where: every output path is built inside the
+//! What a run writes, and where. Every output path is built inside the
 //! folder the user chose ([`path_inside`]), so no name read from an input
-//! can send a file elsewhere.
+//! can send a file elsewhere; a model's report folder is written a whole
+//! run at a time ([`ReportSet`], with its `manifest.json`), and a reader
+//! checks a run is whole before reading it ([`verify_set`]).
 
+mod checksum;
+mod manifest;
 mod path;
+mod report_set;
 
+pub use checksum::{checksum, Checksum};
+pub use manifest::{verify_set, MANIFEST};
 pub use path::path_inside;
+pub use report_set::ReportSet;
+
+#[cfg(test)]
+mod tests;

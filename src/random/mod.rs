@@ -87,11 +87,12 @@ pub struct Failure {
 impl Failure {
     /// The trace file stem: `NAME-random-PROPERTY`.
     pub fn stem(&self) -> String {
-        format!(
-            "{}-random-{}",
-            self.counterexample.trace.config.name,
-            self.invariant.name()
-        )
+        Failure::stem_for(&self.counterexample.trace.config.name, self.invariant)
+    }
+
+    /// The stem of model `model`'s shrunk failure of `invariant`.
+    pub fn stem_for(model: &str, invariant: Invariant) -> String {
+        format!("{model}-random-{}", invariant.name())
     }
 }
 
