@@ -161,3 +161,61 @@ fn a_busy_address_is_bad_input() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("cannot listen"), "{err}");
 }
+
+/// `memtx-check explore models/default.json --addr 127.0.0.1:0`, its
+/// stdout piped.
+fn spawn_on_any_port() -> ChildGuard {
+    ChildGuard(
+        Command::new(BIN)
+            .current_dir(root())
+            .args(["explore", "models/default.json", "--addr", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start memtx-check explore"),
+    )
+}
+
+/// The port of a printed `http://127.0.0.1:PORT/…` link.
+fn port_of(link: &str) -> u16 {
+    let rest = link
+        .strip_prefix("http://127.0.0.1:")
+        .expect("a loopback link");
+    rest.split('/').next().unwrap().parse().expect("a port")
+}
+
+#[test]
+fn port_zero_prints_the_port_actually_bound() {
+    // The link said port 0 (issue 13.8).
+    let mut child = spawn_on_any_port();
+    let link = printed_link(&mut child.0);
+    let port = port_of(&link);
+    assert_ne!(port, 0, "{link}");
+    wait_for_port(port, Duration::from_secs(20));
+    assert_eq!(http_get(port, "/.status").0, 200);
+}
+
+#[test]
+fn run_to_completion_explores_nothing() {
+    // It started stateright's checker with no bound: about 10 MB/s until
+    // killed, for anyone who could reach the port (issue 13.8).
+    let mut child = spawn_on_any_port();
+    let port = port_of(&printed_link(&mut child.0));
+    wait_for_port(port, Duration::from_secs(20));
+    assert_eq!(http(port, "POST", "/.runtocompletion").0, 200);
+    std::thread::sleep(Duration::from_millis(1500));
+    let (code, body) = http_get(port, "/.status");
+    assert_eq!(code, 200);
+    let status: StatusView = serde_json::from_str(&body).expect("status JSON");
+    assert!(status.done, "{body}");
+    assert_eq!(
+        (status.state_count, status.unique_state_count),
+        (0, 0),
+        "{body}"
+    );
+    // Browsing is unaffected, and the picture says where the check is.
+    let views = states(port, "0");
+    assert!(!views.is_empty());
+    let svg = views[0].svg.as_deref().expect("an SVG");
+    assert!(svg.contains("the exhaustive check is memtx-check check MODEL"));
+}

@@ -6,7 +6,7 @@
 
 use super::model::load_model;
 use super::{print, CliError, Verdict};
-use crate::explore::{self, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
+use crate::explore::{self, bound_address, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
 use crate::model::{MemtxModel, ModelSpec};
 use crate::trace::Trace;
 use clap::Args;
@@ -30,13 +30,15 @@ pub struct ExploreArgs {
 
 pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
     let loopback = is_loopback(&args.addr).map_err(CliError)?;
+    // `127.0.0.1:0` asks for any free port: the link names the one bound.
+    let addr = bound_address(&args.addr).map_err(CliError)?;
     let (model, link, note) = match &args.trace {
         Some(path) => {
             let trace = Trace::load(path)?;
             let model = MemtxModel::new(ModelSpec::from_config(&trace.config));
             let actions = trace_actions(&model, &trace)
                 .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-            let link = deep_link(&model, &actions, &args.addr).ok_or_else(|| {
+            let link = deep_link(&model, &actions, &addr).ok_or_else(|| {
                 CliError(format!(
                     "{}: the steps are not a path of the model",
                     path.display()
@@ -61,7 +63,7 @@ pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
                 .unwrap_or_else(|| PathBuf::from("models/default.json"));
             let config = load_model(&path)?;
             let model = MemtxModel::new(ModelSpec::from_config(&config));
-            let link = deep_link(&model, &[], &args.addr).ok_or_else(|| {
+            let link = deep_link(&model, &[], &addr).ok_or_else(|| {
                 CliError(format!(
                     "{}: the model has no initial state",
                     path.display()
@@ -70,7 +72,6 @@ pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
             (model, link, format!("model {}", config.name))
         }
     };
-    explore::serve::check_bindable(&args.addr).map_err(CliError)?;
     if !loopback {
         eprintln!(
             "memtx-check: warning: the explorer has no authentication and {} is not a loopback \
@@ -79,7 +80,7 @@ pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
         );
     }
     print(&format!("{note}\nexplorer: {link}\n"))?;
-    eprintln!("serving the explorer on {} (stop with Ctrl-C)", args.addr);
-    explore::serve(model, &args.addr).map_err(CliError)?;
+    eprintln!("serving the explorer on {addr} (stop with Ctrl-C)");
+    explore::serve(model, &addr).map_err(CliError)?;
     Ok(Verdict::Holds)
 }

@@ -32,7 +32,7 @@ mod tests;
 pub use link::{deep_link, hint, states_path, trace_actions, DEFAULT_ADDR};
 pub use model::ExploredMemtxModel;
 pub use picture::as_svg;
-pub use serve::{is_loopback, serve};
+pub use serve::{bound_address, is_loopback, serve};
 pub use step::format_step;
 
 use crate::model::ModelState;

@@ -278,6 +278,17 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
     );
     svg.close();
     arrow_marker(svg);
+    // The explorer's own checker is off (see `ExploredMemtxModel`'s
+    // boundary); say where the exhaustive check is.
+    let y = y + 28;
+    text(
+        svg,
+        MARGIN,
+        y + 4,
+        "",
+        "\"Run to completion\" is off here (it would explore without bound): \
+         the exhaustive check is memtx-check check MODEL",
+    );
     y + 12
 }
 

@@ -30,8 +30,17 @@ pub fn is_loopback(addr: &str) -> Result<bool, String> {
 
 /// Checks that `addr` can be listened on now.
 pub fn check_bindable(addr: &str) -> Result<(), String> {
+    bound_address(addr).map(drop)
+}
+
+/// The address listening on `addr` actually gets: port 0 becomes the
+/// port the system picked, so the link printed is one that works. It is
+/// free again on return, for stateright to bind (which takes only an
+/// address); the gap is a moment, and a port taken in it is an error.
+pub fn bound_address(addr: &str) -> Result<String, String> {
     TcpListener::bind(addr)
-        .map(drop)
+        .and_then(|l| l.local_addr())
+        .map(|a| a.to_string())
         .map_err(|e| format!("--addr {addr}: cannot listen: {e}"))
 }
 

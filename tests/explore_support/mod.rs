@@ -34,6 +34,8 @@ pub struct StateView {
 pub struct StatusView {
     pub done: bool,
     pub model: String,
+    pub state_count: usize,
+    pub unique_state_count: usize,
     pub properties: Vec<(String, String, Option<String>)>,
 }
 
@@ -57,6 +59,11 @@ pub fn wait_for_port(port: u16, within: Duration) {
 
 /// `GET path` over HTTP/1.1: the status code and the body.
 pub fn http_get(port: u16, path: &str) -> (u16, String) {
+    http(port, "GET", path)
+}
+
+/// `METHOD path` over HTTP/1.1, no body: the status code and the body.
+pub fn http(port: u16, method: &str, path: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the explorer");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -66,7 +73,8 @@ pub fn http_get(port: u16, path: &str) -> (u16, String) {
         .expect("write timeout");
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n\
+         Connection: close\r\n\r\n"
     )
     .expect("send the request");
     let mut raw = Vec::new();
