@@ -60,6 +60,8 @@ pub(crate) trait Fp: Copy + Ord + Hash + Debug + Send + Sync + 'static {
     /// shard bits: a table places words by their key, and orders them by
     /// (key, value), which among the words of one shard is value order.
     fn key(self) -> u64;
+    /// The table's order: by key, then by value.
+    fn precedes(self, other: Self) -> bool;
     fn write(self, out: &mut Vec<u8>);
     fn read(bytes: &[u8]) -> Self;
 }
@@ -78,6 +80,11 @@ impl Fp for u64 {
     #[inline(always)]
     fn key(self) -> u64 {
         self.rotate_left(SHARD_BITS)
+    }
+    #[inline(always)]
+    fn precedes(self, other: u64) -> bool {
+        // The key is a rotation of the value: keys never tie.
+        self.key() < other.key()
     }
     fn write(self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.to_le_bytes());
@@ -101,6 +108,10 @@ impl Fp for u128 {
     #[inline(always)]
     fn key(self) -> u64 {
         (self >> (64 - SHARD_BITS)) as u64
+    }
+    #[inline(always)]
+    fn precedes(self, other: u128) -> bool {
+        (self.key(), self) < (other.key(), other)
     }
     fn write(self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.to_le_bytes());

@@ -57,7 +57,7 @@ impl<W: Fp> FpTable<W> {
     fn seek(&self, fp: W) -> usize {
         let mut i = self.home(fp);
         // The last slot is empty, so the scan ends inside the table.
-        while self.slots[i] != W::ZERO && before(self.slots[i], fp) {
+        while self.slots[i] != W::ZERO && self.slots[i].precedes(fp) {
             i += 1;
         }
         i
@@ -116,12 +116,6 @@ impl<W: Fp> FpTable<W> {
             len,
         }
     }
-}
-
-/// The table's order: by key, then by value (value order within a shard).
-#[inline(always)]
-fn before<W: Fp>(a: W, b: W) -> bool {
-    (a.key(), a) < (b.key(), b)
 }
 
 #[inline(always)]
