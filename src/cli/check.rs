@@ -1,24 +1,28 @@
-//! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
-//! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
-//! bounded check. Writes `growth.csv` and `summary.json`, a replayable
-//! trace (and its ITF twin) per violated invariant, and prints a summary
-//! with each counterexample step by step.
+//! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
+//! [--depth N|full] [--threads N] [--out DIR] [--traces DIR] [--expect]`:
+//! the exhaustive bounded check. Writes `growth.csv`, `coverage.csv` and
+//! `summary.json`, a replayable trace (and its ITF twin) per violated
+//! invariant, and prints a summary with the branch coverage and each
+//! counterexample step by step. A directory is a suite (`super::suite`).
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{write, write_counterexample};
+use super::suite;
 use super::{print, CliError, Verdict};
-use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
+use crate::check::summary::{coverage_csv, growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport};
-use crate::config::ModelConfig;
+use crate::config::{BoundOverrides, ModelConfig};
 use crate::engine::{LevelProgress, LevelStats, RunObserver};
 use crate::explore;
+use crate::model::coverage::unknown_branch;
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The model configuration.
+    /// The model configuration, or a directory: every model file under it
+    /// (recursively), checked in path order as a suite.
     #[arg(default_value = "models/default.json")]
     pub model: PathBuf,
     #[command(flatten)]
@@ -27,14 +31,17 @@ pub struct CheckArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
-    /// Where growth.csv and summary.json go (default: reports/NAME).
+    /// Where growth.csv, coverage.csv and summary.json go (default:
+    /// reports/NAME; for a suite, DIR/NAME, by default reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where counterexample traces go.
     #[arg(long, default_value = "traces")]
     pub traces: PathBuf,
     /// Exit 0 when every invariant's verdict matches the model's `expect`
-    /// (a broken variant that is caught passes), 1 otherwise.
+    /// (a broken variant that is caught passes) and every branch its
+    /// `expect.coverage` names is reached, 1 otherwise; for a suite, when
+    /// this holds for every model.
     #[arg(long)]
     pub expect: bool,
 }
@@ -42,32 +49,20 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
     let threads = args.threads.count()?;
-    let mut config = ModelConfig::load(&args.model)?;
-    bounds.apply(&mut config.bounds);
-    let report = check::run(
-        &config,
-        CheckOptions {
-            threads,
-            observer: Box::new(StderrProgress),
-        },
-    );
+    if args.model.is_dir() {
+        return suite::run(args, &bounds, threads);
+    }
+    let config = load(&args.model, &bounds)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("reports").join(&config.name));
-    let written = write_counterexamples(&report, &args.traces)?;
-    write(
-        &out.join("growth.csv"),
-        &growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?,
-    )?;
-    write(
-        &out.join("summary.json"),
-        summary_json(&report, &written).as_bytes(),
-    )?;
+    let (report, written) = check_and_write(&config, threads, &out, &args.traces)?;
     let mut text = human_summary(&report, &written);
     text.push_str(&format!(
-        "wrote {} and {}\n",
+        "wrote {}, {} and {}\n",
         out.join("growth.csv").display(),
+        out.join("coverage.csv").display(),
         out.join("summary.json").display()
     ));
     for (c, w) in report.counterexamples.iter().zip(&written) {
@@ -93,6 +88,53 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Holds
     })
+}
+
+/// Loads a model file with the command line's bounds in place; a branch
+/// that `expect.coverage` names but the protocol does not have is bad
+/// input.
+pub fn load(path: &Path, bounds: &BoundOverrides) -> Result<ModelConfig, CliError> {
+    let mut config = ModelConfig::load(path)?;
+    bounds.apply(&mut config.bounds);
+    if let Some((i, name)) = config.expect.coverage.as_ref().and_then(unknown_branch) {
+        return Err(CliError(format!(
+            "{}: expect.coverage[{i}]: \"{name}\" is not a branch (coverage.csv lists every one)",
+            path.display()
+        )));
+    }
+    Ok(config)
+}
+
+/// Checks `config` and writes its files: counterexample traces into
+/// `traces`, `growth.csv`, `coverage.csv` and `summary.json` into `out`.
+pub fn check_and_write(
+    config: &ModelConfig,
+    threads: usize,
+    out: &Path,
+    traces: &Path,
+) -> Result<(CheckReport, Vec<Written>), CliError> {
+    let report = check::run(
+        config,
+        CheckOptions {
+            threads,
+            observer: Box::new(StderrProgress),
+        },
+    );
+    let written = write_counterexamples(&report, traces)?;
+    let csv_error = |e: csv::Error| CliError(format!("{}: {e}", out.display()));
+    write(
+        &out.join("growth.csv"),
+        &growth_csv(&report).map_err(csv_error)?,
+    )?;
+    write(
+        &out.join("coverage.csv"),
+        &coverage_csv(&report.coverage).map_err(csv_error)?,
+    )?;
+    write(
+        &out.join("summary.json"),
+        summary_json(&report, &written).as_bytes(),
+    )?;
+    Ok((report, written))
 }
 
 /// The check's progress on stderr: a line per level once the run has

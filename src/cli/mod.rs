@@ -17,6 +17,7 @@ mod files;
 mod output;
 pub mod random;
 pub mod replay;
+pub mod suite;
 
 pub use exit::{CliError, Verdict};
 pub use output::print;

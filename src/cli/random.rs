@@ -1,13 +1,16 @@
 //! `memtx-check random [MODEL] --traces N --steps N --seed S [--threads N]
 //! [--records N] [--transactions N] [--out DIR] [--traces-dir DIR]`: random
 //! walks through the model's actions, within its record and transaction
-//! bounds (overridable, as for `check`); `--steps` replaces the depth. Writes `random.csv` and `random-summary.json`, a shrunk,
-//! replayable trace (and its ITF twin) per violated invariant, and prints
-//! a summary with the command that replays each failure.
+//! bounds (overridable, as for `check`); `--steps` replaces the depth.
+//! Writes `random.csv`, `random-coverage.csv` and `random-summary.json`, a
+//! shrunk, replayable trace (and its ITF twin) per violated invariant, and
+//! prints a summary with the branch coverage over the walks and the
+//! command that replays each failure.
 
 use super::args::{overrides, BoundArgs, ThreadsArg};
 use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
+use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::config::ModelConfig;
 use crate::input::flag::whole_number;
@@ -44,7 +47,8 @@ pub struct RandomArgs {
     pub bounds: BoundArgs,
     #[command(flatten)]
     pub threads: ThreadsArg,
-    /// Where random.csv and random-summary.json go (default: reports/NAME).
+    /// Where random.csv, random-coverage.csv and random-summary.json go
+    /// (default: reports/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where the traces of violating walks go.
@@ -82,8 +86,12 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let written = write_failures(&report, &args.traces_dir)?;
     let csv_path = out.join("random.csv");
     let summary_path = out.join("random-summary.json");
+    let coverage_path = out.join("random-coverage.csv");
     let csv = csv_bytes(&report).map_err(|e| CliError(format!("{}: {e}", csv_path.display())))?;
     write(&csv_path, &csv)?;
+    let coverage = coverage_csv(&report.coverage)
+        .map_err(|e| CliError(format!("{}: {e}", coverage_path.display())))?;
+    write(&coverage_path, &coverage)?;
     write(&summary_path, summary_json(&report, &written).as_bytes())?;
     let mut text = human_summary(&report, &written);
     for (f, w) in report.failures.iter().zip(&written) {
@@ -93,8 +101,9 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         }
     }
     text.push_str(&format!(
-        "wrote {} and {}\n",
+        "wrote {}, {} and {}\n",
         csv_path.display(),
+        coverage_path.display(),
         summary_path.display()
     ));
     print(&text)?;

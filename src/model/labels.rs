@@ -1,11 +1,11 @@
 //! The model's transition labels, counted by the engine
-//! (`engine::LabelledModel`). It names none yet, so every transition's
-//! label is 0: the labelled entry points already run on this model, and
-//! protocol branch coverage fills the labels in here.
+//! (`engine::LabelledModel`): one bit per protocol branch of
+//! [`super::coverage`], computed from the protocol's outcome of the step
+//! (and, for an attempt the protocol refuses, from its error).
 
-use super::{Action, MemtxModel, ModelState};
+use super::coverage::{refusal_labels, transition_labels, BRANCHES};
+use super::{Action, MemtxModel, ModelState, StepRefusal};
 use crate::engine::LabelledModel;
-use stateright::Model;
 
 impl LabelledModel for MemtxModel {
     fn next_state_labelled(
@@ -13,11 +13,26 @@ impl LabelledModel for MemtxModel {
         state: &ModelState,
         action: Action,
     ) -> Option<(ModelState, u128)> {
-        self.next_state(state, action).map(|next| (next, 0))
+        self.attempt_labelled(state, action).ok()
+    }
+
+    fn attempt_labelled(
+        &self,
+        state: &ModelState,
+        action: Action,
+    ) -> Result<(ModelState, u128), u128> {
+        match self.step(state, &action) {
+            Ok((next, outcome)) => {
+                let labels = transition_labels(&self.spec, &state.store, &outcome, &next.store);
+                Ok((next, labels))
+            }
+            Err(StepRefusal::Protocol(error)) => Err(refusal_labels(&self.op(&action), &error)),
+            Err(_) => Err(0),
+        }
     }
 
     fn label_names(&self) -> Vec<&'static str> {
-        Vec::new()
+        BRANCHES.to_vec()
     }
 }
 
@@ -40,6 +55,6 @@ mod tests {
         let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
         assert_eq!(labelled.level_counts(), plain.level_counts());
         assert_eq!(labelled.properties, plain.properties);
-        assert!(labelled.labels.is_empty());
+        assert_eq!(labelled.labels.len(), BRANCHES.len());
     }
 }

@@ -167,7 +167,7 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
     let call = Action::ToolCall {
         tx: 0,
         tool: 0,
-        basis: 0,
+        basis: Some(0),
     };
     assert_eq!(model.next_state(&s, call), Some(s.clone()));
     // Once it commits, the call would execute but the store is full.
@@ -177,4 +177,41 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
         Err(StepRefusal::RecordBound)
     );
     assert_eq!(model.next_state(&s, call), None);
+}
+
+/// The gate's first clause spares tentative records in the caller's
+/// snapshot, which only revalidation produces (a committed view in a
+/// snapshot, quarantined by a cascade, then taken back to tentative). A
+/// test-only gate that ignores the snapshot is therefore caught by I1 on
+/// `models/coverage/revalidate.json` (shortest counterexample: the call
+/// the clause allows, at depth 9), and goes unnoticed with revalidation
+/// off.
+#[test]
+fn a_gate_that_ignores_the_snapshot_is_caught_by_i1_only_with_revalidation() {
+    let config = load("models/coverage/revalidate.json", 9);
+    let i1 = |revalidate: bool, broken: bool| {
+        let mut config = config.clone();
+        config.revalidate = revalidate;
+        let mut spec = ModelSpec::from_config(&config);
+        spec.compiled.protocol.faults.gate_ignores_snapshot = broken;
+        let model = MemtxModel::new(spec);
+        let report = enumerate(&model, &EngineOptions::new(Some(9), 2));
+        match report.property("I1") {
+            Some(crate::engine::Verdict::Violated { depth, trace }) => {
+                let last = trace[trace.len() - 2].1.expect("the violating action");
+                Some((*depth, model.format_action(&last)))
+            }
+            Some(crate::engine::Verdict::Holds) => None,
+            other => panic!("I1 is an always property: {other:?}"),
+        }
+    };
+    assert_eq!(i1(true, false), None, "the real gate holds");
+    assert_eq!(
+        i1(false, true),
+        None,
+        "without revalidation nothing tells them apart"
+    );
+    let (depth, action) = i1(true, true).expect("the broken gate is caught");
+    assert_eq!(depth, 9);
+    assert!(action.contains("calls issue_refund"), "{action}");
 }

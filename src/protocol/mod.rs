@@ -1,7 +1,7 @@
 //! The MemTX protocol as plain, deterministic Rust (card §3), with no
 //! stateright dependency: records, lifecycle, transactions and snapshots,
 //! the four ordered commit checks, conflict adjudication, the action gate,
-//! typed cascading repair and the rollback log. One operation in, one
+//! typed cascading repair, the rollback log and revalidation. One operation in, one
 //! structured outcome out; it is the single source of truth for behaviour.
 //!
 //! Everything outside this module sees records, transactions and the
@@ -13,6 +13,8 @@
 mod commit;
 mod conflict;
 mod dispatch;
+#[cfg(test)]
+mod faults;
 mod gate;
 mod lifecycle;
 mod operation;
@@ -21,6 +23,7 @@ mod packed;
 mod record;
 mod record_set;
 mod repair;
+mod revalidate;
 mod store;
 mod symbols;
 mod transaction;
@@ -37,7 +40,8 @@ pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{Op, ProtocolError};
 pub use outcome::{
-    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
+    Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict,
+    Refusal,
 };
 pub use packed::StorePacker;
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};

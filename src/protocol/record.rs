@@ -173,7 +173,8 @@ pub struct Record {
     pub(in crate::protocol) fields: Proposal,
     pub(in crate::protocol) owner: u8,
     pub(in crate::protocol) state: Lifecycle,
-    /// The commit check that quarantined it, if one did.
+    /// The commit check that quarantined it, if one did; a revalidated
+    /// record keeps it until its next commit judges it again.
     pub(in crate::protocol) reason: Option<Reason>,
     /// For a tool_action record, the index of the tool that was called.
     pub(in crate::protocol) tool: Option<u8>,

@@ -86,7 +86,7 @@ fn retractions_are_logged(
         new.len() >= old.len() && new[..old.len()] == *old,
         "the log was rewritten"
     );
-    if let Outcome::Retracted { repairs } = outcome {
+    if let Outcome::Retracted { repairs, .. } = outcome {
         let added = &new[old.len()..];
         for &(record, repair) in repairs {
             prop_assert!(
