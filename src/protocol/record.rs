@@ -152,6 +152,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// In check order: the order the commit pipeline can fail in.
+    pub const ALL: [Reason; 8] = [
+        Reason::LowEvidence,
+        Reason::OutsideValidity,
+        Reason::RevokedParent,
+        Reason::PermissionLaundering,
+        Reason::StaleWrite,
+        Reason::LowerAuthority,
+        Reason::NeedsReview,
+        Reason::UnstableDependency,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Reason::LowEvidence => "low_evidence",

@@ -253,17 +253,7 @@ mod tests {
         }
         section(
             REASON_BASE,
-            [
-                Reason::LowEvidence,
-                Reason::OutsideValidity,
-                Reason::RevokedParent,
-                Reason::PermissionLaundering,
-                Reason::StaleWrite,
-                Reason::LowerAuthority,
-                Reason::NeedsReview,
-                Reason::UnstableDependency,
-            ]
-            .map(|r| format!("record.quarantined.{}", r.name())),
+            Reason::ALL.map(|r| format!("record.quarantined.{}", r.name())),
         );
         section(
             ADMISSION_BASE,
@@ -289,17 +279,7 @@ mod tests {
 
     /// Whether `to` is reached from `from` by one or more allowed moves.
     fn path(from: Lifecycle, to: Lifecycle) -> bool {
-        let mut reached = vec![from];
-        let mut i = 0;
-        while i < reached.len() {
-            for next in Lifecycle::ALL {
-                if reached[i].may_move_to(next) && !reached.contains(&next) {
-                    reached.push(next);
-                }
-            }
-            i += 1;
-        }
-        reached[1..].contains(&to)
+        from != to && from.reachable().contains(&to)
     }
 
     /// Every listed move is a path of allowed moves, and every allowed
