@@ -43,18 +43,26 @@ mod tests {
     use crate::engine::{enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions};
     use crate::model::{ModelCodec, ModelSpec};
 
+    /// The labelled path offers and takes the same actions as the plain
+    /// one: on the default model, and on the model whose revalidations and
+    /// refused tool calls give the labelled path the most to count.
     #[test]
     fn the_labelled_run_finds_what_the_plain_run_finds() {
-        let mut config = ModelConfig::load(std::path::Path::new("models/default.json"))
-            .expect("a shipped model loads");
-        config.bounds.depth = Depth::Bounded(6);
-        let model = MemtxModel::new(ModelSpec::from_config(&config));
-        let codec = ModelCodec::new(&model.spec);
-        let opts = EngineOptions::new(Some(6), 2);
-        let plain = enumerate_with_codec(&model, &codec, &opts);
-        let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
-        assert_eq!(labelled.level_counts(), plain.level_counts());
-        assert_eq!(labelled.properties, plain.properties);
-        assert_eq!(labelled.labels.len(), BRANCHES.len());
+        for (path, depth) in [
+            ("models/default.json", 6),
+            ("models/coverage/revalidate.json", 9),
+        ] {
+            let mut config =
+                ModelConfig::load(std::path::Path::new(path)).expect("a shipped model loads");
+            config.bounds.depth = Depth::Bounded(depth);
+            let model = MemtxModel::new(ModelSpec::from_config(&config));
+            let codec = ModelCodec::new(&model.spec);
+            let opts = EngineOptions::new(Some(depth), 2);
+            let plain = enumerate_with_codec(&model, &codec, &opts);
+            let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
+            assert_eq!(labelled.level_counts(), plain.level_counts(), "{path}");
+            assert_eq!(labelled.properties, plain.properties, "{path}");
+            assert_eq!(labelled.labels.len(), BRANCHES.len());
+        }
     }
 }
