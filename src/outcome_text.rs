@@ -13,8 +13,8 @@
 //! imports another to print an outcome.
 
 use crate::protocol::{
-    CommitOutcome, GateOutcome, LogEntry, Outcome, Proposal, RecordId, RecordSet, Repair, Store,
-    Symbols,
+    CommitOutcome, GateOutcome, LogEntry, Outcome, Proposal, Reason, RecordId, RecordSet, Repair,
+    Store, Symbols,
 };
 use std::fmt::Write;
 
@@ -52,18 +52,42 @@ pub fn brief(outcome: &Outcome) -> String {
         Outcome::Opened { tx, snapshot } => format!("T{tx}, snapshot {}", ids(*snapshot)),
         Outcome::Staged { record } => format!("r{record} tentative"),
         Outcome::Committed(c) => brief_commit(c),
-        Outcome::ToolCall(g) => match (g.allowed, g.record, g.reason) {
-            (true, Some(r), _) => format!("allowed → r{r}"),
-            (true, None, _) => "allowed".to_owned(),
-            (false, _, Some(reason)) => format!("blocked ({})", reason.name()),
-            (false, _, None) => "blocked".to_owned(),
-        },
-        Outcome::Retracted { repairs } if repairs.is_empty() => "nothing to retract".to_owned(),
-        Outcome::Retracted { repairs } => repairs
+        Outcome::ToolCall(g) => {
+            let decision = match (g.allowed, g.record, g.reason) {
+                (true, Some(r), _) => format!("allowed → r{r}"),
+                (true, None, _) => "allowed".to_owned(),
+                (false, _, Some(reason)) => format!("blocked ({})", reason.name()),
+                (false, _, None) => "blocked".to_owned(),
+            };
+            if g.in_snapshot.is_empty() {
+                decision
+            } else {
+                format!(
+                    "{decision}; tentative in its snapshot: {}",
+                    ids(g.in_snapshot)
+                )
+            }
+        }
+        Outcome::Retracted { repairs, .. } if repairs.is_empty() => "nothing to retract".to_owned(),
+        Outcome::Retracted { repairs, .. } => repairs
             .iter()
             .map(|(id, repair)| format!("r{id} {}", repair.name()))
             .collect::<Vec<_>>()
             .join(", "),
+        Outcome::Revalidated { tx, record, reason } => {
+            format!(
+                "r{record} tentative again in T{tx}'s staging ({})",
+                was(*reason)
+            )
+        }
+    }
+}
+
+/// Why a revalidated record had been quarantined.
+fn was(reason: Option<Reason>) -> String {
+    match reason {
+        Some(reason) => format!("was quarantined: {}", reason.name()),
+        None => "was held back by a cascade".to_owned(),
     }
 }
 
@@ -129,7 +153,15 @@ pub fn account(outcome: &Outcome, step: &StepStores) -> String {
         }
         Outcome::Committed(c) => account_commit(c, step.after, &mut out),
         Outcome::ToolCall(g) => account_gate(g, step.irreversible_tool, &mut out),
-        Outcome::Retracted { repairs } => account_repairs(repairs, step, &mut out),
+        Outcome::Retracted { roots, repairs } => account_repairs(*roots, repairs, step, &mut out),
+        Outcome::Revalidated { tx, record, reason } => {
+            let _ = writeln!(
+                out,
+                "r{record} ({}) revalidated: tentative again, staged by T{tx}, to be checked at its commit ({})",
+                kind_of(step.after, *record),
+                was(*reason)
+            );
+        }
     }
     out
 }
@@ -152,6 +184,9 @@ fn account_commit(c: &CommitOutcome, after: &Store, out: &mut String) {
                 let _ = write!(out, ", reason: {}", reason.name());
             }
             None => out.push_str(", every check passed"),
+        }
+        if let (None, Some(admission)) = (v.reason, v.admission) {
+            let _ = write!(out, " (slot: {})", admission.name());
         }
         if !v.superseded.is_empty() {
             let _ = write!(out, "; supersedes {}", ids(v.superseded));
@@ -184,21 +219,27 @@ fn account_gate(g: &GateOutcome, irreversible_tool: bool, out: &mut String) {
             );
         }
     }
+    if !g.in_snapshot.is_empty() {
+        let _ = writeln!(
+            out,
+            "  tentative but in the caller's snapshot, so not in flight: {}",
+            ids(g.in_snapshot)
+        );
+    }
 }
 
-fn account_repairs(repairs: &[(RecordId, Repair)], step: &StepStores, out: &mut String) {
+fn account_repairs(
+    roots: RecordSet,
+    repairs: &[(RecordId, Repair)],
+    step: &StepStores,
+    out: &mut String,
+) {
     if repairs.is_empty() {
         let _ = writeln!(out, "nothing to retract");
     }
-    let new_entries = step
-        .after
-        .rollback_log()
-        .get(step.before.rollback_log().len()..)
-        .unwrap_or_default();
     let _ = writeln!(out, "repairs:");
     for (id, repair) in repairs {
-        let root = new_entries.iter().any(|e| e.record == *id && e.root);
-        let role = if root {
+        let role = if roots.contains(*id) {
             "retracted"
         } else {
             "descendant reached by the cascade"
@@ -240,7 +281,7 @@ fn proposal(symbols: &Symbols, p: &Proposal) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{CommitResult, CommitStatus, Lifecycle, Reason, RecordVerdict, Refusal};
+    use crate::protocol::{CommitResult, CommitStatus, Lifecycle, RecordVerdict, Refusal};
 
     #[test]
     fn ids_and_log_entries() {
@@ -267,12 +308,14 @@ mod tests {
                     result: CommitResult::Committed,
                     reason: None,
                     superseded: RecordSet::single(1),
+                    admission: None,
                 },
                 RecordVerdict {
                     id: 2,
                     result: CommitResult::Quarantined,
                     reason: Some(Reason::LowEvidence),
                     superseded: RecordSet::EMPTY,
+                    admission: None,
                 },
             ],
             verifier_calls: 2,
@@ -285,11 +328,32 @@ mod tests {
             allowed: false,
             reason: Some(Refusal::TentativeInFlight),
             record: None,
+            in_snapshot: RecordSet::EMPTY,
         });
         assert_eq!(brief(&blocked), "blocked (tentative_in_flight)");
+        let allowed = Outcome::ToolCall(GateOutcome {
+            allowed: true,
+            reason: None,
+            record: Some(3),
+            in_snapshot: RecordSet::single(1),
+        });
+        assert_eq!(
+            brief(&allowed),
+            "allowed → r3; tentative in its snapshot: {r1}"
+        );
         let none = Outcome::Retracted {
+            roots: RecordSet::EMPTY,
             repairs: Vec::new(),
         };
         assert_eq!(brief(&none), "nothing to retract");
+        let back = Outcome::Revalidated {
+            tx: 2,
+            record: 1,
+            reason: None,
+        };
+        assert_eq!(
+            brief(&back),
+            "r1 tentative again in T2's staging (was held back by a cascade)"
+        );
     }
 }

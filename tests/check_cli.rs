@@ -21,11 +21,22 @@ struct Summary {
     properties: Vec<PropertyOut>,
     companions_reached: usize,
     companions_total: usize,
+    coverage: CoverageOut,
     as_expected: bool,
     counterexamples: Vec<CounterexampleOut>,
     threads: usize,
     elapsed_ms: u64,
     collision_probability: Collision,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CoverageOut {
+    reached: usize,
+    branches: usize,
+    unreached: Vec<String>,
+    expected: Option<serde_json::Value>,
+    missing: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,7 +164,45 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
     );
     assert_eq!((summary.states, summary.transitions), (total, total_tr));
     assert!(!summary.complete && summary.deepest_level == 5 && summary.threads == 2);
-    assert!(summary.as_expected && summary.counterexamples.is_empty());
+    assert!(summary.counterexamples.is_empty());
+    // The verdicts hold as expected, but at depth 5 some branches the
+    // model's expect.coverage names are not reached yet.
+    assert!(summary.properties.iter().all(|p| p.as_expected));
+    let coverage = &summary.coverage;
+    let missing = coverage
+        .missing
+        .as_ref()
+        .expect("the model expects coverage");
+    assert!(!missing.is_empty() && !summary.as_expected, "{coverage:?}");
+    assert!(coverage.expected.as_ref().is_some_and(|e| e.is_array()));
+    assert!(missing.iter().all(|m| coverage.unreached.contains(m)));
+    assert_eq!(
+        coverage.reached + coverage.unreached.len(),
+        coverage.branches
+    );
+    // coverage.csv: one row per branch, reached ones with a first depth.
+    let csv = std::fs::read_to_string(dir.join("out/coverage.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("branch,transitions,first_depth"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), coverage.branches);
+    for row in &rows {
+        let transitions: u64 = row[1].parse().unwrap();
+        let unreached = coverage.unreached.iter().any(|u| u == row[0]);
+        assert_eq!(transitions == 0, unreached, "{row:?}");
+        assert_eq!(row[2].is_empty(), unreached, "{row:?}");
+        if !unreached {
+            assert!(
+                (1..=5).contains(&row[2].parse::<usize>().unwrap()),
+                "{row:?}"
+            );
+        }
+    }
+    assert_eq!(
+        (rows[0][0], rows[0][2]),
+        ("open.low", "1"),
+        "T0 opens at low first"
+    );
     assert_eq!(summary.properties.len(), 10);
     assert_eq!(summary.companions_total, 7);
     assert!(
@@ -184,6 +233,88 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
         stdout.contains("I1") && stdout.contains("holds"),
         "{stdout}"
     );
+    let line = format!(
+        "coverage: {} of {} branches",
+        coverage.reached, coverage.branches
+    );
+    assert!(stdout.contains(&line), "{stdout}");
+    assert!(stdout.contains("  unreached: "), "{stdout}");
+}
+
+#[test]
+fn a_directory_is_a_suite_with_one_line_a_model_and_the_union_coverage() {
+    let dir = scratch("suite");
+    let out = check(&["models/coverage", "--expect", "--threads", "2"], &dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    // One line per model, in path order, then the union.
+    let models = ["evidence-validity", "revalidate", "views-windows"];
+    for (line, name) in lines.iter().zip(models) {
+        assert!(
+            line.starts_with(&format!("models/coverage/{name}.json: ")),
+            "{line}"
+        );
+        assert!(line.ends_with("; as expected"), "{line}");
+    }
+    assert!(lines[3].starts_with("coverage: "), "{stdout}");
+    assert!(lines[3].ends_with(" branches (union)"), "{stdout}");
+    // Each model wrote its own reports, coverage.csv included, with the
+    // same rows in the same order.
+    let rows = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.join("out").join(name).join("coverage.csv"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(rows(models[0]), rows(models[1]));
+    assert_eq!(rows(models[1]), rows(models[2]));
+    // The union is at least each model's own coverage.
+    let reached = |name: &str| -> usize {
+        let s: Summary = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("out").join(name).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        s.coverage.reached
+    };
+    let union: usize = lines[3]
+        .trim_start_matches("coverage: ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(models.iter().all(|m| reached(m) <= union));
+    assert!(models.iter().map(|m| reached(m)).sum::<usize>() >= union);
+}
+
+#[test]
+fn an_unreached_expected_branch_fails_expect() {
+    let dir = scratch("coverage-expect");
+    let model = dir.join("m.json");
+    std::fs::write(
+        &model,
+        r#"{"bounds": {"records": 2, "transactions": 1, "depth": 3},
+            "templates": [{"name": "b", "kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.9, "scope": "shared"}],
+            "expect": {"I1": "holds", "coverage": ["commit.committed", "open.high", "record.quarantined.low_evidence"]}}"#,
+    )
+    .unwrap();
+    let path = model.display().to_string();
+    let out = check(&[&path, "--expect"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("UNEXPECTED: expect.coverage names branches not reached: record.quarantined.low_evidence"),
+        "{stdout}"
+    );
+    // Without --expect the verdicts decide.
+    assert_eq!(check(&[&path], &dir).status.code(), Some(0));
 }
 
 #[test]
@@ -309,8 +440,24 @@ fn bad_input_is_one_line_and_exit_2() {
     )
     .unwrap();
     let missing = dir.join("missing.json");
+    let bad_branch = dir.join("bad-branch.json");
+    std::fs::write(
+        &bad_branch,
+        r#"{"expect": {"coverage": ["commit.committed", "gate.maybe"]}}"#,
+    )
+    .unwrap();
+    let bad_expect = dir.join("bad-expect.json");
+    std::fs::write(&bad_expect, r#"{"expect": {"coverage": "most"}}"#).unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![bad_model.display().to_string()], "width"),
+        (
+            vec![bad_branch.display().to_string()],
+            "expect.coverage[1]: \"gate.maybe\" is not a branch",
+        ),
+        (
+            vec![bad_expect.display().to_string()],
+            "expect.coverage: \"most\" is neither \"all\"",
+        ),
         (vec![missing.display().to_string()], "missing.json"),
         (
             vec![

@@ -37,9 +37,18 @@ struct Summary {
     companions: Vec<CompanionOut>,
     companions_reached: usize,
     companions_total: usize,
+    coverage: CoverageOut,
     failures: Vec<FailureOut>,
     elapsed_ms: u64,
     traces_per_second: f64,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct CoverageOut {
+    reached: usize,
+    branches: usize,
+    unreached: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,6 +171,19 @@ fn the_same_seed_gives_the_same_csv_on_one_thread_and_two() {
     );
     assert!(!sa.violated && sa.failures.is_empty());
     assert_eq!((sa.seed, sa.traces, sa.max_steps), (77, 500, 15));
+    // The branch coverage over the walks does not depend on the threads
+    // either, and random-coverage.csv has check's format.
+    assert_eq!(sa.coverage, sb.coverage);
+    assert!(sa.coverage.reached > 30, "{:?}", sa.coverage);
+    assert_eq!(
+        sa.coverage.reached + sa.coverage.unreached.len(),
+        sa.coverage.branches
+    );
+    let coverage = |d: &Path| std::fs::read_to_string(d.join("out/random-coverage.csv")).unwrap();
+    assert_eq!(coverage(&a), coverage(&b));
+    let csv = coverage(&a);
+    assert_eq!(csv.lines().next(), Some("branch,transitions,first_depth"));
+    assert_eq!(csv.lines().count(), sa.coverage.branches + 1);
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
 }

@@ -97,6 +97,7 @@ struct Verdict {
     result: String,
     reason: Option<String>,
     superseded: Vec<u8>,
+    admission: Option<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -105,12 +106,22 @@ struct ToolCall {
     allowed: bool,
     reason: Option<String>,
     record: Option<u8>,
+    in_snapshot: Vec<u8>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct Retracted {
+    roots: Vec<u8>,
     repairs: Vec<RepairOut>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Revalidated {
+    revalidated: u8,
+    tx: u8,
+    was: Option<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -147,8 +158,9 @@ fn outcome<T: for<'de> Deserialize<'de>>(report: &Report, step: usize) -> T {
     serde_json::from_value(s.outcome.clone().expect("an outcome")).expect("outcome shape")
 }
 
-fn repairs(list: &[(u8, &str)]) -> Retracted {
+fn repairs(roots: &[u8], list: &[(u8, &str)]) -> Retracted {
     Retracted {
+        roots: roots.to_vec(),
         repairs: list
             .iter()
             .map(|&(id, repair)| RepairOut {
@@ -191,12 +203,13 @@ fn refund_example_issues_the_refund_and_logs_the_leak() {
         ToolCall {
             allowed: true,
             reason: None,
-            record: Some(1)
+            record: Some(1),
+            in_snapshot: vec![],
         }
     );
     assert_eq!(
         outcome::<Retracted>(&report, 5),
-        repairs(&[(0, "revoked"), (1, "leaked")])
+        repairs(&[0], &[(0, "revoked"), (1, "leaked")])
     );
     let belief = &report.records[0];
     assert_eq!(
@@ -249,6 +262,7 @@ fn gate_blocks_without_support_and_while_own_staging_is_tentative() {
         allowed: false,
         reason: Some(reason.into()),
         record: None,
+        in_snapshot: vec![],
     };
     assert_eq!(
         outcome::<ToolCall>(&report, 1),
@@ -263,7 +277,8 @@ fn gate_blocks_without_support_and_while_own_staging_is_tentative() {
         ToolCall {
             allowed: true,
             reason: None,
-            record: Some(2)
+            record: Some(2),
+            in_snapshot: vec![],
         }
     );
     assert_eq!(
@@ -271,7 +286,8 @@ fn gate_blocks_without_support_and_while_own_staging_is_tentative() {
         ToolCall {
             allowed: true,
             reason: None,
-            record: Some(3)
+            record: Some(3),
+            in_snapshot: vec![],
         }
     );
 }
@@ -288,7 +304,8 @@ fn stale_late_write_loses_despite_higher_authority() {
             id: 2,
             result: "quarantined".into(),
             reason: Some("stale_write".into()),
-            superseded: vec![]
+            superseded: vec![],
+            admission: None,
         }]
     );
     assert_eq!(report.records[2].authority, 0.95);
@@ -314,10 +331,47 @@ fn cascade_quarantines_the_view_and_revokes_the_belief() {
     assert_eq!(code, 0);
     assert_eq!(
         outcome::<Retracted>(&report, 8),
-        repairs(&[(0, "revoked"), (1, "quarantined"), (2, "revoked")])
+        repairs(&[0], &[(0, "revoked"), (1, "quarantined"), (2, "revoked")])
     );
     let late: Committed = outcome(&report, 10);
     assert_eq!(late.records[0].reason.as_deref(), Some("revoked_parent"));
+    assert!(report.violations.is_empty());
+}
+
+#[test]
+fn a_revalidated_view_lets_its_readers_call_and_is_quarantined_again() {
+    let (code, report) = replay_json("traces/revalidate-view.json");
+    assert_eq!(code, 0);
+    assert_eq!(report.steps[7].op, "revalidate");
+    assert_eq!(
+        outcome::<Revalidated>(&report, 7),
+        Revalidated {
+            revalidated: 1,
+            tx: 1,
+            was: None
+        }
+    );
+    // r1 is tentative, but in T1's snapshot: the gate's first clause spares it.
+    assert_eq!(
+        outcome::<ToolCall>(&report, 8),
+        ToolCall {
+            allowed: true,
+            reason: None,
+            record: Some(3),
+            in_snapshot: vec![1],
+        }
+    );
+    let again: Committed = outcome(&report, 9);
+    assert_eq!(again.status, "aborted");
+    assert_eq!(again.records[0].reason.as_deref(), Some("revoked_parent"));
+    assert_eq!(
+        outcome::<Revalidated>(&report, 11).was.as_deref(),
+        Some("revoked_parent")
+    );
+    assert_eq!(
+        outcome::<Retracted>(&report, 12),
+        repairs(&[1], &[(1, "revoked")])
+    );
     assert!(report.violations.is_empty());
 }
 

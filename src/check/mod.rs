@@ -1,8 +1,9 @@
 //! An exhaustive bounded check of one model configuration: build the
-//! model, enumerate it with the exact engine, turn the engine's verdicts
-//! into property outcomes (I1, I2, G3 and the companions) compared with the
-//! configuration's `expect`, and each violation into a replayable
-//! counterexample trace.
+//! model, enumerate it with the exact engine (labelled: each transition
+//! carries the protocol branches it took), turn the engine's verdicts into
+//! property outcomes (I1, I2, G3 and the companions) and its label counts
+//! into branch coverage, both compared with the configuration's `expect`,
+//! and each violation into a replayable counterexample trace.
 
 pub mod counterexample;
 pub mod summary;
@@ -14,6 +15,7 @@ use crate::engine::{
     self, EngineOptions, EngineReport, FingerprintWidth, LevelStats, RunObserver, Stopped,
 };
 use crate::invariants::Invariant;
+use crate::model::coverage::Coverage;
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -171,6 +173,9 @@ pub struct CheckReport {
     pub unique_states: u64,
     pub transitions: u64,
     pub properties: Vec<PropertyOutcome>,
+    /// Per protocol branch, the transitions that took it and the first
+    /// depth (`coverage.csv`).
+    pub coverage: Coverage,
     pub counterexamples: Vec<Counterexample>,
     pub elapsed: Duration,
     pub collision_probability: f64,
@@ -200,9 +205,19 @@ impl CheckReport {
             .any(|p| matches!(p.outcome, Outcome::Violated { .. }))
     }
 
-    /// Every invariant matches the configuration's `expect`.
+    /// Every invariant matches the configuration's `expect`, and every
+    /// branch `expect.coverage` names was reached.
     pub fn as_expected(&self) -> bool {
-        self.invariants().all(PropertyOutcome::as_expected)
+        self.invariants().all(PropertyOutcome::as_expected) && self.coverage_missing().is_empty()
+    }
+
+    /// The branches `expect.coverage` names that no transition took.
+    pub fn coverage_missing(&self) -> Vec<String> {
+        self.config
+            .expect
+            .coverage
+            .as_ref()
+            .map_or_else(Vec::new, |expect| self.coverage.missing(expect))
     }
 
     pub fn outcome(&self, invariant: Invariant) -> Option<Outcome> {
@@ -220,7 +235,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =
-        engine::enumerate_with_codec(&model, &codec, &engine_options);
+        engine::enumerate_labelled_with_codec(&model, &codec, &engine_options);
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
@@ -264,6 +279,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         fingerprint_bits: report.fingerprint_bits,
         stopped: report.stopped.clone(),
         properties,
+        coverage: Coverage::from_labels(&report.labels),
         counterexamples,
         model,
         elapsed: started.elapsed(),

@@ -1,9 +1,12 @@
-//! What a check writes: `growth.csv` (one row per depth) and
-//! `summary.json`, through serialize-only wire types kept apart from the
-//! logic, and the short human summary printed on stdout.
+//! What a check writes: `growth.csv` (one row per depth), `coverage.csv`
+//! (one row per protocol branch) and `summary.json`, through
+//! serialize-only wire types kept apart from the logic, and the short
+//! human summary printed on stdout.
 
 use super::{CheckReport, Outcome, PropertyOutcome};
+use crate::config::ExpectCoverage;
 use crate::engine::Stopped;
+use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
 use crate::protocol::Variant;
 use serde::Serialize;
@@ -36,6 +39,70 @@ pub fn growth_csv(report: &CheckReport) -> Result<Vec<u8>, csv::Error> {
     w.into_inner().map_err(|e| e.into_error().into())
 }
 
+/// The exact header of `coverage.csv` (DESIGN.md "Bounded enumeration").
+pub const COVERAGE_HEADER: [&str; 3] = ["branch", "transitions", "first_depth"];
+
+/// `coverage.csv`: one row per branch, the same rows in the same order for
+/// every model; `first_depth` empty when unreached.
+pub fn coverage_csv(coverage: &Coverage) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(COVERAGE_HEADER)?;
+    for b in &coverage.branches {
+        w.write_record([
+            b.name.to_owned(),
+            b.transitions.to_string(),
+            b.first_depth.map_or(String::new(), |d| d.to_string()),
+        ])?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// Coverage in summary.json (and random-summary.json).
+#[derive(Serialize)]
+pub struct CoverageJson {
+    reached: usize,
+    branches: usize,
+    unreached: Vec<&'static str>,
+    /// `expect.coverage` as written: `"all"` or the branch names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<serde_json::Value>,
+    /// The expected branches no transition took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<Vec<String>>,
+}
+
+impl CoverageJson {
+    pub fn of(coverage: &Coverage, expect: Option<&ExpectCoverage>) -> Self {
+        CoverageJson {
+            reached: coverage.reached(),
+            branches: coverage.branches.len(),
+            unreached: coverage.unreached(),
+            expected: expect.map(|e| match e {
+                ExpectCoverage::All => serde_json::Value::from("all"),
+                ExpectCoverage::Branches(names) => serde_json::Value::from(names.clone()),
+            }),
+            missing: expect.map(|e| coverage.missing(e)),
+        }
+    }
+}
+
+/// `coverage: N of M branches` and the unreached ones, a line each; with
+/// `(union)` after it for a suite.
+pub fn coverage_lines(coverage: &Coverage, suffix: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "coverage: {} of {} branches{suffix}",
+        coverage.reached(),
+        coverage.branches.len()
+    );
+    let unreached = coverage.unreached();
+    if !unreached.is_empty() {
+        let _ = writeln!(out, "  unreached: {}", unreached.join(", "));
+    }
+    out
+}
+
 #[derive(Serialize)]
 struct SummaryJson<'a> {
     model: &'a str,
@@ -50,6 +117,7 @@ struct SummaryJson<'a> {
     properties: Vec<PropertyJson<'a>>,
     companions_reached: usize,
     companions_total: usize,
+    coverage: CoverageJson,
     as_expected: bool,
     counterexamples: Vec<CounterexampleJson>,
     threads: usize,
@@ -136,6 +204,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
             .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
             .count(),
         companions_total: report.companions().count(),
+        coverage: CoverageJson::of(&report.coverage, config.expect.coverage.as_ref()),
         as_expected: report.as_expected(),
         counterexamples: report
             .counterexamples
@@ -288,6 +357,15 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             _ => "NOT REACHED — the invariants it guards may be vacuous here".to_owned(),
         };
         let _ = writeln!(out, "  - {:<32} {what}", p.name);
+    }
+    out.push_str(&coverage_lines(&report.coverage, ""));
+    let missing = report.coverage_missing();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "  UNEXPECTED: expect.coverage names branches not reached: {}",
+            missing.join(", ")
+        );
     }
     let _ = writeln!(
         out,

@@ -1,22 +1,25 @@
-//! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
-//! [--threads N] [--out DIR] [--traces DIR] [--expect] [--fingerprint 64|128]
-//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR]`: the exhaustive
-//! bounded check. Writes `growth.csv` and `summary.json`, a replayable
-//! trace (and its ITF twin) per violated invariant, as one report set
-//! (`outputs::ReportSet`), and prints a summary with each counterexample
-//! step by step. A run stopped by the memory guard still writes its
+//! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
+//! [--depth N|full] [--threads N] [--out DIR] [--traces DIR] [--expect]
+//! [--fingerprint 64|128] [--max-memory SIZE] [--checkpoint DIR]
+//! [--resume DIR]`: the exhaustive bounded check. Writes `growth.csv`,
+//! `coverage.csv` and `summary.json`, a replayable trace (and its ITF
+//! twin) per violated invariant, as one report set (`outputs::ReportSet`),
+//! and prints a summary with the branch coverage and each counterexample
+//! step by step. A directory is a suite (`super::suite`). A run stopped by the memory guard still writes its
 //! reports, for the depths it completed, and exits 3 (inconclusive) unless
 //! it found a violation.
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
+use super::suite;
 use super::{print, CliError, Verdict};
-use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
+use crate::check::summary::{coverage_csv, growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
-use crate::config::flags;
+use crate::config::{flags, BoundOverrides, ModelConfig};
 use crate::engine::{self, FingerprintWidth, LevelProgress, LevelStats, RunObserver};
 use crate::explore;
+use crate::model::coverage::unknown_branch;
 use crate::outputs::ReportSet;
 use crate::replay::render_text;
 use clap::Args;
@@ -24,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The model configuration.
+    /// The model configuration, or a directory: every model file under it
+    /// (recursively), checked in path order as a suite.
     #[arg(default_value = "models/default.json")]
     pub model: PathBuf,
     #[command(flatten)]
@@ -33,14 +37,17 @@ pub struct CheckArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
-    /// Where growth.csv and summary.json go (default: reports/NAME).
+    /// Where growth.csv, coverage.csv and summary.json go (default:
+    /// reports/NAME; for a suite, DIR/NAME, by default reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where counterexample traces go.
     #[arg(long, default_value = "traces")]
     pub traces: PathBuf,
     /// Exit 0 when every invariant's verdict matches the model's `expect`
-    /// (a broken variant that is caught passes), 1 otherwise.
+    /// (a broken variant that is caught passes) and every branch its
+    /// `expect.coverage` names is reached, 1 otherwise; for a suite, when
+    /// this holds for every model.
     #[arg(long)]
     pub expect: bool,
     /// Bits of the stored state fingerprints: 64 (8 bytes a state) or 128
@@ -73,26 +80,18 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
     let threads = args.threads.count()?;
-    let mut config = load_model(&args.model)?;
-    bounds.apply(&mut config.bounds);
-    let out = report_dir(args.out.as_deref(), &config.name)?;
-    let options = run_options(args, threads, &out)?;
-    if let Some(dir) = &options.resume {
-        check::resumable(&config, &options, dir).map_err(CliError)?;
+    if args.model.is_dir() {
+        return suite::run(args, &bounds, threads);
     }
-    let report = check::run(&config, options);
-    let mut set = report_set(&out, &args.traces, "check", &config);
-    let written = write_counterexamples(&mut set, &report)?;
-    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
-    let growth = growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?;
-    let growth_path = set.add("growth.csv", &growth)?;
-    let summary_path = set.add("summary.json", summary_json(&report, &written).as_bytes())?;
-    set.commit()?;
+    let config = load(&args.model, &bounds)?;
+    let out = report_dir(args.out.as_deref(), &config.name)?;
+    let (report, written) = check_and_write(args, &config, threads, &out)?;
     let mut text = human_summary(&report, &written);
     text.push_str(&format!(
-        "wrote {} and {}\n",
-        growth_path.display(),
-        summary_path.display()
+        "wrote {}, {} and {}\n",
+        out.join("growth.csv").display(),
+        out.join("coverage.csv").display(),
+        out.join("summary.json").display()
     ));
     for (c, w) in report.counterexamples.iter().zip(&written) {
         text.push_str(&format!(
@@ -121,6 +120,49 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
             Verdict::Holds
         },
     )
+}
+
+/// Loads a model file with the command line's bounds in place; a branch
+/// that `expect.coverage` names but the protocol does not have is bad
+/// input.
+pub fn load(path: &Path, bounds: &BoundOverrides) -> Result<ModelConfig, CliError> {
+    let mut config = load_model(path)?;
+    bounds.apply(&mut config.bounds);
+    if let Some((i, name)) = config.expect.coverage.as_ref().and_then(unknown_branch) {
+        return Err(CliError(format!(
+            "{}: expect.coverage[{i}]: \"{name}\" is not a branch (coverage.csv lists every one)",
+            path.display()
+        )));
+    }
+    Ok(config)
+}
+
+/// Checks `config` with the flags' run options and writes its report set:
+/// `growth.csv`, `coverage.csv` and `summary.json` into `out`, a trace per
+/// counterexample into `--traces`.
+pub fn check_and_write(
+    args: &CheckArgs,
+    config: &ModelConfig,
+    threads: usize,
+    out: &Path,
+) -> Result<(CheckReport, Vec<Written>), CliError> {
+    let options = run_options(args, threads, out)?;
+    if let Some(dir) = &options.resume {
+        check::resumable(config, &options, dir).map_err(CliError)?;
+    }
+    let report = check::run(config, options);
+    let mut set = report_set(out, &args.traces, "check", config);
+    let written = write_counterexamples(&mut set, &report)?;
+    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
+    let csv_error = |e: csv::Error| CliError(format!("{}: {e}", out.display()));
+    set.add("growth.csv", &growth_csv(&report).map_err(csv_error)?)?;
+    set.add(
+        "coverage.csv",
+        &coverage_csv(&report.coverage).map_err(csv_error)?,
+    )?;
+    set.add("summary.json", summary_json(&report, &written).as_bytes())?;
+    set.commit()?;
+    Ok((report, written))
 }
 
 /// The check's options from the flags: parent links spilled under `out`

@@ -19,6 +19,7 @@ mod model;
 mod output;
 pub mod random;
 pub mod replay;
+pub mod suite;
 mod usage;
 
 pub use exit::{CliError, Verdict};

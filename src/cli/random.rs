@@ -2,14 +2,17 @@
 //! [--records N] [--transactions N] [--out DIR] [--traces-dir DIR]`: random
 //! walks through the model's actions, within its record and transaction
 //! bounds (overridable, as for `check`); `--steps` replaces the depth.
-//! Writes `random.csv` and `random-summary.json`, a shrunk,
-//! replayable trace (and its ITF twin) per violated invariant, as one
-//! report set (`outputs::ReportSet`), and prints a summary with the command that replays each failure.
+//! Writes `random.csv`, `random-coverage.csv` and `random-summary.json`, a
+//! shrunk, replayable trace (and its ITF twin) per violated invariant, as
+//! one report set (`outputs::ReportSet`), and prints a summary with the
+//! branch coverage over the walks and the command that replays each
+//! failure.
 
 use super::args::{overrides, BoundArgs, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::{print, CliError, Verdict};
+use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
 use crate::outputs::ReportSet;
@@ -46,7 +49,8 @@ pub struct RandomArgs {
     pub bounds: BoundArgs,
     #[command(flatten)]
     pub threads: ThreadsArg,
-    /// Where random.csv and random-summary.json go (default: reports/NAME).
+    /// Where random.csv, random-coverage.csv and random-summary.json go
+    /// (default: reports/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where the traces of violating walks go.
@@ -84,6 +88,13 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let csv = csv_bytes(&report)
         .map_err(|e| CliError(format!("{}: {e}", out.join("random.csv").display())))?;
     let csv_path = set.add("random.csv", &csv)?;
+    let coverage = coverage_csv(&report.coverage).map_err(|e| {
+        CliError(format!(
+            "{}: {e}",
+            out.join("random-coverage.csv").display()
+        ))
+    })?;
+    let coverage_path = set.add("random-coverage.csv", &coverage)?;
     let summary_path = set.add(
         "random-summary.json",
         summary_json(&report, &written).as_bytes(),
@@ -97,8 +108,9 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         }
     }
     text.push_str(&format!(
-        "wrote {} and {}\n",
+        "wrote {}, {} and {}\n",
         csv_path.display(),
+        coverage_path.display(),
         summary_path.display()
     ));
     print(&text)?;

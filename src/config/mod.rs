@@ -24,7 +24,8 @@ pub(crate) mod tests;
 pub use compile::Compiled;
 pub use flags::BoundOverrides;
 pub use model_config::{
-    Bounds, Depth, Expect, Expectations, ModelConfig, ParentRule, Template, ToolConfig,
+    Bounds, Depth, Expect, ExpectCoverage, Expectations, ModelConfig, ParentRule, Template,
+    ToolConfig,
 };
 pub(crate) use raw::RawConfig;
 pub use record::{record_set, RecordSpec};

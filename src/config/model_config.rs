@@ -23,6 +23,9 @@ pub struct ModelConfig {
     /// The logical now of the validity check; `None` turns the check off.
     pub clock: Option<i32>,
     pub templates: Vec<Template>,
+    /// Whether the model offers `revalidate` (a quarantined record taken
+    /// back to tentative by an open transaction); off by default.
+    pub revalidate: bool,
     pub variant: Variant,
     pub expect: Expectations,
     /// The file it was loaded from, if any.
@@ -122,11 +125,22 @@ impl Expect {
 }
 
 /// Expected verdicts; an absent one is no expectation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Expectations {
     pub i1: Option<Expect>,
     pub i2: Option<Expect>,
     pub g3: Option<Expect>,
+    /// Protocol branches the check must reach (`expect.coverage`).
+    pub coverage: Option<ExpectCoverage>,
+}
+
+/// The branches a model says its check reaches: every one, or those
+/// named. Names are checked against the branch list by whoever runs the
+/// check (`model::coverage`), which the configuration cannot see.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExpectCoverage {
+    All,
+    Branches(Vec<String>),
 }
 
 impl Expectations {

@@ -24,6 +24,7 @@ pub(crate) struct RawConfig {
     pub tools: Option<Vec<RawTool>>,
     pub clock: Option<i64>,
     pub templates: Option<Vec<RawTemplate>>,
+    pub revalidate: Option<bool>,
     pub variant: Option<RawVariant>,
     pub expect: Option<RawExpect>,
 }
@@ -103,6 +104,8 @@ pub(crate) struct RawExpect {
     pub i2: Option<Expect>,
     #[serde(rename = "G3")]
     pub g3: Option<Expect>,
+    /// `"all"` or a list of branch names; validation reads it.
+    pub coverage: Option<Value>,
 }
 
 impl Schema for RawExpect {}

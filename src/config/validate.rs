@@ -8,7 +8,7 @@ use super::limits::{
     MAX_AGENTS, MAX_DEPTH, MAX_RECORDS, MAX_TEMPLATES, MAX_TOOLS, MAX_TRANSACTIONS,
 };
 use super::model_config::{
-    Bounds, Depth, Expectations, ModelConfig, ParentRule, Template, ToolConfig,
+    Bounds, Depth, ExpectCoverage, Expectations, ModelConfig, ParentRule, Template, ToolConfig,
 };
 use super::raw::{RawBounds, RawConfig, RawExpect, RawTemplate, RawTool, RawVariant};
 use super::record::record_spec;
@@ -62,8 +62,9 @@ pub(crate) fn validate_config(
         tools: tools(v, raw.tools.unwrap_or_default())?,
         clock: v.time("clock", raw.clock)?,
         templates: validate_templates(v, templates, agents)?,
+        revalidate: raw.revalidate.unwrap_or(false),
         variant: variant(&v.child("variant"), raw.variant)?,
-        expect: expectations(raw.expect),
+        expect: expectations(&v.child("expect"), raw.expect)?,
         source_path: None,
     })
 }
@@ -258,11 +259,41 @@ fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError
     Ok(variant)
 }
 
-fn expectations(raw: Option<RawExpect>) -> Expectations {
+fn expectations(v: &Validator, raw: Option<RawExpect>) -> Result<Expectations, InputError> {
     let raw = raw.unwrap_or_default();
-    Expectations {
+    Ok(Expectations {
         i1: raw.i1,
         i2: raw.i2,
         g3: raw.g3,
+        coverage: raw.coverage.map(|c| expect_coverage(v, &c)).transpose()?,
+    })
+}
+
+/// `expect.coverage`: `"all"`, or a list of distinct branch names.
+fn expect_coverage(v: &Validator, value: &Value) -> Result<ExpectCoverage, InputError> {
+    let names = match value {
+        Value::String(s) if s == "all" => return Ok(ExpectCoverage::All),
+        Value::Array(names) => names,
+        other => {
+            return Err(v.err(
+                "coverage",
+                format!(
+                    "{} is neither \"all\" nor a list of branch names",
+                    show(other)
+                ),
+            ))
+        }
+    };
+    let mut branches: Vec<String> = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let path = index("coverage", i);
+        let Value::String(name) = name else {
+            return Err(v.err(&path, format!("{} is not a branch name", show(name))));
+        };
+        if branches.contains(name) {
+            return Err(v.err(&path, format!("\"{name}\" is listed twice")));
+        }
+        branches.push(name.clone());
     }
+    Ok(ExpectCoverage::Branches(branches))
 }

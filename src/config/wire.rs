@@ -2,7 +2,7 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::model_config::{Depth, Expect, ModelConfig, ParentRule};
+use super::model_config::{Depth, Expect, ExpectCoverage, ModelConfig, ParentRule};
 use super::record::RecordJson;
 use crate::protocol::{Mechanism, Tier, Variant};
 use serde::Serialize;
@@ -31,6 +31,7 @@ pub(crate) struct ConfigJson<'a> {
     tools: Vec<ToolJson<'a>>,
     clock: Option<i32>,
     templates: Vec<TemplateJson<'a>>,
+    revalidate: bool,
     variant: VariantJson,
     expect: ExpectJson,
 }
@@ -73,6 +74,8 @@ struct ExpectJson {
     i2: Option<Expect>,
     #[serde(rename = "G3", skip_serializing_if = "Option::is_none")]
     g3: Option<Expect>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<Value>,
 }
 
 impl<'a> ConfigJson<'a> {
@@ -108,13 +111,22 @@ impl<'a> ConfigJson<'a> {
                     parent: t.parent,
                 })
                 .collect(),
+            revalidate: c.revalidate,
             variant: variant_json(&c.variant),
             expect: ExpectJson {
                 i1: c.expect.i1,
                 i2: c.expect.i2,
                 g3: c.expect.g3,
+                coverage: c.expect.coverage.as_ref().map(coverage_json),
             },
         }
+    }
+}
+
+fn coverage_json(c: &ExpectCoverage) -> Value {
+    match c {
+        ExpectCoverage::All => Value::from("all"),
+        ExpectCoverage::Branches(names) => Value::from(names.clone()),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Phase 1 of a batch, expansion: for each frontier state of a chunk, in
 //! order, evaluate the undecided properties (remembering the first hit of
 //! each in the chunk); then, below the depth bound, generate its
-//! successors. A successor outside the boundary is dropped; otherwise it is
+//! successors. An action that is no transition counts only its attempt's
+//! labels. A successor outside the boundary is dropped; otherwise it is
 //! a transition (its labels counted). Unless it is a self-loop, it becomes
 //! a candidate (fingerprint, link) in the chunk's bucket for its shard, the
 //! successor itself held beside it (encoded, when there is a codec).
@@ -72,8 +73,13 @@ where
             }
             model.actions(state, &mut actions);
             for (a, action) in actions.drain(..).enumerate() {
-                let Some((next, label)) = T::next(model, state, action) else {
-                    continue;
+                let (next, label) = match T::next(model, state, action) {
+                    Ok(transition) => transition,
+                    Err(attempt) => {
+                        // Not a transition; a labelled attempt still counts.
+                        attempt.count_into(&mut slot.labels);
+                        continue;
+                    }
                 };
                 if !model.within_boundary(&next) {
                     continue;

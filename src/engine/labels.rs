@@ -4,7 +4,11 @@
 //!
 //! A label is counted for exactly the transitions that `growth.csv`
 //! counts: within the boundary, duplicates and self-loops included, each
-//! under the depth of its target level. Counts are sums and first depths
+//! under the depth of its target level. A model may also label an
+//! *attempt*: an action it offers that is no transition (say, one the
+//! system under test refuses); those labels are counted the same way,
+//! under the depth the transition would have had, but the attempt is
+//! never counted as a transition. Counts are sums and first depths
 //! minima over levels processed in order, so they are the same for every
 //! thread count. With `stop_on_violation`, the level whose expansion was
 //! cut short is counted neither in the levels nor in the labels.
@@ -31,6 +35,18 @@ pub trait LabelledModel: Model {
         action: Self::Action,
     ) -> Option<(Self::State, u128)>;
 
+    /// What the engine calls: the transition with its labels, or, for an
+    /// offered action that is no transition, the labels of the attempt
+    /// (counted, but not as a transition). By default an attempt carries
+    /// no label.
+    fn attempt_labelled(
+        &self,
+        state: &Self::State,
+        action: Self::Action,
+    ) -> Result<(Self::State, u128), u128> {
+        self.next_state_labelled(state, action).ok_or(0)
+    }
+
     /// The label names, bit `i` named by entry `i`; at most [`MAX_LABELS`].
     fn label_names(&self) -> Vec<&'static str>;
 }
@@ -51,7 +67,13 @@ pub struct LabelCount {
 pub(crate) trait Transitions<M: Model> {
     /// The label of one transition.
     type Label: Labels;
-    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, Self::Label)>;
+    /// The transition and its label, or the label of an attempt that is
+    /// no transition.
+    fn next(
+        model: &M,
+        state: &M::State,
+        action: M::Action,
+    ) -> Result<(M::State, Self::Label), Self::Label>;
     fn label_names(model: &M) -> Vec<&'static str>;
     /// States are replaced by representatives (see `symmetry`).
     const REDUCED: bool = false;
@@ -68,8 +90,11 @@ pub(crate) enum Unlabelled {}
 impl<M: Model> Transitions<M> for Unlabelled {
     type Label = ();
     #[inline(always)]
-    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, ())> {
-        model.next_state(state, action).map(|next| (next, ()))
+    fn next(model: &M, state: &M::State, action: M::Action) -> Result<(M::State, ()), ()> {
+        model
+            .next_state(state, action)
+            .map(|next| (next, ()))
+            .ok_or(())
     }
     fn label_names(_: &M) -> Vec<&'static str> {
         Vec::new()
@@ -82,8 +107,8 @@ pub(crate) enum Labelled {}
 impl<M: LabelledModel> Transitions<M> for Labelled {
     type Label = u128;
     #[inline(always)]
-    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, u128)> {
-        model.next_state_labelled(state, action)
+    fn next(model: &M, state: &M::State, action: M::Action) -> Result<(M::State, u128), u128> {
+        model.attempt_labelled(state, action)
     }
     fn label_names(model: &M) -> Vec<&'static str> {
         model.label_names()

@@ -63,7 +63,9 @@
 //! * **Labels** (a [`LabelledModel`] through [`enumerate_labelled`]): every
 //!   counted transition's label bits are counted, per label the number of
 //!   transitions carrying it and the first depth at which one was taken
-//!   (the depth the transition is counted under); see `labels`.
+//!   (the depth the transition is counted under); an offered action that
+//!   is no transition may carry labels of its own (an *attempt*), counted
+//!   the same way but never as a transition; see `labels`.
 //! * **Observer**: [`EngineOptions::observer`] is told of each level as it
 //!   is discovered and, about once a second, of the progress within a level.
 //! * Visited states are stored only as fingerprints of 64 or 128 bits

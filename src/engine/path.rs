@@ -84,7 +84,7 @@ where
     for (step, &index) in indices.iter().enumerate() {
         model.actions(&cur, &mut actions);
         let action = actions.drain(..).nth(index as usize);
-        let next = action.clone().and_then(|a| T::next(model, &cur, a));
+        let next = action.clone().and_then(|a| T::next(model, &cur, a).ok());
         let (Some(action), Some((next, _))) = (action, next) else {
             panic!(
                 "trace replay: the action recorded for step {} is gone (non-deterministic model?)",

@@ -32,7 +32,11 @@ impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
     const REDUCED: bool = true;
 
     #[inline]
-    fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, T::Label)> {
+    fn next(
+        model: &M,
+        state: &M::State,
+        action: M::Action,
+    ) -> Result<(M::State, T::Label), T::Label> {
         T::next(model, state, action).map(|(next, label)| (model.representative(&next), label))
     }
 

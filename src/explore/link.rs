@@ -106,6 +106,7 @@ fn summary(step: &Step) -> String {
         Step::Abort { tx } => format!("T{tx} aborts"),
         Step::Revoke { record } => format!("revoke r{record}"),
         Step::ToolCall { tx, tool, basis } => format!("T{tx} calls {tool} on {basis:?}"),
+        Step::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
     }
 }
 

@@ -36,7 +36,7 @@ fn counterexample() -> Vec<Action> {
         Action::ToolCall {
             tx: 0,
             tool: 0,
-            basis: 0,
+            basis: Some(0),
         },
     ]
 }

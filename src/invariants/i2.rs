@@ -4,7 +4,13 @@
 //! are quarantined, or revoked where quarantine is not allowed; every
 //! tool_action descendant has a compensated or leaked entry in the rollback
 //! log (compensated exactly when its tool is reversible). A record that was
-//! itself retracted is revoked, whatever its type.
+//! itself retracted is revoked, whatever its type. A quarantined view may
+//! since have been revalidated (DESIGN.md: quarantined → tentative):
+//! tentative again, being rebuilt, it is still held back (not active,
+//! visible to no one), so it passes when its quarantine shows: a
+//! quarantined entry in the log (the cascade held it back) or the reason a
+//! commit check quarantined it for (a cascade leaves such a view as it is).
+//! A tentative view that shows neither was skipped by the repair.
 //!
 //! Which records were retracted, and when, comes from the rollback log's
 //! root entries and their horizon (the record count at retraction):
@@ -101,6 +107,15 @@ fn check_descendant(
         Kind::ToolAction => tool_action_logged(ctx, store, log, root, d),
         _view => match state {
             Lifecycle::Quarantined => None,
+            // Held back, then revalidated: being rebuilt.
+            Lifecycle::Tentative
+                if record.reason().is_some()
+                    || log
+                        .iter()
+                        .any(|e| e.record == d && e.repair == Repair::Quarantined) =>
+            {
+                None
+            }
             Lifecycle::Revoked => {
                 let justified = log.iter().any(|e| {
                     e.record == d && e.repair == Repair::Revoked && !quarantine_allowed_from(e.from)

@@ -27,11 +27,18 @@ pub enum Action {
     Revoke {
         record: RecordId,
     },
-    /// A tool call names one basis record.
+    /// A tool call names one basis record, or none: the model offers an
+    /// aborted transaction's call, which the protocol refuses, with none.
     ToolCall {
         tx: TxId,
         tool: u8,
-        basis: RecordId,
+        basis: Option<RecordId>,
+    },
+    /// Takes a quarantined record back to tentative (model switch
+    /// `revalidate`).
+    Revalidate {
+        tx: TxId,
+        record: RecordId,
     },
 }
 
@@ -61,8 +68,9 @@ impl Action {
             Action::ToolCall { tx, tool, basis } => Op::ToolCall {
                 tx,
                 tool,
-                basis: RecordSet::single(basis),
+                basis: basis.map_or(RecordSet::EMPTY, RecordSet::single),
             },
+            Action::Revalidate { tx, record } => Op::Revalidate { tx, record },
         }
     }
 
@@ -95,8 +103,12 @@ impl Action {
                     .tools()
                     .get(tool as usize)
                     .map_or("?", |t| spec.symbols().name(t.name));
-                format!("T{tx} calls {name} on r{basis}")
+                match basis {
+                    Some(basis) => format!("T{tx} calls {name} on r{basis}"),
+                    None => format!("T{tx} calls {name}"),
+                }
             }
+            Action::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
         }
     }
 }

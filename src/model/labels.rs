@@ -1,11 +1,11 @@
 //! The model's transition labels, counted by the engine
-//! (`engine::LabelledModel`). It names none yet, so every transition's
-//! label is 0: the labelled entry points already run on this model, and
-//! protocol branch coverage fills the labels in here.
+//! (`engine::LabelledModel`): one bit per protocol branch of
+//! [`super::coverage`], computed from the protocol's outcome of the step
+//! (and, for an attempt the protocol refuses, from its error).
 
-use super::{Action, MemtxModel, ModelState};
+use super::coverage::{refusal_labels, transition_labels, BRANCHES};
+use super::{Action, MemtxModel, ModelState, StepRefusal};
 use crate::engine::LabelledModel;
-use stateright::Model;
 
 impl LabelledModel for MemtxModel {
     fn next_state_labelled(
@@ -13,11 +13,26 @@ impl LabelledModel for MemtxModel {
         state: &ModelState,
         action: Action,
     ) -> Option<(ModelState, u128)> {
-        self.next_state(state, action).map(|next| (next, 0))
+        self.attempt_labelled(state, action).ok()
+    }
+
+    fn attempt_labelled(
+        &self,
+        state: &ModelState,
+        action: Action,
+    ) -> Result<(ModelState, u128), u128> {
+        match self.step(state, &action) {
+            Ok((next, outcome)) => {
+                let labels = transition_labels(&self.spec, &state.store, &outcome, &next.store);
+                Ok((next, labels))
+            }
+            Err(StepRefusal::Protocol(error)) => Err(refusal_labels(&self.op(&action), &error)),
+            Err(_) => Err(0),
+        }
     }
 
     fn label_names(&self) -> Vec<&'static str> {
-        Vec::new()
+        BRANCHES.to_vec()
     }
 }
 
@@ -28,18 +43,26 @@ mod tests {
     use crate::engine::{enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions};
     use crate::model::{ModelCodec, ModelSpec};
 
+    /// The labelled path offers and takes the same actions as the plain
+    /// one: on the default model, and on the model whose revalidations and
+    /// refused tool calls give the labelled path the most to count.
     #[test]
     fn the_labelled_run_finds_what_the_plain_run_finds() {
-        let mut config = ModelConfig::load(std::path::Path::new("models/default.json"))
-            .expect("a shipped model loads");
-        config.bounds.depth = Depth::Bounded(6);
-        let model = MemtxModel::new(ModelSpec::from_config(&config));
-        let codec = ModelCodec::new(&model.spec);
-        let opts = EngineOptions::new(Some(6), 2);
-        let plain = enumerate_with_codec(&model, &codec, &opts);
-        let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
-        assert_eq!(labelled.level_counts(), plain.level_counts());
-        assert_eq!(labelled.properties, plain.properties);
-        assert!(labelled.labels.is_empty());
+        for (path, depth) in [
+            ("models/default.json", 6),
+            ("models/coverage/revalidate.json", 9),
+        ] {
+            let mut config =
+                ModelConfig::load(std::path::Path::new(path)).expect("a shipped model loads");
+            config.bounds.depth = Depth::Bounded(depth);
+            let model = MemtxModel::new(ModelSpec::from_config(&config));
+            let codec = ModelCodec::new(&model.spec);
+            let opts = EngineOptions::new(Some(depth), 2);
+            let plain = enumerate_with_codec(&model, &codec, &opts);
+            let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
+            assert_eq!(labelled.level_counts(), plain.level_counts(), "{path}");
+            assert_eq!(labelled.properties, plain.properties, "{path}");
+            assert_eq!(labelled.labels.len(), BRANCHES.len());
+        }
     }
 }

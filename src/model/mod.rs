@@ -1,7 +1,8 @@
 //! The MemTX protocol as a `stateright::Model`. Its actions are exactly the
-//! protocol's operations open, stage, commit, abort, revoke and tool_call,
-//! generated from a model specification and its bounds; `next_state` calls
-//! the protocol and nothing protocol-specific is re-implemented here.
+//! protocol's operations open, stage, commit, abort, revoke, tool_call and
+//! (behind the model switch `revalidate`) revalidate, generated from a
+//! model specification and its bounds; `next_state` calls the protocol and
+//! nothing protocol-specific is re-implemented here.
 //!
 //! I1 is a transition property, so the state carries a monitor bit that
 //! `next_state` sets when a transition breaks it; I2, G3 and the companions
@@ -9,11 +10,15 @@
 //! table. Stateright's checkers, its explorer and our own engine therefore
 //! all see the same verdicts.
 //!
+//! Each transition is labelled with the protocol branches it took
+//! ([`coverage`], counted by the engine through `labels`).
+//!
 //! The model knows nothing of how it is shown: the explorer wraps it in a
 //! model of its own that adds `format_step` and `as_svg`.
 
 mod action;
 mod codec;
+pub mod coverage;
 mod labels;
 pub mod properties;
 mod spec;
@@ -143,9 +148,12 @@ impl Model for MemtxModel {
     }
 
     /// Candidate actions in a stable order (the explorer addresses actions
-    /// by position): opens; then per transaction stage, commit, abort and
-    /// tool calls; then revokes. The protocol has the last word: an action
-    /// it refuses is not a transition.
+    /// by position): opens; then per transaction stage, commit, abort,
+    /// revalidations (when the model allows them) and tool calls; then
+    /// revokes. The protocol has the last word: an action it refuses is not
+    /// a transition. An aborted transaction is offered one call of each
+    /// tool, which the protocol refuses: coverage counts that attempt
+    /// (`gate.refused.aborted_transaction`), never as a transition.
     fn actions(&self, state: &ModelState, actions: &mut Vec<Action>) {
         let spec = &self.spec;
         let store = &state.store;
@@ -187,12 +195,33 @@ impl Model for MemtxModel {
                 }
                 actions.push(Action::Commit { tx });
                 actions.push(Action::Abort { tx });
-            }
-            if t.status() != TxStatus::Aborted {
-                for tool in 0..spec.protocol().tools().len() as u8 {
-                    for basis in t.visible().iter() {
-                        actions.push(Action::ToolCall { tx, tool, basis });
+                if spec.revalidate {
+                    for (record, r) in store.records().iter().enumerate() {
+                        if r.state() == Lifecycle::Quarantined {
+                            actions.push(Action::Revalidate {
+                                tx,
+                                record: record as RecordId,
+                            });
+                        }
                     }
+                }
+            }
+            for tool in 0..spec.protocol().tools().len() as u8 {
+                if t.status() == TxStatus::Aborted {
+                    // The attempt coverage counts; never a transition.
+                    actions.push(Action::ToolCall {
+                        tx,
+                        tool,
+                        basis: None,
+                    });
+                    continue;
+                }
+                for basis in t.visible().iter() {
+                    actions.push(Action::ToolCall {
+                        tx,
+                        tool,
+                        basis: Some(basis),
+                    });
                 }
             }
         }

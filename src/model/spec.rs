@@ -32,6 +32,8 @@ pub struct ModelSpec {
     pub max_records: usize,
     /// Transactions opened.
     pub max_transactions: usize,
+    /// Whether open transactions may revalidate quarantined records.
+    pub revalidate: bool,
 }
 
 impl ModelSpec {
@@ -56,6 +58,7 @@ impl ModelSpec {
             tiers: config.tiers.clone(),
             max_records: config.bounds.records,
             max_transactions: config.bounds.transactions,
+            revalidate: config.revalidate,
         }
     }
 

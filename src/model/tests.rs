@@ -60,16 +60,18 @@ fn the_codec_round_trips_and_the_engine_agrees_with_and_without_it() {
 }
 
 /// Agent identity is never read by the protocol, so erasing the agents of
-/// the two-agent model gives exactly the one-agent model's states: the
-/// one-agent default loses no behaviour.
+/// the two-agent model gives exactly the states of the same model with one
+/// agent: the one-agent default loses no behaviour.
 #[test]
 fn erasing_agent_labels_maps_two_agents_onto_one() {
     let depth = 5;
-    let one = MemtxModel::new(ModelSpec::from_config(&load("models/default.json", depth)));
-    let two = MemtxModel::new(ModelSpec::from_config(&load(
-        "models/two-agents.json",
-        depth,
-    )));
+    let two_agents = load("models/two-agents.json", depth);
+    let one_agent = ModelConfig {
+        agents: 1,
+        ..two_agents.clone()
+    };
+    let one = MemtxModel::new(ModelSpec::from_config(&one_agent));
+    let two = MemtxModel::new(ModelSpec::from_config(&two_agents));
     assert_eq!((one.spec.agents, two.spec.agents), (1, 2));
     let one_states: HashSet<ModelState> = states_with_paths(&one, depth).into_keys().collect();
     let two_states = states_with_paths(&two, depth);
@@ -167,7 +169,7 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
     let call = Action::ToolCall {
         tx: 0,
         tool: 0,
-        basis: 0,
+        basis: Some(0),
     };
     assert_eq!(model.next_state(&s, call), Some(s.clone()));
     // Once it commits, the call would execute but the store is full.
@@ -177,4 +179,41 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
         Err(StepRefusal::RecordBound)
     );
     assert_eq!(model.next_state(&s, call), None);
+}
+
+/// The gate's first clause spares tentative records in the caller's
+/// snapshot, which only revalidation produces (a committed view in a
+/// snapshot, quarantined by a cascade, then taken back to tentative). A
+/// test-only gate that ignores the snapshot is therefore caught by I1 on
+/// `models/coverage/revalidate.json` (shortest counterexample: the call
+/// the clause allows, at depth 9), and goes unnoticed with revalidation
+/// off.
+#[test]
+fn a_gate_that_ignores_the_snapshot_is_caught_by_i1_only_with_revalidation() {
+    let config = load("models/coverage/revalidate.json", 9);
+    let i1 = |revalidate: bool, broken: bool| {
+        let mut config = config.clone();
+        config.revalidate = revalidate;
+        let mut spec = ModelSpec::from_config(&config);
+        spec.compiled.protocol.faults.gate_ignores_snapshot = broken;
+        let model = MemtxModel::new(spec);
+        let report = enumerate(&model, &EngineOptions::new(Some(9), 2));
+        match report.property("I1") {
+            Some(crate::engine::Verdict::Violated { depth, trace }) => {
+                let last = trace[trace.len() - 2].1.expect("the violating action");
+                Some((*depth, model.format_action(&last)))
+            }
+            Some(crate::engine::Verdict::Holds) => None,
+            other => panic!("I1 is an always property: {other:?}"),
+        }
+    };
+    assert_eq!(i1(true, false), None, "the real gate holds");
+    assert_eq!(
+        i1(false, true),
+        None,
+        "without revalidation nothing tells them apart"
+    );
+    let (depth, action) = i1(true, true).expect("the broken gate is caught");
+    assert_eq!(depth, 9);
+    assert!(action.contains("calls issue_refund"), "{action}");
 }

@@ -8,7 +8,7 @@ use super::conflict::Verdict;
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
-use super::outcome::{CommitOutcome, CommitResult, CommitStatus, RecordVerdict};
+use super::outcome::{Admission, CommitOutcome, CommitResult, CommitStatus, RecordVerdict};
 use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
@@ -79,24 +79,31 @@ impl Protocol {
     ) -> Result<RecordVerdict, ProtocolError> {
         let record = store.records[id as usize];
         if self.has(Mechanism::Evidence) && !check_evidence(&record) {
-            return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY);
+            return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY, None);
         }
         if self.has(Mechanism::Validity) && !check_validity(&record, self.clock) {
-            return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY);
+            return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY, None);
         }
         *verifier_calls += 1;
         let mut superseded = RecordSet::EMPTY;
-        match self.conflict_verdict(store, tx, id) {
-            Verdict::Commit => {}
-            Verdict::Abort(reason) => return quarantine(store, id, reason, superseded),
-            Verdict::AskUser => return quarantine(store, id, Reason::NeedsReview, superseded),
+        let admission = match self.conflict_verdict(store, tx, id) {
+            Verdict::Commit(admission) => admission,
+            Verdict::Abort(reason) => return quarantine(store, id, reason, superseded, None),
+            Verdict::AskUser => {
+                return quarantine(store, id, Reason::NeedsReview, superseded, None)
+            }
             // As in the card's pseudocode, superseding happens before check 4.
-            Verdict::SupersedeOld => superseded = self.supersede_rivals(store, id)?,
-        }
+            Verdict::SupersedeOld(admission) => {
+                superseded = self.supersede_rivals(store, id)?;
+                Some(admission)
+            }
+        };
         if self.has(Mechanism::DependencyStability) && !dependencies_stable(store, id) {
-            return quarantine(store, id, Reason::UnstableDependency, superseded);
+            return quarantine(store, id, Reason::UnstableDependency, superseded, admission);
         }
         let external = store.txs[tx as usize].tier == Tier::ExternalAction;
+        // A revalidated record passes now: its old quarantine reason goes.
+        store.records[id as usize].reason = None;
         store.move_to(id, Lifecycle::Validated)?;
         store.move_to(id, Lifecycle::Committed)?;
         let result = if external {
@@ -110,6 +117,7 @@ impl Protocol {
             result,
             reason: None,
             superseded,
+            admission,
         })
     }
 }
@@ -125,14 +133,18 @@ fn skipped(id: RecordId, result: CommitResult, reason: Option<Reason>) -> Record
         result,
         reason,
         superseded: RecordSet::EMPTY,
+        admission: None,
     }
 }
 
+/// Quarantines `id` for `reason`; `superseded` and `admission` say what
+/// check 3 had already done when check 4 failed.
 fn quarantine(
     store: &mut Store,
     id: RecordId,
     reason: Reason,
     superseded: RecordSet,
+    admission: Option<Admission>,
 ) -> Result<RecordVerdict, ProtocolError> {
     store.move_to(id, Lifecycle::Quarantined)?;
     store.records[id as usize].reason = Some(reason);
@@ -141,5 +153,6 @@ fn quarantine(
         result: CommitResult::Quarantined,
         reason: Some(reason),
         superseded,
+        admission,
     })
 }

@@ -2,11 +2,13 @@
 //! pseudocode), in the card's exact order: revoked parent, permission
 //! laundering, then the same-slot rules, where the first rival in id order
 //! decides: same value, stale late write (before authority), higher, lower,
-//! then equal authority.
+//! then equal authority. A candidate that passes says how
+//! ([`Admission`]), so coverage can count each way a record commits.
 
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
+use super::outcome::Admission;
 use super::record::{Kind, Reason, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
@@ -16,9 +18,10 @@ use super::variant::{LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmpt
 /// What check 3 decides for one candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::protocol) enum Verdict {
-    Commit,
+    /// Passes; how, unless the same-slot rules are ablated.
+    Commit(Option<Admission>),
     Abort(Reason),
-    SupersedeOld,
+    SupersedeOld(Admission),
     AskUser,
 }
 
@@ -49,14 +52,20 @@ impl Protocol {
             }
         }
         if !self.has(Mechanism::Conflict) {
-            return Verdict::Commit;
+            return Verdict::Commit(None);
         }
-        let Some(rival_id) = self.rivals(store, id).iter().next() else {
-            return Verdict::Commit;
+        let holders = self.slot_holders(store, id);
+        let Some(rival_id) = self.rivals_among(store, id, holders).iter().next() else {
+            // Values that hold in non-overlapping windows coexist (card §3.2).
+            return Verdict::Commit(Some(if holders.is_empty() {
+                Admission::NoRival
+            } else {
+                Admission::CoexistingWindows
+            }));
         };
         let rival = &store.records[rival_id as usize];
         if rival.value() == candidate.value() {
-            return Verdict::Commit;
+            return Verdict::Commit(Some(Admission::SameValue));
         }
         // Stale late write: the rival is not in the snapshot (card §3.2).
         // The code skips this on an empty snapshot (card "Paper vs code").
@@ -68,13 +77,13 @@ impl Protocol {
         }
         let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
         if mine > theirs {
-            Verdict::SupersedeOld
+            Verdict::SupersedeOld(Admission::SupersededByAuthority)
         } else if mine < theirs {
             Verdict::Abort(Reason::LowerAuthority)
         } else if self.variant.same_source_tie == SameSourceTie::Supersede
             && candidate.source() == rival.source()
         {
-            Verdict::SupersedeOld
+            Verdict::SupersedeOld(Admission::SupersededBySameSource)
         } else {
             Verdict::AskUser
         }
@@ -84,6 +93,12 @@ impl Protocol {
     /// other than the candidate, whose validity windows overlap its own;
     /// values that hold in non-overlapping windows coexist (DESIGN.md).
     pub(in crate::protocol) fn rivals(&self, store: &Store, id: RecordId) -> RecordSet {
+        self.rivals_among(store, id, self.slot_holders(store, id))
+    }
+
+    /// Active records of any kind on the candidate's entity and attribute,
+    /// other than the candidate, whatever their windows.
+    fn slot_holders(&self, store: &Store, id: RecordId) -> RecordSet {
         let candidate = &store.records[id as usize];
         store
             .records
@@ -96,9 +111,17 @@ impl Protocol {
                     && r.kind() != Kind::ToolAction
                     && r.entity() == candidate.entity()
                     && r.attribute() == candidate.attribute()
-                    && r.window().overlaps(candidate.window())
             })
             .map(|(rid, _)| rid as RecordId)
+            .collect()
+    }
+
+    /// The `holders` whose windows overlap the candidate's.
+    fn rivals_among(&self, store: &Store, id: RecordId, holders: RecordSet) -> RecordSet {
+        let window = store.records[id as usize].window();
+        holders
+            .iter()
+            .filter(|&r| store.records[r as usize].window().overlaps(window))
             .collect()
     }
 

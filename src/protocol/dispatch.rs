@@ -1,7 +1,7 @@
 //! [`Protocol`]: the configuration a run fixes (tools, logical clock,
 //! variant) and the dispatch of one operation to its named step. Opening,
-//! staging and tool calls live here; commit, the gate and repair have files
-//! of their own.
+//! staging and tool calls live here; commit, the gate, repair and
+//! revalidation have files of their own.
 
 use super::lifecycle::Lifecycle;
 use super::operation::{Op, ProtocolError};
@@ -28,6 +28,9 @@ pub struct Protocol {
     pub(in crate::protocol) tools: Vec<Tool>,
     pub(in crate::protocol) clock: Option<i32>,
     pub(in crate::protocol) variant: Variant,
+    /// Bugs a test switches on (test builds only).
+    #[cfg(test)]
+    pub(crate) faults: super::faults::Faults,
 }
 
 impl Protocol {
@@ -36,6 +39,8 @@ impl Protocol {
             tools,
             clock,
             variant,
+            #[cfg(test)]
+            faults: Default::default(),
         }
     }
 
@@ -71,6 +76,7 @@ impl Protocol {
             Op::ToolCall { tx, tool, basis } => {
                 Outcome::ToolCall(self.tool_call(&mut next, tx, tool, basis)?)
             }
+            Op::Revalidate { tx, record } => self.revalidate(&mut next, tx, record)?,
         };
         Ok((next, outcome))
     }
@@ -119,6 +125,10 @@ impl Protocol {
                     return Err(ProtocolError::UnknownTool(tool));
                 }
                 self.check_basis(store, t, basis)
+            }
+            Op::Revalidate { tx, record } => {
+                open_tx(store, tx, "revalidate into")?;
+                self.check_revalidation(store, tx, record)
             }
         }
     }
@@ -196,13 +206,17 @@ impl Protocol {
         basis: RecordSet,
     ) -> Result<GateOutcome, ProtocolError> {
         let spec = self.tools[tool as usize];
-        if let Some(reason) = self.gate_refusal(store, tx, spec) {
-            return Ok(GateOutcome {
-                allowed: false,
-                reason: Some(reason),
-                record: None,
-            });
-        }
+        let in_snapshot = match self.gate(store, tx, spec) {
+            Ok(in_snapshot) => in_snapshot,
+            Err(reason) => {
+                return Ok(GateOutcome {
+                    allowed: false,
+                    reason: Some(reason),
+                    record: None,
+                    in_snapshot: RecordSet::EMPTY,
+                })
+            }
+        };
         room_for_a_record(store)?;
         let t = store.txs[tx as usize];
         let id = store.records.len() as RecordId;
@@ -217,6 +231,7 @@ impl Protocol {
             allowed: true,
             reason: None,
             record: Some(id),
+            in_snapshot,
         })
     }
 
@@ -244,7 +259,7 @@ pub(in crate::protocol) fn tool_action_fields(tool: Tool, agent: u8, basis: Reco
 }
 
 /// The transaction, if it exists and is open.
-fn open_tx<'a>(
+pub(in crate::protocol) fn open_tx<'a>(
     store: &'a Store,
     tx: TxId,
     op: &'static str,

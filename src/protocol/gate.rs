@@ -2,29 +2,38 @@
 //! blocks while a tentative record outside the snapshot exists (the
 //! caller's own staging included), or when an external_action transaction's
 //! snapshot holds no action_safe record. Reversible tools pass.
+//!
+//! The gate also says which tentative records it let pass because they are
+//! in the caller's snapshot: only revalidation makes a record tentative
+//! while it sits in a snapshot, and then the snapshot clause decides a call.
 
 use super::dispatch::{Protocol, Tool};
 use super::lifecycle::Lifecycle;
 use super::outcome::Refusal;
+use super::record_set::RecordSet;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
 use super::variant::Mechanism;
 
 impl Protocol {
-    /// The gate's refusal for `tx` calling `tool`, or `None` when it allows.
-    pub(in crate::protocol) fn gate_refusal(
+    /// The gate's decision for `tx` calling `tool`: the tentative records
+    /// it let pass because they are in the snapshot (empty for an ungated
+    /// call), or why it refuses.
+    pub(in crate::protocol) fn gate(
         &self,
         store: &Store,
         tx: TxId,
         tool: Tool,
-    ) -> Option<Refusal> {
+    ) -> Result<RecordSet, Refusal> {
         if !tool.irreversible || !self.has(Mechanism::Gate) {
-            return None;
+            return Ok(RecordSet::EMPTY);
         }
         let t = &store.txs[tx as usize];
-        let in_flight = store.in_state(Lifecycle::Tentative).difference(t.snapshot);
+        let tentative = store.in_state(Lifecycle::Tentative);
+        // Records "that the transaction did not read" (card §3.3).
+        let in_flight = tentative.difference(self.gate_snapshot(t.snapshot));
         if !in_flight.is_empty() {
-            return Some(Refusal::TentativeInFlight);
+            return Err(Refusal::TentativeInFlight);
         }
         if t.tier == Tier::ExternalAction
             && !t
@@ -32,8 +41,25 @@ impl Protocol {
                 .iter()
                 .any(|id| store.records[id as usize].state == Lifecycle::ActionSafe)
         {
-            return Some(Refusal::NoActionSafeSupport);
+            return Err(Refusal::NoActionSafeSupport);
         }
-        None
+        Ok(tentative.intersection(t.snapshot))
+    }
+
+    /// The snapshot as the gate's first clause reads it.
+    #[cfg(not(test))]
+    fn gate_snapshot(&self, snapshot: RecordSet) -> RecordSet {
+        snapshot
+    }
+
+    /// The snapshot as the gate's first clause reads it; a test-only fault
+    /// makes the gate ignore it (every tentative record blocks).
+    #[cfg(test)]
+    fn gate_snapshot(&self, snapshot: RecordSet) -> RecordSet {
+        if self.faults.gate_ignores_snapshot {
+            RecordSet::EMPTY
+        } else {
+            snapshot
+        }
     }
 }

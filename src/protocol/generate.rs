@@ -194,6 +194,10 @@ pub enum AbstractOp {
         /// 0: active visible records; 1: any visible record; 2: any record.
         basis_mode: u8,
     },
+    Revalidate {
+        tx: u16,
+        record: u16,
+    },
 }
 
 /// A record's fields, string choices by index, parents by selector.
@@ -301,6 +305,7 @@ pub fn op() -> impl Strategy<Value = AbstractOp> {
         1 => any::<u16>().prop_map(|record| AbstractOp::Revoke { record }),
         2 => (any::<u16>(), any::<u8>(), vec(any::<u16>(), 1..=2), select(vec![0u8, 0, 0, 1, 2]))
             .prop_map(|(tx, tool, basis, basis_mode)| AbstractOp::ToolCall { tx, tool, basis, basis_mode }),
+        1 => (any::<u16>(), any::<u16>()).prop_map(|(tx, record)| AbstractOp::Revalidate { tx, record }),
     ]
 }
 
@@ -434,6 +439,16 @@ pub fn resolve(op: &AbstractOp, store: &Store, strings: &Strings, tools: usize) 
                 basis,
             }
         }
+        AbstractOp::Revalidate { tx, record } => {
+            let quarantined: Vec<u8> = (0..n)
+                .filter(|&id| store.records()[id].state() == super::Lifecycle::Quarantined)
+                .map(|id| id as u8)
+                .collect();
+            Op::Revalidate {
+                tx: choose(*tx, &open, txs.len()),
+                record: choose(*record, &quarantined, n),
+            }
+        }
     }
 }
 
@@ -470,7 +485,7 @@ fn generated_sequences_reach_every_outcome() {
                         }
                     }
                 }
-                Ok(Outcome::Retracted { repairs }) => {
+                Ok(Outcome::Retracted { repairs, .. }) => {
                     for (_, r) in repairs {
                         seen.insert(format!("repair {}", r.name()));
                     }
@@ -483,6 +498,9 @@ fn generated_sequences_reach_every_outcome() {
                         reason.map_or("-", |r| r.name())
                     ));
                 }
+                Ok(Outcome::Revalidated { reason, .. }) => {
+                    seen.insert(format!("revalidated {}", reason.is_some()));
+                }
                 Ok(_) => {}
             }
         }
@@ -493,6 +511,7 @@ fn generated_sequences_reach_every_outcome() {
         "commit quarantined",
         "commit revoked",
         "error BasisNotAllowed",
+        "error NotQuarantined",
         "error NotRevocable",
         "error StagedToolAction",
         "error TransactionAborted",
@@ -516,6 +535,8 @@ fn generated_sequences_reach_every_outcome() {
         "repair leaked",
         "repair quarantined",
         "repair revoked",
+        "revalidated false",
+        "revalidated true",
         "supersede",
     ];
     let missing: Vec<_> = expected.iter().filter(|e| !seen.contains(**e)).collect();

@@ -1,7 +1,7 @@
 //! The MemTX protocol as plain, deterministic Rust (card §3), with no
 //! stateright dependency: records, lifecycle, transactions and snapshots,
 //! the four ordered commit checks, conflict adjudication, the action gate,
-//! typed cascading repair and the rollback log. One operation in, one
+//! typed cascading repair, the rollback log and revalidation. One operation in, one
 //! structured outcome out; it is the single source of truth for behaviour.
 //!
 //! Everything outside this module sees records, transactions and the
@@ -14,6 +14,8 @@ pub mod bits;
 mod commit;
 mod conflict;
 mod dispatch;
+#[cfg(test)]
+mod faults;
 mod gate;
 mod lifecycle;
 mod operation;
@@ -22,6 +24,7 @@ mod packed;
 mod record;
 mod record_set;
 mod repair;
+mod revalidate;
 mod store;
 mod symbols;
 mod transaction;
@@ -38,7 +41,8 @@ pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{Op, ProtocolError};
 pub use outcome::{
-    CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
+    Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict,
+    Refusal,
 };
 pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_RECORDS, MAX_PACKED_TOOLS};
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};

@@ -33,6 +33,12 @@ pub enum Op {
         tool: u8,
         basis: RecordSet,
     },
+    /// Takes a quarantined record back to tentative into `tx`'s staging
+    /// (card §3.1: quarantined records "may be revalidated").
+    Revalidate {
+        tx: TxId,
+        record: RecordId,
+    },
 }
 
 /// An operation the protocol refuses; the store is left unchanged.
@@ -59,6 +65,17 @@ pub enum ProtocolError {
     },
     /// tool_action records come only from executed tool calls.
     StagedToolAction,
+    /// Only a quarantined record can be revalidated.
+    NotQuarantined {
+        record: RecordId,
+        state: &'static str,
+    },
+    /// The record is staged by another transaction that is still open:
+    /// that transaction's commit or abort decides it.
+    StagedElsewhere {
+        record: RecordId,
+        tx: TxId,
+    },
     StoreFull,
     /// Transaction ids are bytes: at most 256 transactions per store.
     TooManyTransactions,
@@ -91,6 +108,14 @@ impl fmt::Display for ProtocolError {
             ProtocolError::StagedToolAction => write!(
                 f,
                 "cannot stage a tool_action record: only an executed tool call creates one"
+            ),
+            ProtocolError::NotQuarantined { record, state } => write!(
+                f,
+                "cannot revalidate r{record}: it is {state}, only quarantined records can be revalidated"
+            ),
+            ProtocolError::StagedElsewhere { record, tx } => write!(
+                f,
+                "cannot revalidate r{record}: it is staged by T{tx}, which is still open and decides it"
             ),
             ProtocolError::StoreFull => write!(f, "the store is full ({MAX_RECORDS} records)"),
             ProtocolError::TooManyTransactions => {

@@ -1,7 +1,10 @@
 //! The structured outcome of an operation the protocol accepted: the
-//! opened snapshot, the staged record, each staged record's commit verdict,
-//! the gate's decision and the repairs of a retraction. One operation in,
-//! one outcome out.
+//! opened snapshot, the staged record, each staged record's commit verdict
+//! (and, for a record that commits, how it stood against its slot), the
+//! gate's decision, the repairs of a retraction, and the record a
+//! revalidation took back. One operation in, one outcome out: everything a
+//! caller may want to know of which branch the protocol took is here, so
+//! that nobody (the model's coverage, replay, the explorer) re-derives it.
 
 use super::record::Reason;
 use super::record_set::{RecordId, RecordSet};
@@ -22,7 +25,17 @@ pub enum Outcome {
     ToolCall(GateOutcome),
     /// Abort and revoke: the retracted records first, then each descendant.
     Retracted {
+        /// The retracted records themselves (the roots of the cascade).
+        roots: RecordSet,
         repairs: Vec<(RecordId, Repair)>,
+    },
+    /// A quarantined record taken back to tentative into `tx`'s staging.
+    Revalidated {
+        tx: TxId,
+        record: RecordId,
+        /// The commit check it had been quarantined by; `None` for a view
+        /// a cascade had held back.
+        reason: Option<Reason>,
     },
 }
 
@@ -68,6 +81,44 @@ impl CommitResult {
     }
 }
 
+/// How a record passed check 3 against its slot, its entity and
+/// attribute (card §3.2 `conflict_verdict`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Admission {
+    /// No other active record holds its slot.
+    NoRival,
+    /// The first rival holds the same value.
+    SameValue,
+    /// More authority than the first rival: the rivals are superseded.
+    SupersededByAuthority,
+    /// Equal authority from the same source: the rivals are superseded
+    /// (the code's reading, card "Paper vs code").
+    SupersededBySameSource,
+    /// Other active records hold its slot, but none whose validity window
+    /// overlaps its own: the values coexist.
+    CoexistingWindows,
+}
+
+impl Admission {
+    pub const ALL: [Admission; 5] = [
+        Admission::NoRival,
+        Admission::SameValue,
+        Admission::SupersededByAuthority,
+        Admission::SupersededBySameSource,
+        Admission::CoexistingWindows,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Admission::NoRival => "no_rival",
+            Admission::SameValue => "same_value",
+            Admission::SupersededByAuthority => "superseded_by_authority",
+            Admission::SupersededBySameSource => "superseded_by_same_source",
+            Admission::CoexistingWindows => "coexisting_windows",
+        }
+    }
+}
+
 /// The commit verdict for one staged record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RecordVerdict {
@@ -76,6 +127,9 @@ pub struct RecordVerdict {
     pub reason: Option<Reason>,
     /// Rivals this record superseded (card §3.2, `supersede_old`).
     pub superseded: RecordSet,
+    /// How check 3 let it pass, when it did; `None` when it did not reach
+    /// or pass check 3, or when the same-slot rules are ablated.
+    pub admission: Option<Admission>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,4 +166,9 @@ pub struct GateOutcome {
     pub reason: Option<Refusal>,
     /// The tool_action record an executed call created.
     pub record: Option<RecordId>,
+    /// Tentative records the gate let pass because they are in the
+    /// caller's snapshot (card §3.3: "that the transaction did not read");
+    /// empty when the call was not gated. Only a revalidated record can be
+    /// tentative and in a snapshot.
+    pub in_snapshot: RecordSet,
 }

@@ -219,16 +219,7 @@ const REPAIRS: [Repair; 4] = [
     Repair::Compensated,
     Repair::Leaked,
 ];
-const REASONS: [Reason; 8] = [
-    Reason::LowEvidence,
-    Reason::OutsideValidity,
-    Reason::RevokedParent,
-    Reason::PermissionLaundering,
-    Reason::StaleWrite,
-    Reason::LowerAuthority,
-    Reason::NeedsReview,
-    Reason::UnstableDependency,
-];
+const REASONS: [Reason; 8] = Reason::ALL;
 
 #[cfg(test)]
 mod tests {

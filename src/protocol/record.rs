@@ -152,6 +152,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// In check order: the order the commit pipeline can fail in.
+    pub const ALL: [Reason; 8] = [
+        Reason::LowEvidence,
+        Reason::OutsideValidity,
+        Reason::RevokedParent,
+        Reason::PermissionLaundering,
+        Reason::StaleWrite,
+        Reason::LowerAuthority,
+        Reason::NeedsReview,
+        Reason::UnstableDependency,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Reason::LowEvidence => "low_evidence",
@@ -173,7 +185,8 @@ pub struct Record {
     pub(in crate::protocol) fields: Proposal,
     pub(in crate::protocol) owner: u8,
     pub(in crate::protocol) state: Lifecycle,
-    /// The commit check that quarantined it, if one did.
+    /// The commit check that quarantined it, if one did; a revalidated
+    /// record keeps it until its next commit judges it again.
     pub(in crate::protocol) reason: Option<Reason>,
     /// For a tool_action record, the index of the tool that was called.
     pub(in crate::protocol) tool: Option<u8>,

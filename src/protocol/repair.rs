@@ -28,7 +28,7 @@ impl Protocol {
         // Staged records a cascade already revoked stay as they are.
         let roots = staged.difference(store.in_state(Lifecycle::Revoked));
         let repairs = self.retract(store, roots)?;
-        Ok(Outcome::Retracted { repairs })
+        Ok(Outcome::Retracted { roots, repairs })
     }
 
     /// Revokes one committed or action_safe record (checked beforehand).
@@ -37,8 +37,9 @@ impl Protocol {
         store: &mut Store,
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
-        let repairs = self.retract(store, RecordSet::single(record))?;
-        Ok(Outcome::Retracted { repairs })
+        let roots = RecordSet::single(record);
+        let repairs = self.retract(store, roots)?;
+        Ok(Outcome::Retracted { roots, repairs })
     }
 
     /// Retracts `roots` and repairs their descendants; returns each repair,

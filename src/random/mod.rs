@@ -4,7 +4,8 @@
 //! - [`rng`]: SplitMix64 and the mixing of `(seed, walk index)` into each
 //!   walk's own seed, so a run is reproducible whatever the thread count;
 //! - [`walk`]: one walk, checking I1 (the model's monitor bit), I2 and G3
-//!   on every state and the companions until reached;
+//!   on every state and the companions until reached, and counting the
+//!   protocol branches its steps take (the same coverage as `check`'s);
 //! - [`shrink`]: a violating walk cut after the violation and greedily
 //!   shortened;
 //! - [`report`]: `random.csv`, `random-summary.json` and the human summary.
@@ -34,10 +35,12 @@ pub use walk::Walk;
 use crate::check::Counterexample;
 use crate::config::ModelConfig;
 use crate::invariants::Invariant;
+use crate::model::coverage::Coverage;
 use crate::model::{properties, MemtxModel, ModelSpec};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use walk::Seen;
 
 /// How to run random walks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +112,9 @@ pub struct RandomReport {
     pub invariants: Vec<InvariantTally>,
     /// Each companion's name and how many walks reached it.
     pub companions: Vec<(&'static str, u64)>,
+    /// Per protocol branch, the steps (and refused attempts) that took it
+    /// over all walks, and the earliest step position at which one did.
+    pub coverage: Coverage,
     pub failures: Vec<Failure>,
     pub elapsed: Duration,
 }
@@ -127,6 +133,7 @@ impl RandomReport {
 struct Block {
     walks: Vec<WalkSummary>,
     seen: HashSet<u64>,
+    coverage: Coverage,
 }
 
 /// Runs `options.traces` random walks of the model of `config`.
@@ -151,10 +158,15 @@ pub fn run(
                     let mut block = Block {
                         walks: Vec::with_capacity((end - start) as usize),
                         seen: HashSet::new(),
+                        coverage: Coverage::new(),
                     };
                     for index in start..end {
                         let seed = walk_seed(options.seed, index);
-                        let w = walk::walk(model, seed, options.steps, &mut block.seen, false);
+                        let seen = Seen {
+                            states: &mut block.seen,
+                            coverage: &mut block.coverage,
+                        };
+                        let w = walk::walk(model, seed, options.steps, seen, false);
                         block.walks.push(WalkSummary {
                             index,
                             seed,
@@ -178,9 +190,11 @@ pub fn run(
     });
     let mut walks = Vec::with_capacity(options.traces as usize);
     let mut seen: HashSet<u64> = HashSet::new();
+    let mut coverage = Coverage::new();
     for block in blocks {
         walks.extend(block.walks);
         seen.extend(block.seen);
+        coverage.merge(&block.coverage);
     }
     let invariants = tally(&walks);
     let companions = properties::companions()
@@ -206,6 +220,7 @@ pub fn run(
         walks,
         invariants,
         companions,
+        coverage,
         failures,
         model,
         elapsed: started.elapsed(),
@@ -239,7 +254,11 @@ fn failure(
     index: u64,
 ) -> Failure {
     let seed = walk_seed(options.seed, index);
-    let w = walk::walk(model, seed, options.steps, &mut HashSet::new(), true);
+    let seen = Seen {
+        states: &mut HashSet::new(),
+        coverage: &mut Coverage::new(),
+    };
+    let w = walk::walk(model, seed, options.steps, seen, true);
     let holds = properties::invariant_property(inv).holds;
     let at = w
         .violated(inv)

@@ -1,8 +1,10 @@
 //! What a random run writes: `random.csv` (one row per walk),
-//! `random-summary.json`, and the short human summary, through
-//! serialize-only wire types kept apart from the logic.
+//! `random-coverage.csv` (one row per protocol branch, as `check`'s
+//! `coverage.csv`), `random-summary.json`, and the short human summary,
+//! through serialize-only wire types kept apart from the logic.
 
 use super::RandomReport;
+use crate::check::summary::{coverage_lines, CoverageJson};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -56,6 +58,8 @@ struct SummaryJson<'a> {
     companions: Vec<CompanionJson>,
     companions_reached: usize,
     companions_total: usize,
+    /// Counted over the steps the walks took (and the attempts refused).
+    coverage: CoverageJson,
     failures: Vec<FailureJson>,
     elapsed_ms: u128,
     traces_per_second: f64,
@@ -121,6 +125,7 @@ pub fn summary_json(report: &RandomReport, written: &[Written]) -> String {
             .collect(),
         companions_reached: report.companions.iter().filter(|c| c.1 > 0).count(),
         companions_total: report.companions.len(),
+        coverage: CoverageJson::of(&report.coverage, None),
         failures: report
             .failures
             .iter()
@@ -194,6 +199,7 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
         };
         let _ = writeln!(out, "  - {name:<32} {what}");
     }
+    out.push_str(&coverage_lines(&report.coverage, " (over the walks)"));
     for (f, w) in report.failures.iter().zip(written) {
         let _ = writeln!(
             out,

@@ -112,9 +112,14 @@ fn shrinking_keeps_a_violation_at_the_last_step() {
     let model = MemtxModel::new(ModelSpec::from_config(&config));
     let holds = invariant_property(Invariant::I2).holds;
     let mut seen = HashSet::new();
+    let mut coverage = crate::model::coverage::Coverage::new();
     let mut checked = 0;
     for index in 0..400 {
-        let w = walk::walk(&model, walk_seed(3, index), 16, &mut seen, true);
+        let seen = walk::Seen {
+            states: &mut seen,
+            coverage: &mut coverage,
+        };
+        let w = walk::walk(&model, walk_seed(3, index), 16, seen, true);
         let Some(at) = w.violated(Invariant::I2) else {
             continue;
         };

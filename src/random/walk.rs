@@ -3,11 +3,15 @@
 //! offers candidates; the protocol may refuse some) until the walk has
 //! taken its steps or no action is enabled. Every state reached is checked
 //! against the invariants and the companions not yet reached, and its
-//! fingerprint is recorded.
+//! fingerprint is recorded. Every transition taken, and every attempt the
+//! protocol refused on the way to it, adds its branch labels to the run's
+//! coverage, as the exhaustive check counts them, at the walk's position
+//! (the step number, 1-based) as its depth.
 
 use super::rng::SplitMix64;
-use crate::engine::fingerprint;
+use crate::engine::{fingerprint, LabelledModel};
 use crate::invariants::Invariant;
+use crate::model::coverage::Coverage;
 use crate::model::{properties, Action, MemtxModel, ModelState, Predicate};
 use stateright::Model;
 use std::collections::HashSet;
@@ -44,19 +48,26 @@ impl Walk {
     }
 }
 
-/// Runs the walk seeded `seed` for at most `max_steps` steps, adding the
-/// fingerprint of every state it visits (the initial one included) to
-/// `seen`, and keeping its actions if `keep_actions`.
+/// Where a walk records what it saw beyond its own summary: the
+/// fingerprint of every state it visits (the initial one included) and the
+/// branches its steps took.
+pub struct Seen<'a> {
+    pub states: &'a mut HashSet<u64>,
+    pub coverage: &'a mut Coverage,
+}
+
+/// Runs the walk seeded `seed` for at most `max_steps` steps, recording
+/// into `seen`, and keeping its actions if `keep_actions`.
 pub fn walk(
     model: &MemtxModel,
     seed: u64,
     max_steps: usize,
-    seen: &mut HashSet<u64>,
+    seen: Seen<'_>,
     keep_actions: bool,
 ) -> Walk {
     let mut rng = SplitMix64::new(seed);
     let mut state = model.init_states().into_iter().next().unwrap_or_default();
-    seen.insert(fingerprint(&state));
+    seen.states.insert(fingerprint(&state));
     let mut out = Walk {
         seed,
         steps: 0,
@@ -68,7 +79,12 @@ pub fn walk(
     for step in 0..max_steps {
         candidates.clear();
         model.actions(&state, &mut candidates);
-        let Some((action, next)) = pick_transition(model, &state, &mut candidates, &mut rng) else {
+        let depth = step + 1;
+        let Some((action, next)) =
+            pick_transition(model, &state, &mut candidates, &mut rng, &mut |labels| {
+                seen.coverage.add(labels, depth)
+            })
+        else {
             break;
         };
         state = next;
@@ -76,7 +92,7 @@ pub fn walk(
         if keep_actions {
             out.actions.push(action);
         }
-        seen.insert(fingerprint(&state));
+        seen.states.insert(fingerprint(&state));
         observe(model, &state, step, &mut out);
     }
     out
@@ -84,17 +100,27 @@ pub fn walk(
 
 /// Draws candidates without replacement until one is a transition: the
 /// first transition of a uniformly random order is uniform among the
-/// transitions, and most draws cost one protocol step.
+/// transitions, and most draws cost one protocol step. Each draw's labels
+/// (the transition's, or a refused attempt's) go to `count`.
 fn pick_transition(
     model: &MemtxModel,
     state: &ModelState,
     candidates: &mut Vec<Action>,
     rng: &mut SplitMix64,
+    count: &mut dyn FnMut(u128),
 ) -> Option<(Action, ModelState)> {
     while !candidates.is_empty() {
         let action = candidates.swap_remove(rng.below(candidates.len()));
-        if let Ok((next, _)) = model.step(state, &action) {
-            return Some((action, next));
+        match model.attempt_labelled(state, action) {
+            Ok((next, labels)) => {
+                count(labels);
+                return Some((action, next));
+            }
+            Err(labels) => {
+                if labels != 0 {
+                    count(labels);
+                }
+            }
         }
     }
     None

@@ -40,7 +40,7 @@ fn refund_example_commits_acts_and_logs_the_leak() {
     };
     assert!(g.allowed);
     assert_eq!(g.record, Some(1));
-    let Ok(Outcome::Retracted { repairs }) = &report.steps[5].result else {
+    let Ok(Outcome::Retracted { repairs, .. }) = &report.steps[5].result else {
         panic!()
     };
     assert_eq!(repairs, &vec![(0, Repair::Revoked), (1, Repair::Leaked)]);

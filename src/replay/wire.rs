@@ -48,9 +48,16 @@ enum OutcomeJson {
         allowed: bool,
         reason: Option<&'static str>,
         record: Option<u8>,
+        in_snapshot: Vec<u8>,
     },
     Retracted {
+        roots: Vec<u8>,
         repairs: Vec<RepairJson>,
+    },
+    Revalidated {
+        revalidated: u8,
+        tx: u8,
+        was: Option<Reason>,
     },
 }
 
@@ -60,6 +67,7 @@ struct VerdictJson {
     result: &'static str,
     reason: Option<Reason>,
     superseded: Vec<u8>,
+    admission: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -191,6 +199,7 @@ fn outcome_json(outcome: &Outcome) -> OutcomeJson {
                     result: v.result.name(),
                     reason: v.reason,
                     superseded: v.superseded.iter().collect(),
+                    admission: v.admission.map(|a| a.name()),
                 })
                 .collect(),
             verifier_calls: *verifier_calls,
@@ -199,16 +208,24 @@ fn outcome_json(outcome: &Outcome) -> OutcomeJson {
             allowed,
             reason,
             record,
+            in_snapshot,
         }) => OutcomeJson::ToolCall {
             allowed: *allowed,
             reason: reason.map(|r| r.name()),
             record: *record,
+            in_snapshot: in_snapshot.iter().collect(),
         },
-        Outcome::Retracted { repairs } => OutcomeJson::Retracted {
+        Outcome::Retracted { roots, repairs } => OutcomeJson::Retracted {
+            roots: roots.iter().collect(),
             repairs: repairs
                 .iter()
                 .map(|&(id, repair)| RepairJson { id, repair })
                 .collect(),
+        },
+        Outcome::Revalidated { tx, record, reason } => OutcomeJson::Revalidated {
+            revalidated: *record,
+            tx: *tx,
+            was: *reason,
         },
     }
 }

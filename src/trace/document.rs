@@ -53,6 +53,10 @@ pub enum Step {
         tool: String,
         basis: Vec<u8>,
     },
+    Revalidate {
+        tx: u8,
+        record: u8,
+    },
 }
 
 impl Step {
@@ -65,6 +69,7 @@ impl Step {
             Step::Abort { .. } => "abort",
             Step::Revoke { .. } => "revoke",
             Step::ToolCall { .. } => "tool_call",
+            Step::Revalidate { .. } => "revalidate",
         }
     }
 }

@@ -133,6 +133,9 @@ fn action(step: &Step) -> Value {
         Step::ToolCall { tx, tool, basis } => {
             json!({"op": "tool_call", "tx": int(*tx), "tool": tool, "basis": id_set(basis)})
         }
+        Step::Revalidate { tx, record } => {
+            json!({"op": "revalidate", "tx": int(*tx), "record": int(*record)})
+        }
     }
 }
 

@@ -29,6 +29,10 @@ impl Step {
                     .ok_or_else(|| format!("\"{tool}\" is not a tool of the configuration"))?,
                 basis: record_set("basis", basis)?,
             },
+            Step::Revalidate { tx, record } => Op::Revalidate {
+                tx: *tx,
+                record: *record,
+            },
         })
     }
 
@@ -48,6 +52,7 @@ impl Step {
                 tool: compiled.tool_name(tool),
                 basis: basis.iter().collect(),
             },
+            Op::Revalidate { tx, record } => Step::Revalidate { tx, record },
         }
     }
 }

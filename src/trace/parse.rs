@@ -14,13 +14,14 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The operations a step may name, and the fields each takes.
-const OPS: [(&str, &[&str]); 6] = [
+const OPS: [(&str, &[&str]); 7] = [
     ("open", &["agent", "tier"]),
     ("stage", &["tx", "record"]),
     ("commit", &["tx"]),
     ("abort", &["tx"]),
     ("revoke", &["record"]),
     ("tool_call", &["tx", "tool", "basis"]),
+    ("revalidate", &["tx", "record"]),
 ];
 
 impl Trace {
@@ -166,15 +167,13 @@ fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step,
         }
         "commit" => Step::Commit { tx: tx(v)? },
         "abort" => Step::Abort { tx: tx(v)? },
-        "revoke" => {
-            let record = v.required("record", raw.record.as_ref())?;
-            let id = record
-                .as_i64()
-                .ok_or_else(|| v.err("record", format!("{} is not a record id", show(record))))?;
-            Step::Revoke {
-                record: v.int_in("record", id, 0, MAX_RECORDS as i64 - 1)? as u8,
-            }
-        }
+        "revoke" => Step::Revoke {
+            record: record_id(v, raw.record.as_ref())?,
+        },
+        "revalidate" => Step::Revalidate {
+            tx: tx(v)?,
+            record: record_id(v, raw.record.as_ref())?,
+        },
         _ => {
             let tool = v.required("tool", raw.tool.clone())?;
             if !config.tools.iter().any(|t| t.name == tool) {
@@ -198,6 +197,15 @@ fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step,
             }
         }
     })
+}
+
+/// The `record` of a step that names an existing record by id.
+fn record_id(v: &Validator, raw: Option<&Value>) -> Result<u8, InputError> {
+    let record = v.required("record", raw)?;
+    let id = record
+        .as_i64()
+        .ok_or_else(|| v.err("record", format!("{} is not a record id", show(record))))?;
+    Ok(v.int_in("record", id, 0, MAX_RECORDS as i64 - 1)? as u8)
 }
 
 fn parse_record(

@@ -246,6 +246,16 @@ fn errors_name_step_field_and_value() {
         m.contains("steps[0].record: \"r0\" is not a record id"),
         "{m}"
     );
+    let m = err(&trace_text(r#"{"op": "revalidate", "tx": 0}"#, "null"));
+    assert!(m.contains("steps[0].record: missing"), "{m}");
+    let m = err(&trace_text(
+        r#"{"op": "revalidate", "tx": 0, "record": 1, "basis": []}"#,
+        "null",
+    ));
+    assert!(
+        m.contains("steps[0].basis: not a field of a \"revalidate\" step (it takes tx, record)"),
+        "{m}"
+    );
     let m = err(&trace_text(
         &refund_steps(),
         r#"{"property": "I7", "step": 0}"#,
@@ -462,6 +472,7 @@ mod round_trip {
                     tool: tool.to_owned(),
                     basis
                 }),
+            (any::<u8>(), 0u8..64).prop_map(|(tx, record)| Step::Revalidate { tx, record }),
         ]
     }
 

@@ -48,6 +48,10 @@ enum StepJson<'a> {
         tool: &'a str,
         basis: &'a [u8],
     },
+    Revalidate {
+        tx: u8,
+        record: u8,
+    },
 }
 
 #[derive(Serialize)]
@@ -75,6 +79,10 @@ impl<'a> StepJson<'a> {
                 tx: *tx,
                 tool,
                 basis,
+            },
+            Step::Revalidate { tx, record } => StepJson::Revalidate {
+                tx: *tx,
+                record: *record,
             },
         }
     }

@@ -13,12 +13,14 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 /// A chain 0 → 1 → … → 6 with a labelled shortcut, a self-loop, a back
-/// edge and a transition leaving the boundary:
+/// edge, a transition leaving the boundary, and a refused attempt that is
+/// labelled but no transition:
 ///
 /// ```text
 /// 0 -step-> 1 -step-> 2 -step-> 3 -step-> 4 -step-> 5 -step-> 6
 /// 0 -jump+long-> 3     2 -outside-> 9 (out of bounds)
 /// 4 -stay-> 4          5 -back-> 1
+/// 1 -knock-> (refused) 3 -knock-> (refused)
 /// ```
 struct Ladder;
 
@@ -29,6 +31,7 @@ enum Rung {
     Stay,
     Exit,
     Back,
+    Knock,
 }
 
 const STEP: u128 = 1;
@@ -37,6 +40,7 @@ const LONG: u128 = 1 << 2;
 const STAY: u128 = 1 << 3;
 const OUTSIDE: u128 = 1 << 4;
 const BACK: u128 = 1 << 5;
+const KNOCK: u128 = 1 << 7;
 
 impl Model for Ladder {
     type State = u8;
@@ -51,6 +55,7 @@ impl Model for Ladder {
             (Rung::Stay, s == 4),
             (Rung::Exit, s == 2),
             (Rung::Back, s == 5),
+            (Rung::Knock, s == 1 || s == 3),
         ];
         actions.extend(offered.iter().filter(|o| o.1).map(|o| o.0));
     }
@@ -73,10 +78,19 @@ impl LabelledModel for Ladder {
             Rung::Stay => (4, STAY),
             Rung::Exit => (9, OUTSIDE),
             Rung::Back => (1, BACK),
+            Rung::Knock => return None,
         })
     }
+    fn attempt_labelled(&self, s: &u8, a: Rung) -> Result<(u8, u128), u128> {
+        match a {
+            Rung::Knock => Err(KNOCK),
+            _ => self.next_state_labelled(s, a).ok_or(0),
+        }
+    }
     fn label_names(&self) -> Vec<&'static str> {
-        vec!["step", "jump", "long", "stay", "outside", "back", "unused"]
+        vec![
+            "step", "jump", "long", "stay", "outside", "back", "unused", "knock",
+        ]
     }
 }
 
@@ -129,7 +143,9 @@ fn ladder_labels_by_hand() {
         ]
     );
     // Duplicates (2 → 3, 5 → 1) and the self-loop (4 → 4) count; the
-    // transition out of the boundary (2 → 9) does not.
+    // transition out of the boundary (2 → 9) does not. The refused knocks
+    // from 1 and 3 (both at depth 1) count as attempts under depth 2, and
+    // not as transitions (the levels above).
     assert_eq!(
         counts(&r),
         vec![
@@ -140,6 +156,7 @@ fn ladder_labels_by_hand() {
             ("outside", 0, None),
             ("back", 1, Some(4)),
             ("unused", 0, None),
+            ("knock", 2, Some(2)),
         ]
     );
     assert_eq!(
@@ -174,6 +191,7 @@ fn labels_count_only_the_levels_counted() {
                 ("outside", 0, None),
                 ("back", 0, None),
                 ("unused", 0, None),
+                ("knock", 2, Some(2)),
             ]
         );
     }

@@ -41,7 +41,7 @@ fn lifecycle_moves_are_legal(before: &Store, op: &Op, after: &Store) -> Result<(
     for (id, old) in before.records().iter().enumerate() {
         let (from, to) = (old.state(), after.records()[id].state());
         prop_assert!(
-            reachable(from).contains(&to),
+            Lifecycle::reachable(from).contains(&to),
             "r{} moved {} -> {} on {:?}",
             id,
             from,
@@ -64,7 +64,8 @@ fn lifecycle_moves_are_legal(before: &Store, op: &Op, after: &Store) -> Result<(
         .skip(before.records().len())
     {
         prop_assert!(
-            new.state() != Lifecycle::Raw && reachable(Lifecycle::Raw).contains(&new.state()),
+            new.state() != Lifecycle::Raw
+                && Lifecycle::reachable(Lifecycle::Raw).contains(&new.state()),
             "new r{} is {} after {:?}",
             id,
             new.state(),
@@ -86,7 +87,7 @@ fn retractions_are_logged(
         new.len() >= old.len() && new[..old.len()] == *old,
         "the log was rewritten"
     );
-    if let Outcome::Retracted { repairs } = outcome {
+    if let Outcome::Retracted { repairs, .. } = outcome {
         let added = &new[old.len()..];
         for &(record, repair) in repairs {
             prop_assert!(
@@ -106,19 +107,4 @@ fn retractions_are_logged(
 /// and stage, which only adds a tentative record).
 fn may_move_records(op: &Op) -> bool {
     !matches!(op, Op::Open { .. } | Op::Stage { .. })
-}
-
-/// The lifecycle states reachable from `from` by zero or more legal moves.
-fn reachable(from: Lifecycle) -> Vec<Lifecycle> {
-    let mut seen = vec![from];
-    let mut i = 0;
-    while i < seen.len() {
-        for to in Lifecycle::ALL {
-            if seen[i].may_move_to(to) && !seen.contains(&to) {
-                seen.push(to);
-            }
-        }
-        i += 1;
-    }
-    seen
 }

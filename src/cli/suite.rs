@@ -1,0 +1,158 @@
+//! `memtx-check check DIR`: a directory of models is a suite. Every model
+//! file under it (recursively, `*.json`) is checked in path order, each
+//! writing its files as `check MODEL` does (into `--out`/NAME, by default
+//! `reports/NAME`); one summary line per model, then the coverage of the
+//! models together (`coverage: N of M branches (union)`). With `--expect`
+//! the suite passes only when every model's verdicts and coverage
+//! expectations hold.
+
+use super::check::{check_and_write, load, CheckArgs};
+use super::files::inside;
+use super::{print, CliError, Verdict};
+use crate::check::summary::coverage_lines;
+use crate::check::{CheckReport, Outcome};
+use crate::config::BoundOverrides;
+use crate::model::coverage::Coverage;
+use crate::model::PropertyKind;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Checks every model under `args.model` (a directory).
+pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<Verdict, CliError> {
+    let started = Instant::now();
+    let files = model_files(&args.model)?;
+    if files.is_empty() {
+        return Err(CliError(format!(
+            "{}: no model file (*.json) in this directory",
+            args.model.display()
+        )));
+    }
+    if args.checkpoint.is_some() || args.resume.is_some() {
+        return Err(CliError(format!(
+            "{}: --checkpoint and --resume take one model file, not a directory",
+            args.model.display()
+        )));
+    }
+    let configs = files
+        .iter()
+        .map(|path| load(path, bounds))
+        .collect::<Result<Vec<_>, _>>()?;
+    distinct_names(&files, configs.iter().map(|c| c.name.as_str()))?;
+    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
+    let mut union = Coverage::new();
+    let (mut violated, mut as_expected, mut stopped) = (false, true, false);
+    for (path, config) in files.iter().zip(&configs) {
+        let out = inside(&out_dir, &config.name)?;
+        let (report, _) = check_and_write(args, config, threads, &out)?;
+        stopped |= report.stopped.is_some();
+        print(&model_line(path, &report, args.expect))?;
+        union.merge(&report.coverage);
+        violated |= report.violated();
+        as_expected &= report.as_expected();
+    }
+    let mut text = coverage_lines(&union, " (union)");
+    text.push_str(&format!(
+        "checked {} models in {:.1} s; reports in {}\n",
+        configs.len(),
+        started.elapsed().as_secs_f64(),
+        out_dir.display()
+    ));
+    print(&text)?;
+    let failed = if args.expect { !as_expected } else { violated };
+    Ok(if stopped && (args.expect || !violated) {
+        Verdict::Inconclusive
+    } else if failed {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+/// Every `*.json` file under `dir`, recursively, in path order.
+fn model_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| CliError(format!("{}: {e}", d.display())))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| CliError(format!("{}: {e}", d.display())))?
+                .path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Two models of one name would write the same report directory.
+fn distinct_names<'a>(
+    files: &[PathBuf],
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), CliError> {
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for (path, name) in files.iter().zip(names) {
+        if let Some(first) = seen.insert(name, path) {
+            return Err(CliError(format!(
+                "{}: name \"{name}\" is also the name of {}: their reports would overwrite each other",
+                path.display(),
+                first.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One model in a line: its file, bounds, time, invariant verdicts,
+/// companions and coverage, and with `--expect` whether it is as expected.
+fn model_line(path: &Path, report: &CheckReport, expect: bool) -> String {
+    let b = &report.config.bounds;
+    let violations: Vec<String> = report
+        .invariants()
+        .filter_map(|p| match (p.kind, p.outcome) {
+            (PropertyKind::Invariant(inv), Outcome::Violated { depth }) => {
+                Some(format!("{} at {depth}", inv.name()))
+            }
+            _ => None,
+        })
+        .collect();
+    let verdict = if violations.is_empty() {
+        "invariants hold".to_owned()
+    } else {
+        format!("VIOLATED {}", violations.join(", "))
+    };
+    let companions = report.companions().count();
+    let companions_reached = report
+        .companions()
+        .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
+        .count();
+    let expectation = match (expect, report.as_expected()) {
+        (false, _) => String::new(),
+        (true, true) => "; as expected".to_owned(),
+        (true, false) => {
+            let missing = report.coverage_missing();
+            if missing.is_empty() {
+                "; UNEXPECTED verdict".to_owned()
+            } else {
+                format!("; UNEXPECTED: unreached {}", missing.join(", "))
+            }
+        }
+    };
+    format!(
+        "{}: r{} t{} d{}, {} states, {:.1} s; {verdict}; companions {companions_reached}/{companions}; coverage {}/{}{expectation}\n",
+        path.display(),
+        b.records,
+        b.transactions,
+        b.depth,
+        report.unique_states,
+        report.elapsed.as_secs_f64(),
+        report.coverage.reached(),
+        report.coverage.branches.len(),
+    )
+}

@@ -1,0 +1,79 @@
+//! Revalidation (card §3.1: quarantined records "may be revalidated"; §3.4:
+//! derived views are held back "and rebuilt from surviving sources"). An
+//! open transaction takes a quarantined record back to tentative into its
+//! own staging; its commit then checks the record again like any staged
+//! record, so a view whose parent is still revoked is quarantined again.
+//!
+//! Where the card is silent, these readings hold (README "Revalidation"):
+//! - any open transaction may revalidate, at any tier and for any agent
+//!   (the card names no author for a rebuild, and the protocol reads agent
+//!   identity nowhere else);
+//! - any quarantined record: one a commit check quarantined (with its
+//!   reason) and a view a cascade held back alike. It need not be visible
+//!   to the transaction: no tier ever sees a quarantined record, so a
+//!   visibility rule would leave nothing to revalidate. Tool actions never
+//!   come here, because nothing quarantines a tool action;
+//! - not a record still staged by another open transaction: that
+//!   transaction's own commit or abort decides it;
+//! - the record leaves the staging of the (closed) transaction that staged
+//!   it and joins the reviser's, so it belongs to one transaction; it keeps
+//!   the reason a commit check quarantined it for until its next commit
+//!   gives it a new verdict (a record field an independent checker can
+//!   read: this tentative record was quarantined, not skipped by a repair);
+//! - it is judged at commit in id order with the other staged records, as
+//!   staging order and id order coincide for freshly staged ones.
+
+use super::dispatch::Protocol;
+use super::lifecycle::Lifecycle;
+use super::operation::ProtocolError;
+use super::outcome::Outcome;
+use super::record_set::RecordId;
+use super::store::Store;
+use super::transaction::{TxId, TxStatus};
+
+impl Protocol {
+    /// The refusals of `revalidate {tx, record}` beyond `tx` being open.
+    pub(in crate::protocol) fn check_revalidation(
+        &self,
+        store: &Store,
+        tx: TxId,
+        record: RecordId,
+    ) -> Result<(), ProtocolError> {
+        let r = store
+            .record(record)
+            .ok_or(ProtocolError::UnknownRecord(record))?;
+        if r.state() != Lifecycle::Quarantined {
+            return Err(ProtocolError::NotQuarantined {
+                record,
+                state: r.state().name(),
+            });
+        }
+        let holder = store.txs.iter().enumerate().find(|&(id, t)| {
+            id != tx as usize && t.status == TxStatus::Open && t.staged.contains(record)
+        });
+        match holder {
+            Some((holder, _)) => Err(ProtocolError::StagedElsewhere {
+                record,
+                tx: holder as TxId,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes quarantined `record` back to tentative into `tx`'s staging
+    /// (checked beforehand).
+    pub(in crate::protocol) fn revalidate(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+        record: RecordId,
+    ) -> Result<Outcome, ProtocolError> {
+        store.move_to(record, Lifecycle::Tentative)?;
+        let reason = store.records[record as usize].reason;
+        for t in &mut store.txs {
+            t.staged.remove(record);
+        }
+        store.txs[tx as usize].staged.insert(record);
+        Ok(Outcome::Revalidated { tx, record, reason })
+    }
+}
