@@ -35,7 +35,7 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     let (seen_before, seen_after) = (before.view(), after.view());
     let mut broken: Vec<String> = invariants::check_transition(ctx, seen_before, &op, seen_after)
         .into_iter()
-        .chain(invariants::check_state(ctx, seen_after))
+        .chain(invariants::check_state(ctx, seen_after, &next.monitor))
         .map(|v| {
             format!(
                 "  {} ({}) VIOLATED: {}",

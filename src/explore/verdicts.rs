@@ -65,6 +65,8 @@ impl PathVerdicts {
             let op = model.op(action);
             if let Some(v) =
                 invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
+                    .into_iter()
+                    .next()
             {
                 i1.violation = Some(v);
                 i1.action = Some((n + 1, model.format_action(action)));
@@ -73,7 +75,9 @@ impl PathVerdicts {
         }
         let mut rows = vec![i1];
         let last = path.last().map(|(s, _)| s);
-        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s).view()));
+        let found = last.map_or_else(Vec::new, |s| {
+            invariants::check_state(ctx, store(s).view(), &s.monitor)
+        });
         for inv in [Invariant::I2, Invariant::G3] {
             rows.push(InvariantRow {
                 invariant: inv,

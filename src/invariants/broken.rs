@@ -7,7 +7,7 @@
 //! length and prints it (`--nocapture`). Replay's tests write the same
 //! short cases as trace files and replay them from the files.
 
-use super::{check_state, check_transition, Context, Invariant, Violation};
+use super::{Context, Invariant, Monitor, Violation};
 use crate::protocol::generate::{config, op, setup, AbstractOp, Setup};
 use crate::protocol::{Mechanism, Symbols};
 use proptest::collection::vec;
@@ -17,13 +17,14 @@ use proptest::test_runner::{RngAlgorithm, TestError, TestRng, TestRunner};
 /// The first violation of a sequence and the index of its step.
 pub fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)> {
     let ctx = Context::new(&setup.tools(&mut Symbols::new()));
+    let mut monitor = Monitor::default();
     for (i, s) in setup.run(ops).0.into_iter().enumerate() {
         if s.result.is_err() {
             continue;
         }
-        let found = check_transition(&ctx, s.before.view(), &s.op, s.after.view())
+        let found = monitor
+            .judge(&ctx, s.before.view(), &s.op, s.after.view())
             .into_iter()
-            .chain(check_state(&ctx, s.after.view()))
             .next();
         if let Some(v) = found {
             return Some((v, i));

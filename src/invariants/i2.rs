@@ -6,38 +6,35 @@
 //! log (compensated exactly when its tool is reversible). A record that was
 //! itself retracted is revoked, whatever its type.
 //!
-//! Which records were retracted, and when, comes from the rollback log's
-//! root entries and their horizon (the record count at retraction):
-//! records created after a retraction are judged by commit, not by repair.
+//! Which records were retracted, and when, comes from the actions taken
+//! (the model's [`Monitor`]: an abort retracts what its transaction staged,
+//! a revoke its record), not from the log the protocol writes: a protocol
+//! that forgot to log a retraction would otherwise leave I2 nothing to
+//! check. Records created after a retraction are judged by commit, not by
+//! repair. Whether a revoked view could have been quarantined comes from
+//! the monitor too (the state it was revoked from). Only the compensated
+//! or leaked entries of tool actions are read from the log: they are what
+//! the card asks the log to hold.
 
 use super::ancestry::Graph;
-use super::{Context, Invariant, Violation};
+use super::{Context, Invariant, Monitor, Violation};
 use crate::protocol::{Kind, Lifecycle, LogEntry, RecordId, RecordSet, Repair, StoreView};
 
-/// States from which the lifecycle allows a move to quarantined, written
-/// out here from DESIGN.md rather than asked of the protocol.
-fn quarantine_allowed_from(state: Lifecycle) -> bool {
-    matches!(
-        state,
-        Lifecycle::Tentative | Lifecycle::Validated | Lifecycle::Committed
-    )
-}
-
-pub fn check(ctx: &Context, store: StoreView<'_>) -> Option<Violation> {
-    let log = store.rollback_log();
-    if log.is_empty() {
+pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<Violation> {
+    let retracted = monitor.retracted();
+    if retracted.is_empty() {
         return None;
     }
-    let retracted: RecordSet = log.iter().filter(|e| e.root).map(|e| e.record).collect();
+    let log = store.rollback_log();
     let graph = Graph::of(store);
-    for entry in log.iter().filter(|e| e.root) {
-        if let Some(v) = check_retracted(ctx, store, log, entry.record) {
+    for root in retracted.iter() {
+        if let Some(v) = check_retracted(ctx, store, log, root) {
             return Some(v);
         }
-        let covered = RecordSet::below(entry.horizon as usize);
-        let descendants = graph.descendants(entry.record).intersection(covered);
+        let covered = RecordSet::below(monitor.horizon(root) as usize);
+        let descendants = graph.descendants(root).intersection(covered);
         for d in descendants.iter() {
-            if let Some(v) = check_descendant(ctx, store, log, retracted, entry.record, d) {
+            if let Some(v) = check_descendant(ctx, store, log, monitor, root, d) {
                 return Some(v);
             }
         }
@@ -71,7 +68,7 @@ fn check_descendant(
     ctx: &Context,
     store: StoreView<'_>,
     log: &[LogEntry],
-    retracted: RecordSet,
+    monitor: &Monitor,
     root: RecordId,
     d: RecordId,
 ) -> Option<Violation> {
@@ -87,7 +84,7 @@ fn check_descendant(
             ),
         ));
     }
-    if retracted.contains(d) {
+    if monitor.retracted().contains(d) {
         // Itself retracted: check_retracted judges it.
         return None;
     }
@@ -102,10 +99,7 @@ fn check_descendant(
         _view => match state {
             Lifecycle::Quarantined => None,
             Lifecycle::Revoked => {
-                let justified = log.iter().any(|e| {
-                    e.record == d && e.repair == Repair::Revoked && !quarantine_allowed_from(e.from)
-                });
-                if justified {
+                if monitor.revoked_unquarantinable().contains(d) {
                     None
                 } else {
                     Some(fail(root, RecordSet::single(d), format!(

@@ -17,9 +17,14 @@
 
 pub mod ancestry;
 pub mod companions;
+pub mod fields;
 pub mod g3;
 pub mod i1;
 pub mod i2;
+pub mod lifecycle;
+pub mod monitor;
+
+pub use monitor::Monitor;
 
 #[cfg(test)]
 pub(crate) mod broken;
@@ -40,6 +45,11 @@ pub enum Invariant {
 
 impl Invariant {
     pub const ALL: [Invariant; 3] = [Invariant::I1, Invariant::I2, Invariant::G3];
+
+    /// Its bit in a set of invariants (a [`Monitor`]'s breached bits).
+    pub fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -109,20 +119,35 @@ impl Context {
     }
 }
 
-/// I1 on one accepted operation.
+/// The transition properties `op` breaks, as [`Invariant::bit`]s.
+pub fn transition_breaches(
+    ctx: &Context,
+    before: StoreView<'_>,
+    op: &Op,
+    after: StoreView<'_>,
+) -> u16 {
+    let mut bits = 0;
+    if i1::check(ctx, before, op, after).is_some() {
+        bits |= Invariant::I1.bit();
+    }
+    bits
+}
+
+/// The transition properties on one accepted operation: I1.
 pub fn check_transition(
     ctx: &Context,
     before: StoreView<'_>,
     op: &Op,
     after: StoreView<'_>,
-) -> Option<Violation> {
-    i1::check(ctx, before, op, after)
+) -> Vec<Violation> {
+    i1::check(ctx, before, op, after).into_iter().collect()
 }
 
-/// I2 and G3 on one state, in that order.
-pub fn check_state(ctx: &Context, store: StoreView<'_>) -> Vec<Violation> {
+/// I2 and G3 on one state, in that order; `monitor` is what the actions
+/// that led there left.
+pub fn check_state(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Vec<Violation> {
     let mut found = Vec::new();
-    found.extend(i2::check(ctx, store));
+    found.extend(i2::check(ctx, store, monitor));
     found.extend(g3::check(store));
     found
 }

@@ -3,7 +3,7 @@
 //! its transition and I2 and G3 on its state, G3 not under the `snapshot`
 //! tool basis, where DESIGN.md expects it to break.
 
-use super::{check_state, check_transition, Context, Invariant};
+use super::{Context, Invariant, Monitor};
 use crate::protocol::generate::{config, scenario};
 use crate::protocol::Symbols;
 use proptest::prelude::*;
@@ -15,12 +15,10 @@ proptest! {
     fn generated_sequences_keep_i1_i2_and_g3((setup, ops) in scenario()) {
         let ctx = Context::new(&setup.tools(&mut Symbols::new()));
         let g3_applies = !setup.basis_snapshot;
+        let mut monitor = Monitor::default();
         for s in setup.run(&ops).0.iter().filter(|s| s.result.is_ok()) {
             let (before, op, after) = (s.before.view(), &s.op, s.after.view());
-            if let Some(v) = check_transition(&ctx, before, op, after) {
-                prop_assert!(false, "{:?}: {}", op, v);
-            }
-            for v in check_state(&ctx, after) {
+            for v in monitor.judge(&ctx, before, op, after) {
                 if g3_applies || v.invariant != Invariant::G3 {
                     prop_assert!(false, "after {:?}: {}", op, v);
                 }

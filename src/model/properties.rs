@@ -178,10 +178,10 @@ pub fn companions() -> impl Iterator<Item = &'static ModelProperty> {
 }
 
 fn i1_holds<M>(_: &M, s: &ModelState) -> bool {
-    !s.i1_breached
+    !s.monitor.breached(Invariant::I1)
 }
 fn i2_holds<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-    i2::check(m.as_ref().spec.context(), s.store.view()).is_none()
+    i2::check(m.as_ref().spec.context(), s.store.view(), &s.monitor).is_none()
 }
 fn g3_holds<M>(_: &M, s: &ModelState) -> bool {
     g3::check(s.store.view()).is_none()
