@@ -11,13 +11,15 @@ pub use counterexample::Counterexample;
 
 use crate::config::{Depth, Expect, ModelConfig};
 use crate::engine::{self, EngineOptions, EngineReport, LevelStats, RunObserver};
-use crate::invariants::Invariant;
+use crate::invariants::{Invariant, Selection};
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
 use std::time::{Duration, Instant};
 
 /// How to run a check.
 pub struct CheckOptions {
     pub threads: usize,
+    /// The invariants judged (and the companions that guard them).
+    pub properties: Selection,
     /// Told of each explored level and, within long levels, of progress.
     pub observer: Box<dyn RunObserver>,
 }
@@ -27,6 +29,7 @@ impl CheckOptions {
     pub fn quiet(threads: usize) -> Self {
         CheckOptions {
             threads,
+            properties: Selection::ALL,
             observer: Box::new(engine::Silent),
         }
     }
@@ -71,18 +74,26 @@ pub struct PropertyOutcome {
     pub name: &'static str,
     pub kind: PropertyKind,
     pub outcome: Outcome,
+    /// For a violated invariant, the clause its shortest counterexample
+    /// breaks (as the replay of the counterexample finds it).
+    pub clause: Option<&'static str>,
     /// The configuration's expectation, for invariants that have one.
     pub expected: Option<Expect>,
 }
 
 impl PropertyOutcome {
-    /// False only when an expectation exists and the outcome contradicts it.
+    /// False only when an expectation exists and the outcome contradicts
+    /// it: a verdict of the other kind, or a violation of another clause
+    /// than the one expected.
     pub fn as_expected(&self) -> bool {
-        !matches!(
-            (self.expected, self.outcome),
-            (Some(Expect::Holds), Outcome::Violated { .. })
-                | (Some(Expect::Violated), Outcome::Holds)
-        )
+        match (self.expected, self.outcome) {
+            (Some(Expect::Holds), Outcome::Violated { .. }) => false,
+            (Some(Expect::Violated(_)), Outcome::Holds) => false,
+            (Some(Expect::Violated(Some(clause))), Outcome::Violated { .. }) => {
+                self.clause == Some(clause)
+            }
+            _ => true,
+        }
     }
 }
 
@@ -138,7 +149,9 @@ impl CheckReport {
 /// Runs the exhaustive check of `config` at its bounds.
 pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let started = Instant::now();
-    let model = MemtxModel::new(ModelSpec::from_config(config));
+    let mut spec = ModelSpec::from_config(config);
+    spec.select(options.properties);
+    let model = MemtxModel::new(spec);
     let max_depth = match config.bounds.depth {
         Depth::Bounded(d) => Some(d),
         Depth::Full => None,
@@ -158,11 +171,14 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         let kind = property(result.name)
             .expect("the engine reports the model's own properties")
             .kind;
+        let mut clause = None;
         let outcome = match &result.verdict {
             engine::Verdict::Holds => Outcome::Holds,
             engine::Verdict::Violated { depth, trace } => {
                 if let PropertyKind::Invariant(inv) = kind {
-                    counterexamples.push(Counterexample::build(&model, config, inv, trace));
+                    let c = Counterexample::build(&model, config, inv, trace);
+                    clause = Some(c.clause);
+                    counterexamples.push(c);
                 }
                 Outcome::Violated { depth: *depth }
             }
@@ -177,6 +193,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
             name: result.name,
             kind,
             outcome,
+            clause,
             expected,
         });
     }

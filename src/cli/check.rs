@@ -1,10 +1,10 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
-//! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
+//! [--threads N] [--properties LIST] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
 //! bounded check. Writes `growth.csv` and `summary.json`, a replayable
 //! trace (and its ITF twin) per violated invariant, and prints a summary
 //! with each counterexample step by step.
 
-use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
+use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
@@ -27,6 +27,8 @@ pub struct CheckArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    #[command(flatten)]
+    pub properties: PropertiesArg,
     /// Where growth.csv and summary.json go (default: reports/NAME).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -42,12 +44,14 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
     let threads = args.threads.count()?;
+    let properties = args.properties.selection()?;
     let mut config = ModelConfig::load(&args.model)?;
     bounds.apply(&mut config.bounds);
     let report = check::run(
         &config,
         CheckOptions {
             threads,
+            properties,
             observer: Box::new(StderrProgress),
         },
     );

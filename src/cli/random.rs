@@ -5,7 +5,7 @@
 //! replayable trace (and its ITF twin) per violated invariant, and prints
 //! a summary with the command that replays each failure.
 
-use super::args::{overrides, BoundArgs, ThreadsArg};
+use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::files::{write, write_counterexample};
 use super::{print, CliError, Verdict};
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
@@ -44,6 +44,8 @@ pub struct RandomArgs {
     pub bounds: BoundArgs,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    #[command(flatten)]
+    pub properties: PropertiesArg,
     /// Where random.csv and random-summary.json go (default: reports/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -60,6 +62,7 @@ pub fn options(args: &RandomArgs) -> Result<RandomOptions, CliError> {
         steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
         seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
         threads,
+        properties: args.properties.selection()?,
     })
 }
 

@@ -10,6 +10,7 @@ use super::limits::{
 use super::model_config::{Bounds, Depth, Expectations, ModelConfig, Template, ToolConfig};
 use super::raw::{RawBounds, RawConfig, RawExpect, RawTemplate, RawTool, RawVariant};
 use super::record::record_spec;
+use super::verdicts::expected_verdicts;
 use crate::input::locate::{index, show};
 use crate::input::{parse_json, read_text, stem, InputError, Validator};
 use crate::protocol::{Kind, Tier, Variant};
@@ -63,7 +64,7 @@ pub(crate) fn validate_config(
         clock: v.time("clock", raw.clock)?,
         templates: validate_templates(v, templates, agents)?,
         variant: variant(&v.child("variant"), raw.variant)?,
-        expect: expectations(raw.expect),
+        expect: expectations(&v.child("expect"), raw.expect)?,
         source_path: None,
     })
 }
@@ -216,11 +217,9 @@ fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError
     Ok(variant)
 }
 
-fn expectations(raw: Option<RawExpect>) -> Expectations {
+fn expectations(v: &Validator, raw: Option<RawExpect>) -> Result<Expectations, InputError> {
     let raw = raw.unwrap_or_default();
-    Expectations {
-        i1: raw.i1,
-        i2: raw.i2,
-        g3: raw.g3,
-    }
+    Ok(Expectations {
+        verdicts: expected_verdicts(v, &raw)?,
+    })
 }

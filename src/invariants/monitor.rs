@@ -7,47 +7,42 @@
 //! - one bit per transition property (I1 and our transition properties),
 //!   set by the first transition that breaks it and kept, so that a state
 //!   property of the model can report it;
-//! - the retracted roots and, for each, how many records existed when it
-//!   was retracted: an abort retracts the records its transaction had
-//!   staged that were not already revoked, a revoke its record (DESIGN.md
-//!   "Abort retracts every record the transaction staged"). I2 and log
-//!   completeness read these, not the rollback log's root flags;
-//! - the records that moved to revoked from a state the lifecycle allows
-//!   no quarantine from (I2: a view is revoked only where it could not be
-//!   quarantined, card pitfall).
+//! - the retracted records and what their cascades had to cover: an
+//!   abort retracts the records its transaction had staged that were not
+//!   already revoked, a revoke its record (DESIGN.md "Abort retracts every
+//!   record the transaction staged"), and each retraction covers the
+//!   transitive descendants of what it retracts that exist at that moment
+//!   (recomputed from `derived_from`; records created later are judged by
+//!   commit, not by repair). I2 and log completeness read these, not the
+//!   rollback log's root entries and horizons;
+//! - the records a retraction moved to revoked from a state the lifecycle
+//!   allows no quarantine from (I2: a view is revoked only where it could
+//!   not be quarantined, card pitfall).
 //!
 //! In a correct protocol every part is a function of the store (its
 //! rollback log says the same), so the monitor adds no state: the model's
 //! codec stores only where it departs from the log.
 //!
-//! It is inline and `Copy`: every state carries one.
+//! It is four words, inline and `Copy`: every state carries one.
 
+use super::ancestry::Graph;
+use super::fields::where_state;
 use super::lifecycle::quarantine_allowed_from;
 use super::{Context, Invariant};
-use crate::protocol::{Lifecycle, Op, RecordId, RecordSet, StoreView, MAX_RECORDS};
+use crate::protocol::{Lifecycle, Op, RecordId, RecordSet, StoreView};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Monitor {
     /// One bit per transition property ([`Invariant::bit`]).
     pub(crate) breached: u16,
     /// Every record an abort or a revoke retracted.
     pub(crate) retracted: RecordSet,
-    /// Per retracted record, the record count when it was retracted; zero
-    /// for every other record.
-    pub(crate) horizon: [u8; MAX_RECORDS],
-    /// Records moved to revoked from a state that allows no quarantine.
+    /// Every descendant of a retracted record that existed when it was
+    /// retracted.
+    pub(crate) covered: RecordSet,
+    /// Records a retraction moved to revoked from a state that allows no
+    /// quarantine.
     pub(crate) revoked_unquarantinable: RecordSet,
-}
-
-impl Default for Monitor {
-    fn default() -> Self {
-        Monitor {
-            breached: 0,
-            retracted: RecordSet::EMPTY,
-            horizon: [0; MAX_RECORDS],
-            revoked_unquarantinable: RecordSet::EMPTY,
-        }
-    }
 }
 
 impl Monitor {
@@ -61,14 +56,20 @@ impl Monitor {
         self.retracted
     }
 
-    /// How many records existed when `root` was retracted: its cascade
-    /// covers exactly the descendants with smaller ids. Zero if it was not
-    /// retracted.
-    pub fn horizon(&self, root: RecordId) -> u8 {
-        self.horizon.get(root as usize).copied().unwrap_or(0)
+    /// Every record a retraction's cascade had to repair: a descendant of
+    /// a retracted record, existing when it was retracted.
+    pub fn covered(&self) -> RecordSet {
+        self.covered
     }
 
-    /// Records that were revoked from a state that allows no quarantine.
+    /// Every record a retraction reached: the retracted records and what
+    /// their cascades covered.
+    pub fn reached(&self) -> RecordSet {
+        self.retracted.union(self.covered)
+    }
+
+    /// Records a retraction revoked from a state that allows no
+    /// quarantine.
     pub fn revoked_unquarantinable(&self) -> RecordSet {
         self.revoked_unquarantinable
     }
@@ -88,18 +89,18 @@ impl Monitor {
         let roots = match *op {
             Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
                 t.staged()
-                    .difference(super::fields::where_state(before, |s| {
-                        s == Lifecycle::Revoked
-                    }))
+                    .difference(where_state(before, |s| s == Lifecycle::Revoked))
             }),
             Op::Revoke { record } => RecordSet::single(record),
-            _ => RecordSet::EMPTY,
+            _ => return next,
         };
-        let count = before.records().len() as u8;
-        for root in roots.iter() {
-            next.retracted.insert(root);
-            next.horizon[root as usize] = count;
+        if roots.is_empty() {
+            return next;
         }
+        next.retracted = next.retracted.union(roots);
+        next.covered = next
+            .covered
+            .union(Graph::of(before).descendants_of_any(roots));
         for (id, was) in before.records().iter().enumerate() {
             let now = after.record(id as RecordId).map(|r| r.state());
             if now == Some(Lifecycle::Revoked)
@@ -132,32 +133,17 @@ impl Monitor {
     }
 }
 
-/// Compact: only what is set (the array of horizons is mostly zeros).
-impl std::fmt::Debug for Monitor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let horizons: Vec<(RecordId, u8)> = self
-            .retracted
-            .iter()
-            .map(|r| (r, self.horizon(r)))
-            .collect();
-        f.debug_struct("Monitor")
-            .field("breached", &format_args!("{:#06x}", self.breached))
-            .field("retracted", &horizons)
-            .field("revoked_unquarantinable", &self.revoked_unquarantinable)
-            .finish()
-    }
-}
-
-/// Hashes what is set: the breached bits and the two sets in one word
-/// each, then one word per retracted record's horizon (the others are
-/// zero by construction).
+/// The common case, nothing retracted or breached, is one word; any other
+/// monitor writes its four parts.
 impl std::hash::Hash for Monitor {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(u64::from(self.breached));
-        h.write_u64(self.retracted.bits());
-        h.write_u64(self.revoked_unquarantinable.bits());
-        for r in self.retracted.iter() {
-            h.write_u8(self.horizon[r as usize]);
+        if *self == Monitor::default() {
+            h.write_u64(0);
+        } else {
+            h.write_u64(u64::from(self.breached) | 1 << 63);
+            h.write_u64(self.retracted.bits());
+            h.write_u64(self.covered.bits());
+            h.write_u64(self.revoked_unquarantinable.bits());
         }
     }
 }

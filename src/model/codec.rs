@@ -7,7 +7,7 @@ use super::{ModelSpec, ModelState};
 use crate::engine::StateCodec;
 use crate::invariants::lifecycle::quarantine_allowed_from;
 use crate::invariants::Monitor;
-use crate::protocol::{Lifecycle, Repair, StorePacker, StoreView};
+use crate::protocol::{Lifecycle, RecordId, RecordSet, Repair, StorePacker, StoreView};
 
 pub struct ModelCodec {
     packer: StorePacker,
@@ -45,18 +45,34 @@ impl StateCodec<ModelState> for ModelCodec {
 // does; only its length depends on the agreement.
 const BREACHED: u8 = 1;
 const RETRACTED: u8 = 2;
-const HORIZONS: u8 = 4;
+const COVERED: u8 = 4;
 const UNQUARANTINABLE: u8 = 8;
 
-/// The monitor the rollback log of `store` implies: its root entries with
-/// their horizons, and the records its entries revoked from a state that
-/// allows no quarantine.
+/// The monitor the rollback log of `store` implies: its root entries,
+/// their descendants below each entry's horizon (parents precede their
+/// children in a store the protocol built, so one pass closes each), and
+/// the records its entries revoked from a state that allows no
+/// quarantine.
 fn implied_by_log(store: StoreView<'_>) -> Monitor {
     let mut m = Monitor::default();
+    let records = store.records();
     for e in store.rollback_log() {
         if e.root {
             m.retracted.insert(e.record);
-            m.horizon[e.record as usize] = e.horizon;
+            let mut reach = RecordSet::single(e.record);
+            let end = (e.horizon as usize).min(records.len());
+            for (id, r) in records
+                .iter()
+                .enumerate()
+                .take(end)
+                .skip(e.record as usize + 1)
+            {
+                if r.derived_from().intersects(reach) {
+                    reach.insert(id as RecordId);
+                }
+            }
+            reach.remove(e.record);
+            m.covered = m.covered.union(reach);
         }
         let revokes = e.repair != Repair::Quarantined;
         if revokes && e.from != Lifecycle::Revoked && !quarantine_allowed_from(e.from) {
@@ -67,84 +83,71 @@ fn implied_by_log(store: StoreView<'_>) -> Monitor {
 }
 
 /// Appends `monitor`: a flag byte, then each part that differs from what
-/// `store`'s log implies (breached bits, the retracted set as an XOR, the
-/// retracted records' horizons, the unquarantinable set as an XOR).
+/// `store`'s log implies (the breached bits, then the retracted, covered
+/// and unquarantinable sets as XORs with the log's).
 pub fn encode_monitor(monitor: &Monitor, store: StoreView<'_>, out: &mut Vec<u8>) {
-    let log = implied_by_log(store);
-    let retracted = monitor.retracted.bits() ^ log.retracted.bits();
-    let unquarantinable =
-        monitor.revoked_unquarantinable.bits() ^ log.revoked_unquarantinable.bits();
-    let horizons_differ = monitor
-        .retracted
-        .iter()
-        .any(|r| monitor.horizon[r as usize] != log.horizon[r as usize]);
-    let flags = (monitor.breached != 0) as u8 * BREACHED
-        | (retracted != 0) as u8 * RETRACTED
-        | horizons_differ as u8 * HORIZONS
-        | (unquarantinable != 0) as u8 * UNQUARANTINABLE;
+    let log = if store.rollback_log().is_empty() {
+        Monitor::default()
+    } else {
+        implied_by_log(store)
+    };
+    let parts = [
+        (RETRACTED, monitor.retracted.bits() ^ log.retracted.bits()),
+        (COVERED, monitor.covered.bits() ^ log.covered.bits()),
+        (
+            UNQUARANTINABLE,
+            monitor.revoked_unquarantinable.bits() ^ log.revoked_unquarantinable.bits(),
+        ),
+    ];
+    let mut flags = if monitor.breached != 0 { BREACHED } else { 0 };
+    for (flag, diff) in parts {
+        if diff != 0 {
+            flags |= flag;
+        }
+    }
     out.push(flags);
     if flags & BREACHED != 0 {
         out.extend_from_slice(&monitor.breached.to_le_bytes());
     }
-    if flags & RETRACTED != 0 {
-        out.extend_from_slice(&retracted.to_le_bytes());
-    }
-    if flags & HORIZONS != 0 {
-        out.extend(
-            monitor
-                .retracted
-                .iter()
-                .map(|r| monitor.horizon[r as usize]),
-        );
-    }
-    if flags & UNQUARANTINABLE != 0 {
-        out.extend_from_slice(&unquarantinable.to_le_bytes());
+    for (flag, diff) in parts {
+        if flags & flag != 0 {
+            out.extend_from_slice(&diff.to_le_bytes());
+        }
     }
 }
 
 /// Reads what [`encode_monitor`] wrote for the same store; returns the
 /// monitor and the bytes read.
 pub fn decode_monitor(bytes: &[u8], store: StoreView<'_>) -> (Monitor, usize) {
-    let log = implied_by_log(store);
+    let mut m = if store.rollback_log().is_empty() {
+        Monitor::default()
+    } else {
+        implied_by_log(store)
+    };
     let flags = bytes[0];
     let mut at = 1;
-    let mut take = |n: usize| {
-        let part = &bytes[at..at + n];
-        at += n;
-        part
-    };
-    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
-    let mut m = Monitor::default();
     if flags & BREACHED != 0 {
-        m.breached = u16::from_le_bytes(take(2).try_into().expect("two bytes"));
+        m.breached = u16::from_le_bytes([bytes[1], bytes[2]]);
+        at += 2;
     }
-    let mut retracted = log.retracted.bits();
-    if flags & RETRACTED != 0 {
-        retracted ^= word(take(8));
-    }
-    m.retracted = crate::protocol::RecordSet::from_bits(retracted);
-    if flags & HORIZONS != 0 {
-        let roots = m.retracted;
-        for (r, &h) in roots.iter().zip(take(roots.len())) {
-            m.horizon[r as usize] = h;
-        }
-    } else {
-        for r in m.retracted.iter() {
-            m.horizon[r as usize] = log.horizon[r as usize];
+    for (flag, set) in [
+        (RETRACTED, &mut m.retracted),
+        (COVERED, &mut m.covered),
+        (UNQUARANTINABLE, &mut m.revoked_unquarantinable),
+    ] {
+        if flags & flag != 0 {
+            let word: [u8; 8] = bytes[at..at + 8].try_into().expect("eight bytes");
+            *set = RecordSet::from_bits(set.bits() ^ u64::from_le_bytes(word));
+            at += 8;
         }
     }
-    let mut unquarantinable = log.revoked_unquarantinable.bits();
-    if flags & UNQUARANTINABLE != 0 {
-        unquarantinable ^= word(take(8));
-    }
-    m.revoked_unquarantinable = crate::protocol::RecordSet::from_bits(unquarantinable);
     (m, at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{RecordSet, Store};
+    use crate::protocol::Store;
 
     #[test]
     fn a_monitor_that_departs_from_the_log_round_trips() {
@@ -155,9 +158,7 @@ mod tests {
         assert_eq!(bytes, [0], "agreement with the log costs one byte");
         m.breached = 0b1010_0000_0001;
         m.retracted = [1, 5, 63].into_iter().collect::<RecordSet>();
-        m.horizon[1] = 3;
-        m.horizon[5] = 9;
-        m.horizon[63] = 64;
+        m.covered = [2, 6].into_iter().collect::<RecordSet>();
         m.revoked_unquarantinable = RecordSet::single(7);
         bytes.clear();
         encode_monitor(&m, store.view(), &mut bytes);

@@ -67,6 +67,17 @@ impl MemtxModel {
         (next_new + 1).min(self.spec.agents)
     }
 
+    /// The invariants this model judges (its context's selection), in
+    /// report order.
+    pub fn judged_invariants(&self) -> impl Iterator<Item = &'static ModelProperty> {
+        properties::selected(self.spec.context().selection()).filter(|p| p.invariant().is_some())
+    }
+
+    /// The companions of the invariants it judges, in report order.
+    pub fn judged_companions(&self) -> impl Iterator<Item = &'static ModelProperty> {
+        properties::selected(self.spec.context().selection()).filter(|p| p.invariant().is_none())
+    }
+
     /// The protocol operation an action stands for.
     pub fn op(&self, action: &Action) -> Op {
         action.to_op(&self.spec)
@@ -212,7 +223,9 @@ impl Model for MemtxModel {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        PROPERTIES.iter().map(ModelProperty::stateright).collect()
+        properties::selected(self.spec.context().selection())
+            .map(ModelProperty::stateright)
+            .collect()
     }
 }
 
