@@ -5,6 +5,8 @@
 //! counterexample trace.
 
 pub mod counterexample;
+#[cfg(test)]
+mod faults;
 pub mod summary;
 
 pub use counterexample::Counterexample;

@@ -8,7 +8,7 @@ use super::lifecycle::Lifecycle;
 use super::outcome::Refusal;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
-use super::variant::Mechanism;
+use super::variant::{Fault, Mechanism};
 
 impl Protocol {
     /// The gate's refusal for `tx` calling `tool`, or `None` when it allows.
@@ -27,6 +27,7 @@ impl Protocol {
             return Some(Refusal::TentativeInFlight);
         }
         if t.tier == Tier::ExternalAction
+            && !self.faulty(Fault::GateIgnoresSupport)
             && !t
                 .snapshot
                 .iter()
