@@ -18,6 +18,7 @@ struct Summary {
     transitions: u64,
     complete: bool,
     deepest_level: usize,
+    selected: String,
     properties: Vec<PropertyOut>,
     companions_reached: usize,
     companions_total: usize,
@@ -54,7 +55,9 @@ struct PropertyOut {
     kind: String,
     verdict: String,
     depth: Option<usize>,
+    clause: Option<String>,
     expected: Option<String>,
+    expected_clause: Option<String>,
     as_expected: bool,
 }
 
@@ -62,6 +65,7 @@ struct PropertyOut {
 #[serde(deny_unknown_fields)]
 struct CounterexampleOut {
     property: String,
+    clause: String,
     depth: usize,
     trace: String,
     itf: String,
@@ -110,11 +114,20 @@ fn check(args: &[&str], dir: &Path) -> Output {
         .expect("the binary runs")
 }
 
+/// The paper's three only: the default model breaks our scope property.
 #[test]
 fn a_holding_model_exits_0_and_writes_growth_and_summary() {
     let dir = scratch("holds");
     let out = check(
-        &["models/default.json", "--depth", "5", "--threads", "2"],
+        &[
+            "models/default.json",
+            "--depth",
+            "5",
+            "--threads",
+            "2",
+            "--properties",
+            "I1,I2,G3",
+        ],
         &dir,
     );
     assert_eq!(
@@ -203,8 +216,13 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
         ("open.low", "1"),
         "T0 opens at low first"
     );
-    assert_eq!(summary.properties.len(), 10);
-    assert_eq!(summary.companions_total, 7);
+    assert_eq!(summary.selected, "I1,I2,G3");
+    assert_eq!(
+        summary.properties.len(),
+        8,
+        "three invariants, their five companions"
+    );
+    assert_eq!(summary.companions_total, 5);
     assert!(
         summary.companions_reached >= 5,
         "most companions are reached by depth 5"
@@ -220,6 +238,7 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
         ("I1", "invariant", "holds", Some("holds"))
     );
     assert!(i1.as_expected && i1.depth.is_none());
+    assert!(i1.clause.is_none() && i1.expected_clause.is_none());
     assert!(
         summary.collision_probability.birthday > 0.0
             && summary.collision_probability.birthday < 1e-6
@@ -321,7 +340,13 @@ fn an_unreached_expected_branch_fails_expect() {
 fn a_broken_variant_exits_1_with_a_replayable_shortest_counterexample() {
     let dir = scratch("violated");
     let out = check(
-        &["models/ablations/no-typed-repair.json", "--depth", "6"],
+        &[
+            "models/ablations/no-typed-repair.json",
+            "--depth",
+            "6",
+            "--properties",
+            "I2",
+        ],
         &dir,
     );
     assert_eq!(
@@ -336,6 +361,15 @@ fn a_broken_variant_exits_1_with_a_replayable_shortest_counterexample() {
     assert_eq!(summary.counterexamples.len(), 1);
     let cx = &summary.counterexamples[0];
     assert_eq!((cx.property.as_str(), cx.depth), ("I2", 5));
+    assert!(
+        ["view", "log"].contains(&cx.clause.as_str()),
+        "{}",
+        cx.clause
+    );
+    assert_eq!(
+        summary.properties[0].clause.as_deref(),
+        Some(cx.clause.as_str())
+    );
     assert!(summary.as_expected, "no-typed-repair expects I2 violated");
     let trace = Path::new(&cx.trace);
     assert_eq!(trace.file_name().unwrap(), "no-typed-repair-I2.json");
@@ -378,6 +412,95 @@ fn a_broken_variant_exits_1_with_a_replayable_shortest_counterexample() {
 }
 
 #[test]
+fn expect_names_the_clause_a_violation_must_break() {
+    let dir = scratch("clause");
+    let text = std::fs::read_to_string("models/ablations/no-gate.json").unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(model["expect"]["I1"]["violated"], "unsupported");
+    let mut run = |expect: serde_json::Value| {
+        model["expect"]["I1"] = expect;
+        let path = dir.join("no-gate.json");
+        std::fs::write(&path, model.to_string()).unwrap();
+        let args = [
+            path.to_str().unwrap(),
+            "--depth",
+            "5",
+            "--expect",
+            "--properties",
+            "I1",
+        ];
+        check(&args, &dir)
+    };
+    let out = run(serde_json::json!({"violated": "unsupported"}));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let summary: Summary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    let i1 = &summary.properties[0];
+    assert_eq!(
+        (
+            i1.clause.as_deref(),
+            i1.expected.as_deref(),
+            i1.expected_clause.as_deref()
+        ),
+        (Some("unsupported"), Some("violated"), Some("unsupported"))
+    );
+    // The same violation, another clause expected: --expect fails.
+    let out = run(serde_json::json!({"violated": "in_flight"}));
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("VIOLATED [unsupported]")
+            && stdout.contains("UNEXPECTED: expected violated [in_flight]"),
+        "{stdout}"
+    );
+    // A clause I1 does not have is bad input.
+    let out = run(serde_json::json!({"violated": "view"}));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("expect.I1.violated") && stderr.contains("\"view\" is not a clause of I1"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn properties_narrow_a_run_and_an_unknown_name_is_exit_2() {
+    let dir = scratch("properties");
+    let out = check(
+        &[
+            "models/default.json",
+            "--depth",
+            "6",
+            "--properties",
+            "scope,G3",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(1), "the default breaks scope");
+    let summary: Summary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary.selected, "G3,scope");
+    let names: Vec<&str> = summary.properties.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["G3", "scope", "laundering quarantined"]);
+    assert_eq!(summary.properties[1].clause.as_deref(), Some("laundered"));
+    let out = check(&["models/default.json", "--properties", "I1,I9"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--properties") && stderr.contains("\"I9\" is not a property"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn expect_fails_when_a_verdict_contradicts_the_model() {
     let dir = scratch("expect");
     // At depth 4 the typed-repair ablation is not yet caught (it needs 5
@@ -407,6 +530,8 @@ fn full_depth_reaches_the_fixpoint_on_a_small_bound() {
             "2",
             "--depth",
             "full",
+            "--properties",
+            "I1,I2,G3",
         ],
         &dir,
     );

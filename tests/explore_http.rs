@@ -80,7 +80,7 @@ fn endpoints_answer_for_a_counterexample_path() {
     let before = last_state(port, prefix);
     assert_eq!(before.action.as_deref(), Some("T0 commits"));
     let svg = before.svg.unwrap();
-    assert!(svg.contains("I1, I2 and G3 hold on this path"), "{svg}");
+    assert!(svg.contains("every invariant holds on this path"), "{svg}");
     assert!(!svg.contains("data-violation"));
 
     let (code, _) = http_get(port, "/.states/0/999");

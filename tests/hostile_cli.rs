@@ -303,8 +303,10 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
     assert_eq!(
         files_under(&dir.join("out")),
         [
+            "coverage.csv",
             "growth.csv",
             "manifest.json",
+            "random-coverage.csv",
             "random-summary.json",
             "random.csv",
             "summary.json"

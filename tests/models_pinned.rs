@@ -8,7 +8,6 @@
 
 use memtx_check::check::{self, CheckOptions, Outcome};
 use memtx_check::config::ModelConfig;
-use memtx_check::invariants::Invariant;
 use memtx_check::model::coverage::{Coverage, BRANCHES};
 use std::path::{Path, PathBuf};
 
@@ -18,34 +17,41 @@ struct Pin {
     transitions: u64,
     /// Protocol branches reached (of `coverage.csv`'s rows).
     covered: usize,
-    /// Shortest counterexample length for I1, I2, G3; `None`: holds.
-    violated_at: [Option<usize>; 3],
+    /// Each violated invariant, in report order: its name, the length of
+    /// its shortest counterexample and the clause that counterexample
+    /// breaks; every other invariant holds.
+    violated: &'static [(&'static str, usize, &'static str)],
     unreached: &'static [&'static str],
 }
 
+// The two companions of checks 1 and 2 stay unreached wherever no
+// template trips those checks with the check in force: every model but
+// commit-checks. Scope is violated on every model with the default's
+// private note and summary: the laundering rule looks at active, direct
+// parents only (README, "What the invariants catch").
 #[rustfmt::skip]
 const PINS: &[Pin] = &[
-    Pin { model: "default", states: 130_288_884, transitions: 212_101_745, covered: 50, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "full-surface", states: 4_116_377, transitions: 5_434_592, covered: 47, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "two-agents", states: 13_488_212, transitions: 19_200_025, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    // Small models for the branches the default does not reach.
-    Pin { model: "evidence-validity", states: 2_128, transitions: 2_758, covered: 22, violated_at: [None, None, None], unreached: &["cascade revokes a descendant", "view quarantined", "record superseded", "record goes to user review"] },
-    Pin { model: "revalidate", states: 212_673, transitions: 316_164, covered: 31, violated_at: [None, None, None], unreached: &["cascade revokes a descendant", "record superseded", "record goes to user review"] },
-    Pin { model: "views-windows", states: 5_679, transitions: 7_004, covered: 28, violated_at: [None, None, None], unreached: &["cascade revokes a descendant", "record superseded", "record goes to user review"] },
-    // Ablations: what the invariants catch, and what nothing catches.
-    Pin { model: "no-gate", states: 3_899_365, transitions: 5_304_685, covered: 40, violated_at: [Some(4), None, None], unreached: &["irreversible call blocked"] },
-    Pin { model: "no-evidence", states: 8_249_364, transitions: 11_619_037, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "no-validity", states: 8_249_992, transitions: 11_622_892, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "no-conflict", states: 3_731_867, transitions: 5_316_452, covered: 33, violated_at: [None, None, None], unreached: &["record superseded", "record goes to user review"] },
-    Pin { model: "no-permission-inheritance", states: 3_691_755, transitions: 5_241_429, covered: 41, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "no-dependency-stability", states: 3_679_776, transitions: 5_216_188, covered: 41, violated_at: [None, None, Some(7)], unreached: &[] },
-    Pin { model: "no-cascade", states: 3_687_597, transitions: 5_225_936, covered: 36, violated_at: [None, Some(5), Some(5)], unreached: &["cascade revokes a descendant", "view quarantined"] },
-    Pin { model: "no-typed-repair", states: 3_678_984, transitions: 5_216_140, covered: 40, violated_at: [None, Some(5), None], unreached: &["view quarantined"] },
+    Pin { model: "default", states: 130_288_884, transitions: 212_101_745, covered: 50, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "full-surface", states: 4_116_377, transitions: 5_434_592, covered: 47, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "two-agents", states: 13_488_212, transitions: 19_200_025, covered: 42, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "commit-checks", states: 1_573, transitions: 2_236, covered: 0, violated: &[], unreached: &["irreversible call executes", "irreversible call blocked", "cascade revokes a descendant", "view quarantined", "leak logged", "record superseded", "record goes to user review", "lower authority quarantined", "laundering quarantined", "record promoted to action_safe", "retraction reaches a tool action", "stale write quarantined"] },
+    Pin { model: "views-windows", states: 5_679, transitions: 7_004, covered: 28, violated: &[("scope", 5, "laundered")], unreached: &["cascade revokes a descendant", "record superseded", "record goes to user review"] },
+    Pin { model: "revalidate", states: 212_673, transitions: 316_164, covered: 31, violated: &[("scope", 5, "laundered")], unreached: &["cascade revokes a descendant", "record superseded", "record goes to user review"] },
+    Pin { model: "evidence-validity", states: 2_128, transitions: 2_758, covered: 22, violated: &[("scope", 5, "laundered")], unreached: &["cascade revokes a descendant", "view quarantined", "record superseded", "record goes to user review"] },
+    // Ablations: what the invariants catch.
+    Pin { model: "no-gate", states: 3_899_365, transitions: 5_304_685, covered: 40, violated: &[("I1", 4, "unsupported"), ("scope", 5, "laundered")], unreached: &["irreversible call blocked", "low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "no-evidence", states: 8_249_364, transitions: 11_619_037, covered: 42, violated: &[("evidence", 3, "low_evidence"), ("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "no-validity", states: 8_249_992, transitions: 11_622_892, covered: 42, violated: &[("validity", 3, "outside_window"), ("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "no-conflict", states: 3_731_867, transitions: 5_316_452, covered: 33, violated: &[("one-value-per-slot", 4, "two_values"), ("scope", 5, "laundered"), ("stale-write", 8, "stale_win")], unreached: &["record superseded", "record goes to user review", "low evidence quarantined", "expired record quarantined", "lower authority quarantined", "stale write quarantined"] },
+    Pin { model: "no-permission-inheritance", states: 3_691_755, transitions: 5_241_429, covered: 41, violated: &[("scope", 4, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined", "laundering quarantined"] },
+    Pin { model: "no-dependency-stability", states: 3_679_776, transitions: 5_216_188, covered: 41, violated: &[("G3", 7, "revoked_ancestor"), ("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "no-cascade", states: 3_687_597, transitions: 5_225_936, covered: 36, violated: &[("I2", 5, "view"), ("G3", 5, "revoked_ancestor"), ("scope", 5, "laundered"), ("log-completeness", 5, "tool_action_entry")], unreached: &["cascade revokes a descendant", "view quarantined", "low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "no-typed-repair", states: 3_678_984, transitions: 5_216_140, covered: 40, violated: &[("I2", 5, "view"), ("scope", 5, "laundered"), ("log-completeness", 5, "tool_action_entry")], unreached: &["view quarantined", "low evidence quarantined", "expired record quarantined"] },
     // The card's paper-vs-code switches and the tool-basis reading.
-    Pin { model: "same-source-review", states: 8_286_472, transitions: 11_694_279, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "stale-check-apply", states: 3_677_567, transitions: 5_215_546, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "laundering-any-parent", states: 3_659_250, transitions: 5_192_177, covered: 42, violated_at: [None, None, None], unreached: &[] },
-    Pin { model: "tool-basis-snapshot", states: 3_711_189, transitions: 6_905_923, covered: 42, violated_at: [None, None, Some(5)], unreached: &[] },
+    Pin { model: "same-source-review", states: 8_286_472, transitions: 11_694_279, covered: 42, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "stale-check-apply", states: 3_677_567, transitions: 5_215_546, covered: 42, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "laundering-any-parent", states: 3_659_250, transitions: 5_192_177, covered: 42, violated: &[("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
+    Pin { model: "tool-basis-snapshot", states: 3_711_189, transitions: 6_905_923, covered: 42, violated: &[("G3", 5, "revoked_ancestor"), ("scope", 5, "laundered")], unreached: &["low evidence quarantined", "expired record quarantined"] },
 ];
 
 fn model_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -75,10 +81,13 @@ fn every_model_is_pinned() {
             .unwrap_or_else(|| panic!("{} has no pin", path.display()));
         let report = check::run(&config, CheckOptions::quiet(2));
         union.merge(&report.coverage);
-        let violated_at = Invariant::ALL.map(|inv| match report.outcome(inv) {
-            Some(Outcome::Violated { depth }) => Some(depth),
-            _ => None,
-        });
+        let violated: Vec<(&str, usize, &str)> = report
+            .invariants()
+            .filter_map(|p| match p.outcome {
+                Outcome::Violated { depth } => Some((p.name, depth, p.clause.unwrap_or("?"))),
+                _ => None,
+            })
+            .collect();
         let unreached: Vec<&str> = report
             .companions()
             .filter(|p| !matches!(p.outcome, Outcome::Reached { .. }))
@@ -88,18 +97,21 @@ fn every_model_is_pinned() {
             report.unique_states,
             report.transitions,
             report.coverage.reached(),
-            violated_at,
+            violated,
             unreached.clone(),
         );
         let want = (
             pin.states,
             pin.transitions,
             pin.covered,
-            pin.violated_at,
+            pin.violated.to_vec(),
             pin.unreached.to_vec(),
         );
         if got != want {
-            failures.push(format!("{}: got {got:?}, pinned {want:?}", pin.model));
+            failures.push(format!(
+                "{}: got {got:?}, pinned {want:?}\n    Pin {{ model: {:?}, states: {}, transitions: {}, covered: {}, violated: &{:?}, unreached: &{:?} }},",
+                pin.model, pin.model, got.0, got.1, got.2, got.3, got.4
+            ));
         }
         assert!(
             report.as_expected(),

@@ -13,6 +13,8 @@ use crate::trace::{Step, Trace, TraceViolation};
 /// A counterexample: the property, its trace and the replay of the trace.
 pub struct Counterexample {
     pub invariant: Invariant,
+    /// The clause its last step breaks.
+    pub clause: &'static str,
     /// Actions from the initial store.
     pub depth: usize,
     pub trace: Trace,
@@ -53,6 +55,7 @@ impl Counterexample {
             found.step, last,
             "replay finds {invariant} after the same step"
         );
+        let found_clause = found.violation.clause;
         let violation = TraceViolation {
             property: invariant,
             step: last,
@@ -62,6 +65,7 @@ impl Counterexample {
         let replay = replay(&trace).expect("a generated trace is well-formed");
         Counterexample {
             invariant,
+            clause: found_clause,
             depth: actions.len(),
             trace,
             actions,

@@ -6,6 +6,8 @@
 //! and each violation into a replayable counterexample trace.
 
 pub mod counterexample;
+#[cfg(test)]
+mod faults;
 pub mod summary;
 
 pub use counterexample::Counterexample;
@@ -14,7 +16,7 @@ use crate::config::{Depth, Expect, ModelConfig};
 use crate::engine::{
     self, EngineOptions, EngineReport, FingerprintWidth, LevelStats, RunObserver, Stopped,
 };
-use crate::invariants::Invariant;
+use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
 use std::path::PathBuf;
@@ -23,6 +25,8 @@ use std::time::{Duration, Instant};
 /// How to run a check.
 pub struct CheckOptions {
     pub threads: usize,
+    /// The invariants judged (and the companions that guard them).
+    pub properties: Selection,
     /// Told of each explored level and, within long levels, of progress.
     pub observer: Box<dyn RunObserver>,
     /// Bits of the stored fingerprints.
@@ -45,6 +49,7 @@ impl CheckOptions {
     pub fn quiet(threads: usize) -> Self {
         CheckOptions {
             threads,
+            properties: Selection::ALL,
             observer: Box::new(engine::Silent),
             fingerprint: FingerprintWidth::Bits64,
             max_memory: None,
@@ -59,8 +64,9 @@ impl CheckOptions {
 /// What a checkpoint of `config` is named by: the model's name and a hash
 /// of its canonical configuration (bounds included), so that a checkpoint
 /// of another model, or of other bounds, is refused.
-pub fn identity(config: &ModelConfig) -> String {
-    let canonical = config.to_json().to_string();
+pub fn identity(config: &ModelConfig, properties: Selection) -> String {
+    // The properties judged are part of what a level's verdicts mean.
+    let canonical = format!("{} {properties:?}", config.to_json());
     format!(
         "{} {:032x}",
         config.name,
@@ -76,6 +82,7 @@ pub fn resumable(
     dir: &std::path::Path,
 ) -> Result<(), String> {
     let probe = CheckOptions {
+        properties: options.properties,
         spill_dir: None,
         checkpoint: None,
         resume: None,
@@ -103,7 +110,7 @@ pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOpti
         max_memory: options.max_memory,
         checkpoint: options.checkpoint,
         resume: options.resume,
-        identity: identity(config),
+        identity: identity(config, options.properties),
         max_levels: options.max_levels,
     }
 }
@@ -147,18 +154,26 @@ pub struct PropertyOutcome {
     pub name: &'static str,
     pub kind: PropertyKind,
     pub outcome: Outcome,
+    /// For a violated invariant, the clause its shortest counterexample
+    /// breaks (as the replay of the counterexample finds it).
+    pub clause: Option<&'static str>,
     /// The configuration's expectation, for invariants that have one.
     pub expected: Option<Expect>,
 }
 
 impl PropertyOutcome {
-    /// False only when an expectation exists and the outcome contradicts it.
+    /// False only when an expectation exists and the outcome contradicts
+    /// it: a verdict of the other kind, or a violation of another clause
+    /// than the one expected.
     pub fn as_expected(&self) -> bool {
-        !matches!(
-            (self.expected, self.outcome),
-            (Some(Expect::Holds), Outcome::Violated { .. })
-                | (Some(Expect::Violated), Outcome::Holds)
-        )
+        match (self.expected, self.outcome) {
+            (Some(Expect::Holds), Outcome::Violated { .. }) => false,
+            (Some(Expect::Violated(_)), Outcome::Holds) => false,
+            (Some(Expect::Violated(Some(clause))), Outcome::Violated { .. }) => {
+                self.clause == Some(clause)
+            }
+            _ => true,
+        }
     }
 }
 
@@ -231,7 +246,9 @@ impl CheckReport {
 /// Runs the exhaustive check of `config` at its bounds.
 pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let started = Instant::now();
-    let model = MemtxModel::new(ModelSpec::from_config(config));
+    let mut spec = ModelSpec::from_config(config);
+    spec.select(options.properties);
+    let model = MemtxModel::new(spec);
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =
@@ -242,11 +259,14 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         let kind = property(result.name)
             .expect("the engine reports the model's own properties")
             .kind;
+        let mut clause = None;
         let outcome = match &result.verdict {
             engine::Verdict::Holds => Outcome::Holds,
             engine::Verdict::Violated { depth, trace } => {
                 if let PropertyKind::Invariant(inv) = kind {
-                    counterexamples.push(Counterexample::build(&model, config, inv, trace));
+                    let c = Counterexample::build(&model, config, inv, trace);
+                    clause = Some(c.clause);
+                    counterexamples.push(c);
                 }
                 Outcome::Violated { depth: *depth }
             }
@@ -261,6 +281,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
             name: result.name,
             kind,
             outcome,
+            clause,
             expected,
         });
     }

@@ -114,6 +114,8 @@ struct SummaryJson<'a> {
     /// The last level added no new state: the whole space was explored.
     complete: bool,
     deepest_level: usize,
+    /// The invariants judged (`--properties`), comma-separated.
+    selected: String,
     properties: Vec<PropertyJson<'a>>,
     companions_reached: usize,
     companions_total: usize,
@@ -152,13 +154,19 @@ struct PropertyJson<'a> {
     verdict: &'static str,
     /// Actions in a shortest counterexample or example.
     depth: Option<usize>,
+    /// For a violated invariant, the clause its shortest counterexample
+    /// breaks.
+    clause: Option<&'static str>,
     expected: Option<&'static str>,
+    /// The clause the configuration expects a violation to break.
+    expected_clause: Option<&'static str>,
     as_expected: bool,
 }
 
 #[derive(Serialize)]
 struct CounterexampleJson {
     property: &'static str,
+    clause: &'static str,
     depth: usize,
     trace: String,
     itf: String,
@@ -198,6 +206,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
         transitions: report.transitions,
         complete: report.complete,
         deepest_level: report.levels.last().map_or(0, |l| l.depth),
+        selected: report.model.spec.context().selection().names(),
         properties,
         companions_reached: report
             .companions()
@@ -212,6 +221,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
             .zip(written)
             .map(|(c, w)| CounterexampleJson {
                 property: c.invariant.name(),
+                clause: c.clause,
                 depth: c.depth,
                 trace: w.trace.clone(),
                 itf: w.itf.clone(),
@@ -280,7 +290,9 @@ fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
         kind: p.kind.label(),
         verdict: p.outcome.name(),
         depth: p.outcome.depth(),
+        clause: p.clause,
         expected: p.expected.map(|e| e.name()),
+        expected_clause: p.expected.and_then(|e| e.clause()),
         as_expected: p.as_expected(),
     }
 }
@@ -329,18 +341,19 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
                     .position(|x| x.invariant == inv)
                     .and_then(|i| written.get(i))
                     .map_or(String::new(), |w| format!(" → {}", w.trace));
-                format!("VIOLATED (shortest counterexample: {depth} steps){file}")
+                let clause = p.clause.map_or(String::new(), |c| format!(" [{c}]"));
+                format!("VIOLATED{clause} (shortest counterexample: {depth} steps){file}")
             }
             other => other.name().to_owned(),
         };
         let expectation = match p.expected {
-            Some(e) if p.as_expected() => format!("  (expected: {})", e.name()),
-            Some(e) => format!("  (UNEXPECTED: expected {})", e.name()),
+            Some(e) if p.as_expected() => format!("  (expected: {})", e.describe()),
+            Some(e) => format!("  (UNEXPECTED: expected {})", e.describe()),
             None => String::new(),
         };
         let _ = writeln!(
             out,
-            "  {:<3} {:<40} {verdict}{expectation}",
+            "  {:<18} {:<44} {verdict}{expectation}",
             inv.name(),
             inv.title()
         );
@@ -356,7 +369,12 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             Outcome::Reached { depth } => format!("reached at depth {depth}"),
             _ => "NOT REACHED — the invariants it guards may be vacuous here".to_owned(),
         };
-        let _ = writeln!(out, "  - {:<32} {what}", p.name);
+        let _ = writeln!(
+            out,
+            "  - {:<32} {what} (guards {})",
+            p.name,
+            p.kind.concerns()
+        );
     }
     out.push_str(&coverage_lines(&report.coverage, ""));
     let missing = report.coverage_missing();

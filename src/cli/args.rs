@@ -1,12 +1,14 @@
 //! The flags several commands share, each declared once: the record and
 //! transaction bounds (`check`, `random`), the depth (`check`, `diff`)
-//! and the thread count (`check`, `random`, `diff`). Values are taken as
+//! the thread count (`check`, `random`, `diff`) and the invariants judged
+//! (`check`, `random`). Values are taken as
 //! text and validated by [`crate::config::flags`] against the limits the
 //! model file obeys, so a bad one gets the usual one-line error.
 
 use super::CliError;
 use crate::config::flags::{self, BoundOverrides};
 use crate::config::limits::{MAX_DEPTH, MAX_RECORDS, MAX_THREADS, MAX_TRANSACTIONS};
+use crate::invariants::Selection;
 use clap::Args;
 
 /// `--records N --transactions N`.
@@ -36,6 +38,25 @@ pub struct ThreadsArg {
           help = format!("Worker threads, 1..={MAX_THREADS} (default: every core). \
                           Counts and traces do not depend on it"))]
     pub threads: Option<String>,
+}
+
+/// `--properties LIST`.
+#[derive(Debug, Args)]
+pub struct PropertiesArg {
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true,
+          help = format!("Judge only these invariants (and the companions that guard them), \
+                          comma-separated: {} (default: all)", Selection::ALL.names()))]
+    pub properties: Option<String>,
+}
+
+impl PropertiesArg {
+    /// The invariants named, or all of them.
+    pub fn selection(&self) -> Result<Selection, CliError> {
+        match &self.properties {
+            Some(text) => Ok(flags::properties(text)?),
+            None => Ok(Selection::ALL),
+        }
+    }
 }
 
 /// The bound overrides a command takes: records and transactions from

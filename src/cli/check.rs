@@ -1,17 +1,18 @@
 //! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
-//! [--depth N|full] [--threads N] [--out DIR] [--traces DIR] [--expect]
-//! [--fingerprint 64|128] [--max-memory SIZE] [--checkpoint DIR]
-//! [--resume DIR]`: the exhaustive bounded check. Writes `growth.csv`,
-//! `coverage.csv` and `summary.json`, a replayable trace (and its ITF
-//! twin) per violated invariant, as one report set (`outputs::ReportSet`),
-//! and prints a summary with the branch coverage and each counterexample
-//! step by step. A directory is a suite (`super::suite`). A run stopped by the memory guard still writes its
-//! reports, for the depths it completed, and exits 3 (inconclusive) unless
-//! it found a violation.
+//! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
+//! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
+//! [--checkpoint DIR] [--resume DIR]`: the exhaustive bounded check.
+//! Writes `growth.csv`, `coverage.csv` and `summary.json`, a replayable
+//! trace (and its ITF twin) per violated invariant, as one report set
+//! (`outputs::ReportSet`), and prints a summary with the branch coverage
+//! and each counterexample step by step. A directory is a suite
+//! (`super::suite`). A run stopped by the memory guard still writes its
+//! reports, for the depths it completed, and exits 3 (inconclusive)
+//! unless it found a violation.
 
-use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
+use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
-use super::model::load_model;
+use super::model::warn;
 use super::suite;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{coverage_csv, growth_csv, human_summary, summary_json, Written};
@@ -37,6 +38,8 @@ pub struct CheckArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    #[command(flatten)]
+    pub properties: PropertiesArg,
     /// Where growth.csv, coverage.csv and summary.json go (default:
     /// reports/NAME; for a suite, DIR/NAME, by default reports/NAME).
     #[arg(long)]
@@ -126,7 +129,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
 /// that `expect.coverage` names but the protocol does not have is bad
 /// input.
 pub fn load(path: &Path, bounds: &BoundOverrides) -> Result<ModelConfig, CliError> {
-    let mut config = load_model(path)?;
+    let mut config = ModelConfig::load(path)?;
     bounds.apply(&mut config.bounds);
     if let Some((i, name)) = config.expect.coverage.as_ref().and_then(unknown_branch) {
         return Err(CliError(format!(
@@ -134,6 +137,8 @@ pub fn load(path: &Path, bounds: &BoundOverrides) -> Result<ModelConfig, CliErro
             path.display()
         )));
     }
+    // Warnings only for a model that is not refused: an error is one line.
+    warn(&config.warnings());
     Ok(config)
 }
 
@@ -175,6 +180,7 @@ fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOpti
         None => engine::default_max_memory(),
     };
     Ok(CheckOptions {
+        properties: args.properties.selection()?,
         observer: Box::new(StderrProgress),
         fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
         max_memory,

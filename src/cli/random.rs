@@ -8,7 +8,7 @@
 //! branch coverage over the walks and the command that replays each
 //! failure.
 
-use super::args::{overrides, BoundArgs, ThreadsArg};
+use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::{print, CliError, Verdict};
@@ -49,6 +49,8 @@ pub struct RandomArgs {
     pub bounds: BoundArgs,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    #[command(flatten)]
+    pub properties: PropertiesArg,
     /// Where random.csv, random-coverage.csv and random-summary.json go
     /// (default: reports/NAME).
     #[arg(long, value_name = "DIR")]
@@ -66,6 +68,7 @@ pub fn options(args: &RandomArgs) -> Result<RandomOptions, CliError> {
         steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
         seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
         threads,
+        properties: args.properties.selection()?,
     })
 }
 

@@ -48,7 +48,7 @@ impl Compiled {
             })
             .collect();
         Compiled {
-            invariant_context: Context::new(&tools),
+            invariant_context: Context::new(&tools, config.clock, &config.variant),
             protocol: Protocol::new(tools, config.clock, config.variant),
             symbols,
             templates,

@@ -1,5 +1,5 @@
 //! A run's settings given on the command line: the bounds that replace
-//! the model's own, and the thread count. Validated against the same
+//! the model's own, the thread count and the properties judged. Validated against the same
 //! [`super::limits`] as the model file; each error is one line naming the
 //! flag.
 
@@ -7,6 +7,7 @@ use super::limits::{MAX_DEPTH, MAX_RECORDS, MAX_THREADS, MAX_TRANSACTIONS};
 use super::model_config::{Bounds, Depth};
 use crate::input::flag::whole_number;
 use crate::input::InputError;
+use crate::invariants::Selection;
 
 /// Bounds given on the command line, each replacing the model's own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +67,11 @@ fn parse_depth(text: &str) -> Result<Depth, InputError> {
 /// A `--threads` value.
 pub fn threads(text: &str) -> Result<usize, InputError> {
     Ok(whole_number("--threads", text, 1, MAX_THREADS as u64)? as usize)
+}
+
+/// A `--properties` value: invariant names, comma-separated (`I1,G3`).
+pub fn properties(text: &str) -> Result<Selection, InputError> {
+    Selection::parse(text).map_err(|why| InputError(format!("--properties: {why}")))
 }
 
 /// A `--fingerprint` value: 64 or 128 bits.

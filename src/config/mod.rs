@@ -1,6 +1,7 @@
 //! Model configurations (`models/*.json`, DESIGN.md "Formats"): what a run
 //! fixes — bounds, agents, risk tiers, tools, clock, record templates, the
-//! protocol variant and the expected verdict per invariant.
+//! protocol variant and the expected verdict per invariant (and, in
+//! [`verdicts`]' form, the clause a violation must break).
 //!
 //! Text is read through [`crate::input`] into the raw structs of `raw`
 //! (close to the JSON, unknown fields refused), then validated into a
@@ -16,6 +17,7 @@ mod model_config;
 mod raw;
 mod record;
 mod validate;
+mod verdicts;
 mod wire;
 
 #[cfg(test)]

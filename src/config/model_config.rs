@@ -107,19 +107,37 @@ pub struct Template {
     pub parent: ParentRule,
 }
 
-/// The verdict a configuration expects for one invariant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// The verdict a configuration expects for one invariant
+/// (`"holds"`, `"violated"`, or `{"violated": CLAUSE}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Expect {
     Holds,
-    Violated,
+    /// Violated; with a clause, the shortest counterexample must break
+    /// that clause (one of the invariant's [`Invariant::clauses`]).
+    Violated(Option<&'static str>),
 }
 
 impl Expect {
     pub fn name(self) -> &'static str {
         match self {
             Expect::Holds => "holds",
-            Expect::Violated => "violated",
+            Expect::Violated(_) => "violated",
+        }
+    }
+
+    /// The clause a violation must break, if one is named.
+    pub fn clause(self) -> Option<&'static str> {
+        match self {
+            Expect::Holds | Expect::Violated(None) => None,
+            Expect::Violated(clause) => clause,
+        }
+    }
+
+    /// `holds`, `violated`, or `violated [CLAUSE]`.
+    pub fn describe(self) -> String {
+        match self.clause() {
+            Some(c) => format!("violated [{c}]"),
+            None => self.name().to_owned(),
         }
     }
 }
@@ -127,9 +145,8 @@ impl Expect {
 /// Expected verdicts; an absent one is no expectation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Expectations {
-    pub i1: Option<Expect>,
-    pub i2: Option<Expect>,
-    pub g3: Option<Expect>,
+    /// Per invariant, in [`Invariant::ALL`] order.
+    pub verdicts: [Option<Expect>; Invariant::ALL.len()],
     /// Protocol branches the check must reach (`expect.coverage`).
     pub coverage: Option<ExpectCoverage>,
 }
@@ -145,10 +162,10 @@ pub enum ExpectCoverage {
 
 impl Expectations {
     pub fn get(&self, inv: Invariant) -> Option<Expect> {
-        match inv {
-            Invariant::I1 => self.i1,
-            Invariant::I2 => self.i2,
-            Invariant::G3 => self.g3,
-        }
+        self.verdicts[inv as usize]
+    }
+
+    pub fn set(&mut self, inv: Invariant, expect: Option<Expect>) {
+        self.verdicts[inv as usize] = expect;
     }
 }

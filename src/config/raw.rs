@@ -3,10 +3,11 @@
 //! validated [`super::ModelConfig`] is built from these by
 //! [`super::validate`].
 
-use super::model_config::{Expect, ParentRule};
+use super::model_config::ParentRule;
 use super::record::RawRecord;
 use crate::input::fields::{KnownFields, OnlyKnownFields};
 use crate::input::locate::{locate, locate_in_list, Schema};
+use crate::invariants::Invariant;
 use crate::protocol::{
     LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, Tier, ToolBasis,
 };
@@ -95,17 +96,52 @@ pub(crate) struct RawVariant {
 
 impl Schema for RawVariant {}
 
+/// One field per invariant, named as it is; each verdict is read by
+/// [`super::verdicts`], which knows the clause form.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct RawExpect {
     #[serde(rename = "I1")]
-    pub i1: Option<Expect>,
+    pub i1: Option<Value>,
     #[serde(rename = "I2")]
-    pub i2: Option<Expect>,
+    pub i2: Option<Value>,
     #[serde(rename = "G3")]
-    pub g3: Option<Expect>,
+    pub g3: Option<Value>,
+    pub evidence: Option<Value>,
+    pub validity: Option<Value>,
+    #[serde(rename = "one-value-per-slot")]
+    pub one_value_per_slot: Option<Value>,
+    pub scope: Option<Value>,
+    pub lifecycle: Option<Value>,
+    #[serde(rename = "log-completeness")]
+    pub log_completeness: Option<Value>,
+    #[serde(rename = "stale-write")]
+    pub stale_write: Option<Value>,
+    #[serde(rename = "tx-hygiene")]
+    pub tx_hygiene: Option<Value>,
+    pub snapshot: Option<Value>,
     /// `"all"` or a list of branch names; validation reads it.
     pub coverage: Option<Value>,
+}
+
+impl RawExpect {
+    /// The verdict written for `inv`, if any.
+    pub fn verdict(&self, inv: Invariant) -> Option<&Value> {
+        match inv {
+            Invariant::I1 => self.i1.as_ref(),
+            Invariant::I2 => self.i2.as_ref(),
+            Invariant::G3 => self.g3.as_ref(),
+            Invariant::Evidence => self.evidence.as_ref(),
+            Invariant::Validity => self.validity.as_ref(),
+            Invariant::OneValuePerSlot => self.one_value_per_slot.as_ref(),
+            Invariant::Scope => self.scope.as_ref(),
+            Invariant::Lifecycle => self.lifecycle.as_ref(),
+            Invariant::LogCompleteness => self.log_completeness.as_ref(),
+            Invariant::StaleWrite => self.stale_write.as_ref(),
+            Invariant::TxHygiene => self.tx_hygiene.as_ref(),
+            Invariant::Snapshot => self.snapshot.as_ref(),
+        }
+    }
 }
 
 impl Schema for RawExpect {}

@@ -12,6 +12,7 @@ use super::model_config::{
 };
 use super::raw::{RawBounds, RawConfig, RawExpect, RawTemplate, RawTool, RawVariant};
 use super::record::record_spec;
+use super::verdicts::expected_verdicts;
 use crate::input::locate::{index, show};
 use crate::input::{parse_json, read_text, stem, InputError, Validator};
 use crate::protocol::{Kind, Tier, Variant};
@@ -262,9 +263,7 @@ fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError
 fn expectations(v: &Validator, raw: Option<RawExpect>) -> Result<Expectations, InputError> {
     let raw = raw.unwrap_or_default();
     Ok(Expectations {
-        i1: raw.i1,
-        i2: raw.i2,
-        g3: raw.g3,
+        verdicts: expected_verdicts(v, &raw)?,
         coverage: raw.coverage.map(|c| expect_coverage(v, &c)).transpose()?,
     })
 }

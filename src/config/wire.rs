@@ -2,8 +2,9 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::model_config::{Depth, Expect, ExpectCoverage, ModelConfig, ParentRule};
+use super::model_config::{Depth, ModelConfig, ParentRule};
 use super::record::RecordJson;
+use super::verdicts::VerdictsJson;
 use crate::protocol::{Mechanism, Tier, Variant};
 use serde::Serialize;
 use serde_json::Value;
@@ -33,7 +34,7 @@ pub(crate) struct ConfigJson<'a> {
     templates: Vec<TemplateJson<'a>>,
     revalidate: bool,
     variant: VariantJson,
-    expect: ExpectJson,
+    expect: VerdictsJson<'a>,
 }
 
 #[derive(Serialize)]
@@ -64,18 +65,6 @@ struct VariantJson {
     laundering_parents: crate::protocol::LaunderingParents,
     tool_basis: crate::protocol::ToolBasis,
     ablate: Vec<Mechanism>,
-}
-
-#[derive(Serialize)]
-struct ExpectJson {
-    #[serde(rename = "I1", skip_serializing_if = "Option::is_none")]
-    i1: Option<Expect>,
-    #[serde(rename = "I2", skip_serializing_if = "Option::is_none")]
-    i2: Option<Expect>,
-    #[serde(rename = "G3", skip_serializing_if = "Option::is_none")]
-    g3: Option<Expect>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    coverage: Option<Value>,
 }
 
 impl<'a> ConfigJson<'a> {
@@ -113,20 +102,8 @@ impl<'a> ConfigJson<'a> {
                 .collect(),
             revalidate: c.revalidate,
             variant: variant_json(&c.variant),
-            expect: ExpectJson {
-                i1: c.expect.i1,
-                i2: c.expect.i2,
-                g3: c.expect.g3,
-                coverage: c.expect.coverage.as_ref().map(coverage_json),
-            },
+            expect: VerdictsJson(&c.expect),
         }
-    }
-}
-
-fn coverage_json(c: &ExpectCoverage) -> Value {
-    match c {
-        ExpectCoverage::All => Value::from("all"),
-        ExpectCoverage::Branches(names) => Value::from(names.clone()),
     }
 }
 

@@ -64,8 +64,10 @@ impl Model for ExploredMemtxModel {
 
     /// The model's property table, with predicates that take this wrapper.
     fn properties(&self) -> Vec<Property<Self>> {
+        let selection = self.0.spec.context().selection();
         properties::table::<Self>()
             .iter()
+            .filter(|p| selection.contains(p.concerns()))
             .map(ModelProperty::stateright)
             .collect()
     }

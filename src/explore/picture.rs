@@ -72,7 +72,7 @@ fn header(
             MARGIN,
             y,
             &format!("bold=1;fill={GREEN}"),
-            "I1, I2 and G3 hold on this path",
+            "every invariant holds on this path",
         );
         return y + 6;
     }

@@ -3,7 +3,7 @@
 //! operation, then the protocol's outcome one fact a line (each record's
 //! commit verdict and reason, the gate's decision and reason, or each
 //! repair with the record's type, as [`crate::outcome_text::account`]
-//! tells them), and last the invariants I1, I2 and G3 after the step.
+//! tells them), and last the invariants after the step.
 
 use super::store;
 use crate::invariants;
@@ -35,18 +35,23 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     let (seen_before, seen_after) = (before.view(), after.view());
     let mut broken: Vec<String> = invariants::check_transition(ctx, seen_before, &op, seen_after)
         .into_iter()
-        .chain(invariants::check_state(ctx, seen_after))
+        .chain(invariants::check_state(ctx, seen_after, &next.monitor))
         .map(|v| {
             format!(
-                "  {} ({}) VIOLATED: {}",
+                "  {} ({}) VIOLATED [{}]: {}",
                 v.invariant,
                 v.invariant.title(),
+                v.clause,
                 v.detail
             )
         })
         .collect();
     if broken.is_empty() {
-        out.push_str("\ninvariants after this step: I1 holds, I2 holds, G3 holds\n");
+        let names: Vec<_> = ctx.selection().iter().map(|i| i.name()).collect();
+        out.push_str(&format!(
+            "\ninvariants after this step: all hold ({})\n",
+            names.join(", ")
+        ));
     } else {
         broken.insert(0, "\ninvariants after this step:".to_owned());
         out.push_str(&broken.join("\n"));

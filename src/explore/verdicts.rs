@@ -1,7 +1,7 @@
-//! Each invariant and companion along one explorer path: I1 on every
-//! transition of the path (it is a transition property), I2 and G3 on the
-//! last state, and each "sometimes" companion of the model where the path
-//! first reaches it. The checkers are the independent ones of
+//! Each invariant and companion along one explorer path: the transition
+//! properties (I1 and ours) on every transition of the path, the state
+//! properties on the last state, and each "sometimes" companion of the
+//! model where the path first reaches it. The checkers are the independent ones of
 //! [`crate::invariants`]; the companions are the model's own properties,
 //! so the explorer agrees with `check`.
 
@@ -15,10 +15,12 @@ use stateright::Model;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvariantRow {
     pub invariant: Invariant,
-    /// The violation, if any: for I1 the first transition of the path that
-    /// breaks it, for I2 and G3 the last state.
+    /// The violation, if any: for a transition property the first
+    /// transition of the path that breaks it, for a state property the last
+    /// state.
     pub violation: Option<Violation>,
-    /// For I1, the 1-based number of the breaking action and its label.
+    /// For a transition property, the 1-based number of the breaking
+    /// action and its label.
     pub action: Option<(usize, String)>,
 }
 
@@ -52,36 +54,49 @@ impl PathVerdicts {
     /// it was and are skipped, as the explorer does.
     pub fn of(model: &MemtxModel, path: &[(ModelState, Option<Action>)]) -> PathVerdicts {
         let ctx = model.spec.context();
-        let mut i1 = InvariantRow {
-            invariant: Invariant::I1,
-            violation: None,
-            action: None,
-        };
+        let selection = ctx.selection();
+        let mut rows: Vec<InvariantRow> = selection
+            .iter()
+            .map(|invariant| InvariantRow {
+                invariant,
+                violation: None,
+                action: None,
+            })
+            .collect();
+        // Transition properties: the first transition of the path that
+        // breaks each.
         for (n, (state, action)) in path.iter().enumerate() {
             let Some(action) = action else { continue };
             let Ok((next, _)) = model.step(state, action) else {
                 continue;
             };
             let op = model.op(action);
-            if let Some(v) =
+            for v in
                 invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
             {
-                i1.violation = Some(v);
-                i1.action = Some((n + 1, model.format_action(action)));
-                break;
+                if let Some(row) = rows
+                    .iter_mut()
+                    .find(|r| r.invariant == v.invariant && r.violation.is_none())
+                {
+                    row.violation = Some(v);
+                    row.action = Some((n + 1, model.format_action(action)));
+                }
             }
         }
-        let mut rows = vec![i1];
-        let last = path.last().map(|(s, _)| s);
-        let found = last.map_or_else(Vec::new, |s| invariants::check_state(ctx, store(s).view()));
-        for inv in [Invariant::I2, Invariant::G3] {
-            rows.push(InvariantRow {
-                invariant: inv,
-                violation: found.iter().find(|v| v.invariant == inv).cloned(),
-                action: None,
-            });
+        // State properties: the last state.
+        if let Some((last, _)) = path.last() {
+            for v in invariants::check_state(ctx, store(last).view(), &last.monitor) {
+                if let Some(row) = rows
+                    .iter_mut()
+                    .find(|r| r.invariant == v.invariant && r.violation.is_none())
+                {
+                    row.violation = Some(v);
+                }
+            }
         }
-        let companions = properties::companions()
+        let last = path.last().map(|(s, _)| s);
+        let companions = properties::selected(selection)
+            .filter(|p| p.invariant().is_none())
             .map(|p| {
                 let holds = |s: &ModelState| (p.holds)(model, s);
                 let reached = if last.is_some_and(holds) {

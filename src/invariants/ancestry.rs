@@ -1,66 +1,100 @@
 //! Ancestors and descendants recomputed from the records' own
-//! `derived_from` fields, by graph search over an explicit child index. It
-//! deliberately shares no code with the protocol's dependency walks, so a
-//! bug in one is not hidden by the same bug in the other.
+//! `derived_from` fields, as a transitive closure over bitsets iterated to
+//! a fixpoint. It deliberately shares no code with the protocol's
+//! dependency walks (and does not assume, as they do, that parents have
+//! smaller ids), so a bug in one is not hidden by the same bug in the
+//! other. Every state is judged by several checkers, so nothing here
+//! allocates: a closure is an array of at most [`MAX_RECORDS`] words.
 
-use crate::protocol::{RecordId, RecordSet, StoreView};
+use crate::protocol::{RecordId, RecordSet, StoreView, MAX_RECORDS};
 
-/// Every transitive ancestor of `id`, by depth-first search along the
-/// records' own `derived_from` fields.
+/// Every transitive ancestor of `id`: the parents, their parents, and so
+/// on until nothing new is added.
 pub fn ancestors(store: StoreView<'_>, id: RecordId) -> RecordSet {
-    search(id, |r| {
+    let parents = |r: RecordId| {
         store
             .record(r)
             .map_or(RecordSet::EMPTY, |rec| rec.derived_from())
-    })
+    };
+    let mut reached = parents(id);
+    loop {
+        let mut next = reached;
+        for p in reached.iter() {
+            next = next.union(parents(p));
+        }
+        if next == reached {
+            return reached;
+        }
+        reached = next;
+    }
 }
 
-/// The derivation graph of one store with the child index that descendant
-/// searches need (the reverse of `derived_from`).
-pub struct Graph<'a> {
-    store: StoreView<'a>,
-    children: Vec<RecordSet>,
+/// The derivation graph of one store, closed: every record's transitive
+/// ancestors, from which descendants are read off.
+pub struct Graph {
+    ancestors: [RecordSet; MAX_RECORDS],
+    len: usize,
 }
 
-impl<'a> Graph<'a> {
-    pub fn of(store: StoreView<'a>) -> Graph<'a> {
-        let mut children = vec![RecordSet::EMPTY; store.records().len()];
-        for (child, record) in store.records().iter().enumerate() {
-            for p in record.derived_from().iter() {
-                if let Some(c) = children.get_mut(p as usize) {
-                    c.insert(child as RecordId);
+impl Graph {
+    pub fn of(store: StoreView<'_>) -> Graph {
+        let records = store.records();
+        let len = records.len().min(MAX_RECORDS);
+        let mut ancestors = [RecordSet::EMPTY; MAX_RECORDS];
+        for (a, r) in ancestors.iter_mut().zip(records) {
+            *a = r.derived_from();
+        }
+        // Each pass adds the ancestors' ancestors; one pass closes a graph
+        // whose parents precede their children, a second confirms it.
+        loop {
+            let mut changed = false;
+            for id in 0..len {
+                let mut closed = ancestors[id];
+                for p in ancestors[id].iter() {
+                    if let Some(&more) = ancestors.get(p as usize) {
+                        closed = closed.union(more);
+                    }
+                }
+                if closed != ancestors[id] {
+                    ancestors[id] = closed;
+                    changed = true;
                 }
             }
+            if !changed {
+                return Graph { ancestors, len };
+            }
         }
-        Graph { store, children }
     }
 
     /// Every record reachable from `id` along `derived_from` edges.
     pub fn ancestors(&self, id: RecordId) -> RecordSet {
-        ancestors(self.store, id)
+        self.ancestors
+            .get(id as usize)
+            .copied()
+            .unwrap_or(RecordSet::EMPTY)
     }
 
     /// Every record from which `id` is reachable along `derived_from`.
     pub fn descendants(&self, id: RecordId) -> RecordSet {
-        search(id, |r| {
-            self.children.get(r as usize).copied().unwrap_or_default()
-        })
-    }
-}
-
-/// Depth-first search from `start` (excluded unless on a cycle) along
-/// `edges`.
-fn search(start: RecordId, edges: impl Fn(RecordId) -> RecordSet) -> RecordSet {
-    let mut seen = RecordSet::EMPTY;
-    let mut stack: Vec<RecordId> = edges(start).iter().collect();
-    while let Some(id) = stack.pop() {
-        if seen.contains(id) {
-            continue;
+        let mut found = RecordSet::EMPTY;
+        for (child, anc) in self.ancestors[..self.len].iter().enumerate() {
+            if anc.contains(id) {
+                found.insert(child as RecordId);
+            }
         }
-        seen.insert(id);
-        stack.extend(edges(id).difference(seen).iter());
+        found
     }
-    seen
+
+    /// Every record with an ancestor in `set`.
+    pub fn descendants_of_any(&self, set: RecordSet) -> RecordSet {
+        let mut found = RecordSet::EMPTY;
+        for (child, anc) in self.ancestors[..self.len].iter().enumerate() {
+            if anc.intersects(set) {
+                found.insert(child as RecordId);
+            }
+        }
+        found
+    }
 }
 
 #[cfg(test)]

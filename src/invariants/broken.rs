@@ -7,23 +7,34 @@
 //! length and prints it (`--nocapture`). Replay's tests write the same
 //! short cases as trace files and replay them from the files.
 
-use super::{check_state, check_transition, Context, Invariant, Violation};
+use super::{Context, Invariant, Monitor, Selection, Violation};
 use crate::protocol::generate::{config, op, setup, AbstractOp, Setup};
 use crate::protocol::{Mechanism, Symbols};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestError, TestRng, TestRunner};
 
-/// The first violation of a sequence and the index of its step.
-pub fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)> {
-    let ctx = Context::new(&setup.tools(&mut Symbols::new()));
+/// The first violation of one of the invariants `judged` in a sequence,
+/// and the index of its step.
+pub fn violation(
+    setup: &Setup,
+    ops: &[AbstractOp],
+    judged: Selection,
+) -> Option<(Violation, usize)> {
+    let mut ctx = Context::new(
+        &setup.tools(&mut Symbols::new()),
+        setup.clock,
+        &setup.variant(),
+    );
+    ctx.select(judged);
+    let mut monitor = Monitor::default();
     for (i, s) in setup.run(ops).0.into_iter().enumerate() {
         if s.result.is_err() {
             continue;
         }
-        let found = check_transition(&ctx, s.before.view(), &s.op, s.after.view())
+        let found = monitor
+            .judge(&ctx, s.before.view(), &s.op, s.after.view())
             .into_iter()
-            .chain(check_state(&ctx, s.after.view()))
             .next();
         if let Some(v) = found {
             return Some((v, i));
@@ -34,12 +45,12 @@ pub fn violation(setup: &Setup, ops: &[AbstractOp]) -> Option<(Violation, usize)
 
 /// Removes single operations while the sequence still fails, cutting it
 /// after its first violation each time.
-fn remove_singles(setup: &Setup, mut ops: Vec<AbstractOp>) -> Vec<AbstractOp> {
+fn remove_singles(setup: &Setup, mut ops: Vec<AbstractOp>, judged: Selection) -> Vec<AbstractOp> {
     let mut i = 0;
     while i < ops.len() {
         let mut candidate = ops.clone();
         candidate.remove(i);
-        match violation(setup, &candidate) {
+        match violation(setup, &candidate, judged) {
             Some((_, at)) => {
                 candidate.truncate(at + 1);
                 ops = candidate;
@@ -96,7 +107,10 @@ pub struct ShortCase {
 /// # Panics
 /// When no case of the configured count breaks an invariant.
 pub fn short_case(broken: &Broken) -> ShortCase {
-    let (name, ablation, snapshot, _) = *broken;
+    let (name, ablation, snapshot, breaks) = *broken;
+    // Only what the variant is meant to break: the correct protocol's own
+    // findings (scope, one value per slot) are not what is sought here.
+    let judged = Selection::of(breaks);
     let strategy = (
         setup().prop_map(move |mut s| {
             s.ablation = ablation;
@@ -113,18 +127,20 @@ pub fn short_case(broken: &Broken) -> ShortCase {
         ..config()
     };
     let mut runner = TestRunner::new_with_rng(shrinking, rng);
-    let result = runner.run(&strategy, |(setup, ops)| match violation(&setup, &ops) {
-        Some((v, _)) => Err(TestCaseError::fail(v.to_string())),
-        None => Ok(()),
+    let result = runner.run(&strategy, |(setup, ops)| {
+        match violation(&setup, &ops, judged) {
+            Some((v, _)) => Err(TestCaseError::fail(v.to_string())),
+            None => Ok(()),
+        }
     });
     let Err(TestError::Fail(_, (setup, ops))) = result else {
         panic!("{name}: not caught in {} cases", config().cases);
     };
-    let (_, proptest_at) = violation(&setup, &ops).expect("the shrunk case fails");
+    let (_, proptest_at) = violation(&setup, &ops, judged).expect("the shrunk case fails");
     // Proptest removes each element once, before it shrinks values;
     // finish with greedy single removals until none helps.
-    let mut ops = remove_singles(&setup, ops[..=proptest_at].to_vec());
-    let (violation, at) = violation(&setup, &ops).expect("the shrunk case fails");
+    let mut ops = remove_singles(&setup, ops[..=proptest_at].to_vec(), judged);
+    let (violation, at) = violation(&setup, &ops, judged).expect("the shrunk case fails");
     ops.truncate(at + 1);
     ShortCase {
         setup,

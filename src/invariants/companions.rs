@@ -1,10 +1,13 @@
 //! The non-vacuity companions (DESIGN.md "Invariants"): "sometimes"
-//! properties whose being reached shows that I1, I2 and G3 were exercised.
-//! Each is a predicate on one state, read from record fields and the
-//! rollback log like the invariants themselves.
+//! properties whose being reached shows that an invariant was exercised:
+//! a state where the mechanism it guards actually acted. Each guards one
+//! invariant ([`Companion::guards`]) and is a predicate on one state, read
+//! from record fields, the rollback log and the monitor like the
+//! invariants themselves.
 
 use super::i1::irreversible_allowed;
-use super::Context;
+use super::snapshot::visible_at;
+use super::{Context, Invariant, Monitor};
 use crate::protocol::{Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
 
 /// One companion.
@@ -25,10 +28,28 @@ pub enum Companion {
     Superseded,
     /// A record went to user review.
     UserReview,
+    /// Commit check 1 quarantined a record.
+    LowEvidenceRefused,
+    /// Commit check 2 quarantined a record.
+    OutsideValidityRefused,
+    /// A record lost to a rival of higher authority.
+    LowerAuthorityRefused,
+    /// The laundering rule quarantined a record.
+    LaunderingRefused,
+    /// A commit promoted a record all the way to action_safe.
+    ActionSafePromoted,
+    /// A retraction reached a tool action.
+    RetractionReachesToolAction,
+    /// A stale late write was refused.
+    StaleWriteRefused,
+    /// An aborted transaction had staged records.
+    AbortedWithStaging,
+    /// A transaction's snapshot differs from what its tier sees now.
+    SnapshotDiffersFromNow,
 }
 
 impl Companion {
-    pub const ALL: [Companion; 7] = [
+    pub const ALL: [Companion; 16] = [
         Companion::IrreversibleExecuted,
         Companion::IrreversibleBlocked,
         Companion::CascadeRevokedDescendant,
@@ -36,7 +57,37 @@ impl Companion {
         Companion::LeakLogged,
         Companion::Superseded,
         Companion::UserReview,
+        Companion::LowEvidenceRefused,
+        Companion::OutsideValidityRefused,
+        Companion::LowerAuthorityRefused,
+        Companion::LaunderingRefused,
+        Companion::ActionSafePromoted,
+        Companion::RetractionReachesToolAction,
+        Companion::StaleWriteRefused,
+        Companion::AbortedWithStaging,
+        Companion::SnapshotDiffersFromNow,
     ];
+
+    /// The invariant whose mechanism it shows at work.
+    pub fn guards(self) -> Invariant {
+        match self {
+            Companion::IrreversibleExecuted | Companion::IrreversibleBlocked => Invariant::I1,
+            Companion::CascadeRevokedDescendant
+            | Companion::ViewQuarantined
+            | Companion::LeakLogged => Invariant::I2,
+            Companion::Superseded | Companion::UserReview | Companion::LowerAuthorityRefused => {
+                Invariant::OneValuePerSlot
+            }
+            Companion::LowEvidenceRefused => Invariant::Evidence,
+            Companion::OutsideValidityRefused => Invariant::Validity,
+            Companion::LaunderingRefused => Invariant::Scope,
+            Companion::ActionSafePromoted => Invariant::Lifecycle,
+            Companion::RetractionReachesToolAction => Invariant::LogCompleteness,
+            Companion::StaleWriteRefused => Invariant::StaleWrite,
+            Companion::AbortedWithStaging => Invariant::TxHygiene,
+            Companion::SnapshotDiffersFromNow => Invariant::Snapshot,
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -47,6 +98,15 @@ impl Companion {
             Companion::LeakLogged => "leak logged",
             Companion::Superseded => "record superseded",
             Companion::UserReview => "record goes to user review",
+            Companion::LowEvidenceRefused => "low evidence quarantined",
+            Companion::OutsideValidityRefused => "expired record quarantined",
+            Companion::LowerAuthorityRefused => "lower authority quarantined",
+            Companion::LaunderingRefused => "laundering quarantined",
+            Companion::ActionSafePromoted => "record promoted to action_safe",
+            Companion::RetractionReachesToolAction => "retraction reaches a tool action",
+            Companion::StaleWriteRefused => "stale write quarantined",
+            Companion::AbortedWithStaging => "abort retracts staged records",
+            Companion::SnapshotDiffersFromNow => "snapshot differs from now",
         }
     }
 
@@ -60,11 +120,23 @@ impl Companion {
             Companion::LeakLogged => "leak_logged",
             Companion::Superseded => "superseded",
             Companion::UserReview => "user_review",
+            Companion::LowEvidenceRefused => "low_evidence_quarantined",
+            Companion::OutsideValidityRefused => "outside_validity_quarantined",
+            Companion::LowerAuthorityRefused => "lower_authority_quarantined",
+            Companion::LaunderingRefused => "laundering_quarantined",
+            Companion::ActionSafePromoted => "action_safe_promoted",
+            Companion::RetractionReachesToolAction => "retraction_reaches_tool_action",
+            Companion::StaleWriteRefused => "stale_write_quarantined",
+            Companion::AbortedWithStaging => "abort_retracts_staging",
+            Companion::SnapshotDiffersFromNow => "snapshot_differs_from_now",
         }
     }
 
-    pub fn holds(self, ctx: &Context, store: StoreView<'_>) -> bool {
+    #[inline]
+    pub fn holds(self, ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> bool {
         let log = store.rollback_log();
+        let quarantined_for =
+            |reason: Reason| store.records().iter().any(|r| r.reason() == Some(reason));
         match self {
             Companion::IrreversibleExecuted => store.records().iter().any(|r| {
                 r.kind() == Kind::ToolAction && r.tool().is_some_and(|t| ctx.is_irreversible(t))
@@ -87,10 +159,37 @@ impl Companion {
                 .records()
                 .iter()
                 .any(|r| r.state() == Lifecycle::Superseded),
-            Companion::UserReview => store
+            Companion::UserReview => quarantined_for(Reason::NeedsReview),
+            Companion::LowEvidenceRefused => quarantined_for(Reason::LowEvidence),
+            Companion::OutsideValidityRefused => quarantined_for(Reason::OutsideValidity),
+            Companion::LowerAuthorityRefused => quarantined_for(Reason::LowerAuthority),
+            Companion::LaunderingRefused => quarantined_for(Reason::PermissionLaundering),
+            Companion::StaleWriteRefused => quarantined_for(Reason::StaleWrite),
+            Companion::ActionSafePromoted => store
                 .records()
                 .iter()
-                .any(|r| r.reason() == Some(Reason::NeedsReview)),
+                .any(|r| r.state() == Lifecycle::ActionSafe),
+            Companion::RetractionReachesToolAction => {
+                retraction_reaches_tool_action(store, monitor)
+            }
+            Companion::AbortedWithStaging => store
+                .transactions()
+                .iter()
+                .any(|t| t.status() == TxStatus::Aborted && !t.staged().is_empty()),
+            Companion::SnapshotDiffersFromNow => store
+                .transactions()
+                .iter()
+                .any(|t| t.snapshot() != visible_at(store, t.tier())),
         }
     }
+}
+
+/// Some tool action is retracted, or descends from a retracted record and
+/// existed when it was retracted.
+fn retraction_reaches_tool_action(store: StoreView<'_>, monitor: &Monitor) -> bool {
+    monitor.reached().iter().any(|id| {
+        store
+            .record(id)
+            .is_some_and(|r| r.kind() == Kind::ToolAction)
+    })
 }

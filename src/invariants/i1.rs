@@ -67,26 +67,35 @@ pub fn check(
     };
     match (executed, expected) {
         (Some(_), Ok(())) | (None, Err(_)) => None,
-        (Some(record), Err(blockers)) => Some(Violation {
-            invariant: Invariant::I1,
-            records: blockers.union(RecordSet::single(record)),
-            detail: format!(
-                "T{tx}'s irreversible call executed (r{record}) although the gate conditions did not hold: {}",
-                describe(before, tx, blockers)
-            ),
-        }),
-        (None, Ok(())) => Some(Violation {
-            invariant: Invariant::I1,
-            records: RecordSet::EMPTY,
-            detail: format!(
+        (Some(record), Err(blockers)) => {
+            let (clause, why) = describe(before, tx, blockers);
+            Some(Violation::new(
+                Invariant::I1,
+                clause,
+                blockers.union(RecordSet::single(record)),
+                format!(
+                    "T{tx}'s irreversible call executed (r{record}) although the gate conditions did not hold: {why}"
+                ),
+            ))
+        }
+        (None, Ok(())) => Some(Violation::new(
+            Invariant::I1,
+            "blocked",
+            RecordSet::EMPTY,
+            format!(
                 "T{tx}'s {} call was blocked although the gate conditions held",
-                if ctx.is_irreversible(tool) { "irreversible" } else { "reversible" }
+                if ctx.is_irreversible(tool) {
+                    "irreversible"
+                } else {
+                    "reversible"
+                }
             ),
-        }),
+        )),
     }
 }
 
-fn describe(store: StoreView<'_>, tx: u8, blockers: RecordSet) -> String {
+/// The gate condition that failed: its clause and a description.
+fn describe(store: StoreView<'_>, tx: u8, blockers: RecordSet) -> (&'static str, String) {
     let tentative = blockers
         .iter()
         .filter(|&id| {
@@ -97,11 +106,17 @@ fn describe(store: StoreView<'_>, tx: u8, blockers: RecordSet) -> String {
         .map(|id| format!("r{id}"))
         .collect::<Vec<_>>();
     if !tentative.is_empty() {
-        format!(
-            "tentative outside T{tx}'s snapshot: {}",
-            tentative.join(", ")
+        (
+            "in_flight",
+            format!(
+                "tentative outside T{tx}'s snapshot: {}",
+                tentative.join(", ")
+            ),
         )
     } else {
-        format!("T{tx} is external_action and its snapshot holds no action_safe record")
+        (
+            "unsupported",
+            format!("T{tx} is external_action and its snapshot holds no action_safe record"),
+        )
     }
 }

@@ -12,100 +12,96 @@
 //! commit check quarantined it for (a cascade leaves such a view as it is).
 //! A tentative view that shows neither was skipped by the repair.
 //!
-//! Which records were retracted, and when, comes from the rollback log's
-//! root entries and their horizon (the record count at retraction):
-//! records created after a retraction are judged by commit, not by repair.
+//! Clauses: `belief`, `view` and `tool_action` for a record of that type
+//! left in the wrong state (a retracted record by its own type), `log` for
+//! a tool action whose compensated or leaked entry is missing.
+//!
+//! Which records were retracted, and which descendants each retraction
+//! covered, comes from the actions taken (the model's [`Monitor`]: an
+//! abort retracts what its transaction staged, a revoke its record), not
+//! from the log the protocol writes: a protocol that forgot to log a
+//! retraction would otherwise leave I2 nothing to check. Records created
+//! after a retraction are judged by commit, not by repair. Whether a
+//! revoked view could have been quarantined comes from the monitor too
+//! (the state it was revoked from). Only the compensated or leaked entries
+//! of tool actions are read from the log: they are what the card asks the
+//! log to hold.
 
-use super::ancestry::Graph;
-use super::{Context, Invariant, Violation};
-use crate::protocol::{Kind, Lifecycle, LogEntry, RecordId, RecordSet, Repair, StoreView};
+use super::ancestry::ancestors;
+use super::fields::{active, is_view};
+use super::{Context, Invariant, Monitor, Violation};
+use crate::protocol::{Kind, Lifecycle, LogEntry, Record, RecordId, RecordSet, Repair, StoreView};
 
-/// States from which the lifecycle allows a move to quarantined, written
-/// out here from DESIGN.md rather than asked of the protocol.
-fn quarantine_allowed_from(state: Lifecycle) -> bool {
-    matches!(
-        state,
-        Lifecycle::Tentative | Lifecycle::Validated | Lifecycle::Committed
-    )
-}
-
-pub fn check(ctx: &Context, store: StoreView<'_>) -> Option<Violation> {
+pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<Violation> {
+    let retracted = monitor.retracted();
+    if retracted.is_empty() {
+        return None;
+    }
     let log = store.rollback_log();
-    if log.is_empty() {
-        return None;
-    }
-    let retracted: RecordSet = log.iter().filter(|e| e.root).map(|e| e.record).collect();
-    let graph = Graph::of(store);
-    for entry in log.iter().filter(|e| e.root) {
-        if let Some(v) = check_retracted(ctx, store, log, entry.record) {
-            return Some(v);
+    for root in retracted.iter() {
+        let record = store.record(root)?;
+        if record.state() != Lifecycle::Revoked {
+            return Some(fail(
+                kind_clause(record.kind()),
+                RecordSet::single(root),
+                format!("retracted r{root} is {}, not revoked", record.state()),
+            ));
         }
-        let covered = RecordSet::below(entry.horizon as usize);
-        let descendants = graph.descendants(entry.record).intersection(covered);
-        for d in descendants.iter() {
-            if let Some(v) = check_descendant(ctx, store, log, retracted, entry.record, d) {
-                return Some(v);
-            }
+        if record.kind() == Kind::ToolAction && !tool_action_logged(ctx, record, log, root) {
+            return Some(unlogged(
+                ctx,
+                store,
+                root,
+                format!("the retraction of r{root}"),
+            ));
+        }
+    }
+    for d in monitor.covered().difference(retracted).iter() {
+        let record = store.record(d)?;
+        if let Some((clause, why)) = misrepaired(ctx, record, log, monitor, d) {
+            // The retracted ancestor named: the first, for the message.
+            let root = ancestors(store, d).intersection(retracted).iter().next();
+            let root = root.map_or_else(|| "a retracted record".to_owned(), |r| format!("r{r}"));
+            let mut records = RecordSet::single(d);
+            records = records.union(ancestors(store, d).intersection(retracted));
+            return Some(fail(
+                clause,
+                records,
+                format!(
+                    "r{d} ({}) descends from retracted {root} and {why}",
+                    record.kind().name()
+                ),
+            ));
         }
     }
     None
 }
 
-/// A retracted record ends revoked; a retracted tool action is logged
-/// compensated or leaked as well.
-fn check_retracted(
+/// Why a descendant a retraction covered is not repaired as its type asks,
+/// with the clause; `None` when it is.
+fn misrepaired(
     ctx: &Context,
-    store: StoreView<'_>,
+    record: &Record,
     log: &[LogEntry],
-    id: RecordId,
-) -> Option<Violation> {
-    let record = store.record(id)?;
-    if record.state() != Lifecycle::Revoked {
-        return Some(fail(
-            id,
-            RecordSet::EMPTY,
-            format!("retracted r{id} is {}, not revoked", record.state()),
-        ));
-    }
-    if record.kind() == Kind::ToolAction {
-        return tool_action_logged(ctx, store, log, id, id);
-    }
-    None
-}
-
-fn check_descendant(
-    ctx: &Context,
-    store: StoreView<'_>,
-    log: &[LogEntry],
-    retracted: RecordSet,
-    root: RecordId,
+    monitor: &Monitor,
     d: RecordId,
-) -> Option<Violation> {
-    let record = store.record(d)?;
+) -> Option<(&'static str, String)> {
     let state = record.state();
-    if state.is_active() {
-        return Some(fail(
-            root,
-            RecordSet::single(d),
-            format!(
-                "r{d} ({}) descends from retracted r{root} and is still {state}",
-                record.kind().name()
-            ),
-        ));
-    }
-    if retracted.contains(d) {
-        // Itself retracted: check_retracted judges it.
-        return None;
+    if active(state) {
+        return Some((kind_clause(record.kind()), format!("is still {state}")));
     }
     match record.kind() {
-        Kind::Belief if state != Lifecycle::Revoked => Some(fail(
-            root,
-            RecordSet::single(d),
-            format!("belief r{d} descends from retracted r{root} and is {state}, not revoked"),
+        Kind::Belief if state != Lifecycle::Revoked => {
+            Some(("belief", format!("is {state}, not revoked")))
+        }
+        Kind::ToolAction if !tool_action_logged(ctx, record, log, d) => Some((
+            "log",
+            format!(
+                "the rollback log has no {} entry for it",
+                expected_repair(ctx, record).name()
+            ),
         )),
-        Kind::Belief => None,
-        Kind::ToolAction => tool_action_logged(ctx, store, log, root, d),
-        _view => match state {
+        kind if is_view(kind) => match state {
             Lifecycle::Quarantined => None,
             // Held back, then revalidated: being rebuilt.
             Lifecycle::Tentative
@@ -116,58 +112,55 @@ fn check_descendant(
             {
                 None
             }
-            Lifecycle::Revoked => {
-                let justified = log.iter().any(|e| {
-                    e.record == d && e.repair == Repair::Revoked && !quarantine_allowed_from(e.from)
-                });
-                if justified {
-                    None
-                } else {
-                    Some(fail(root, RecordSet::single(d), format!(
-                        "view r{d} ({}) descends from retracted r{root} and was revoked where it could have been quarantined",
-                        record.kind().name()
-                    )))
-                }
-            }
-            other => Some(fail(
-                root,
-                RecordSet::single(d),
-                format!(
-                "view r{d} ({}) descends from retracted r{root} and is {other}, not quarantined",
-                record.kind().name()
-            ),
+            Lifecycle::Revoked if monitor.revoked_unquarantinable().contains(d) => None,
+            Lifecycle::Revoked => Some((
+                "view",
+                "was revoked where it could have been quarantined".to_owned(),
             )),
+            other => Some(("view", format!("is {other}, not quarantined"))),
         },
+        _ => None,
     }
 }
 
-/// A tool action reached by a retraction has a compensated (reversible
-/// tool) or leaked (irreversible tool) entry in the rollback log.
-fn tool_action_logged(
-    ctx: &Context,
-    store: StoreView<'_>,
-    log: &[LogEntry],
-    root: RecordId,
-    d: RecordId,
-) -> Option<Violation> {
-    let expected = match store.record(d)?.tool() {
+/// A tool action's repair: compensated for a reversible tool, leaked
+/// otherwise.
+fn expected_repair(ctx: &Context, record: &Record) -> Repair {
+    match record.tool() {
         Some(tool) if !ctx.is_irreversible(tool) => Repair::Compensated,
         _ => Repair::Leaked,
-    };
-    if log.iter().any(|e| e.record == d && e.repair == expected) {
-        None
-    } else {
-        Some(fail(root, RecordSet::single(d), format!(
-            "tool action r{d} was reached by the retraction of r{root} but the rollback log has no {} entry for it",
-            expected.name()
-        )))
     }
 }
 
-fn fail(root: RecordId, others: RecordSet, detail: String) -> Violation {
-    Violation {
-        invariant: Invariant::I2,
-        records: others.union(RecordSet::single(root)),
-        detail,
+/// Whether the rollback log holds the tool action's expected entry.
+fn tool_action_logged(ctx: &Context, record: &Record, log: &[LogEntry], id: RecordId) -> bool {
+    let expected = expected_repair(ctx, record);
+    log.iter().any(|e| e.record == id && e.repair == expected)
+}
+
+fn unlogged(ctx: &Context, store: StoreView<'_>, id: RecordId, by: String) -> Violation {
+    let name = store
+        .record(id)
+        .map_or("compensated or leaked", |r| expected_repair(ctx, r).name());
+    fail(
+        "log",
+        RecordSet::single(id),
+        format!(
+            "tool action r{id} was reached by {by} but the rollback log has no {name} entry for it"
+        ),
+    )
+}
+
+/// The clause a record of `kind` falls under: beliefs, views, tool
+/// actions.
+fn kind_clause(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Belief => "belief",
+        Kind::ToolAction => "tool_action",
+        _view => "view",
     }
+}
+
+fn fail(clause: &'static str, records: RecordSet, detail: String) -> Violation {
+    Violation::new(Invariant::I2, clause, records, detail)
 }

@@ -1,128 +1,204 @@
 //! Independent invariant checkers (card §3.5, DESIGN.md "Invariants").
 //!
 //! They read record fields only (lifecycle state, type, `derived_from`,
-//! scope, the quarantine reason, the tool a tool_action called), the
-//! transactions' tier and snapshot, and the rollback log, and they
-//! recompute ancestry and descendant sets themselves ([`ancestry`]). The
-//! protocol's revocation registry and dependency walks are private to
-//! `crate::protocol`, so the compiler keeps these checkers from leaning on
-//! them. The only thing they take from the configuration is which tools are
-//! irreversible.
+//! scope, confidence and authority, the validity window, the quarantine
+//! reason, the tool a tool_action called), the transactions' tier, status,
+//! staging and snapshot, the rollback log, and what the model's
+//! [`Monitor`] kept of the actions taken; they recompute ancestry and
+//! descendant sets themselves ([`ancestry`]) and read fields their own way
+//! ([`fields`], [`lifecycle`]'s table). The protocol's revocation registry
+//! and dependency walks are private to `crate::protocol`, so the compiler
+//! keeps these checkers from leaning on them. From the configuration they
+//! take which tools are irreversible, the logical clock and whether the
+//! stale-write check applies on an empty snapshot ([`Context`]).
 //!
-//! - I1 ([`i1`]) is a transition property: (state before, operation, state
-//!   after).
-//! - I2 ([`i2`]) and G3 ([`g3`]) are state properties.
-//! - [`companions`] are the "sometimes" properties that show the three are
-//!   not vacuous.
+//! The paper's three, I1 ([`i1`], a transition property), I2 ([`i2`]) and
+//! G3 ([`g3`]), stay the headline. Ours guard the mechanisms those three do
+//! not name, one file each: [`evidence`], [`validity`], [`slot`] (one value
+//! per slot), [`scope`], [`lifecycle`] (a transition property),
+//! [`log`] (log completeness), [`stale`] (stale writes, a transition
+//! property), [`hygiene`] (transaction hygiene, a state clause and a
+//! transition clause) and [`snapshot`] (a transition property). Every
+//! violation names the clause that failed ([`Invariant::clauses`]).
+//! [`companions`] are the "sometimes" properties that show each was not
+//! vacuous.
 
 pub mod ancestry;
 pub mod companions;
+mod context;
+pub mod evidence;
+pub mod fields;
 pub mod g3;
+pub mod hygiene;
 pub mod i1;
 pub mod i2;
+mod invariant;
+pub mod lifecycle;
+pub mod log;
+pub mod monitor;
+pub mod scope;
+pub mod slot;
+pub mod snapshot;
+pub mod stale;
+pub mod validity;
+
+pub use context::Context;
+pub use invariant::{Invariant, Selection, Timing};
+pub use monitor::Monitor;
 
 #[cfg(test)]
 pub(crate) mod broken;
 #[cfg(test)]
 mod tests;
 
-use crate::protocol::{Op, RecordSet, StoreView, Tool};
-use serde::Serialize;
+use crate::protocol::{Op, RecordSet, StoreView};
 use std::fmt;
 
-/// The three invariants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Invariant {
-    I1,
-    I2,
-    G3,
-}
-
-impl Invariant {
-    pub const ALL: [Invariant; 3] = [Invariant::I1, Invariant::I2, Invariant::G3];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Invariant::I1 => "I1",
-            Invariant::I2 => "I2",
-            Invariant::G3 => "G3",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Invariant::I1 => "action-safety gating",
-            Invariant::I2 => "cascade-repair completeness",
-            Invariant::G3 => "no active record with a revoked ancestor",
-        }
-    }
-}
-
-impl fmt::Display for Invariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// One broken invariant: which, the records it names, and why.
+/// One broken invariant: which, the clause that failed, the records it
+/// names, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     pub invariant: Invariant,
+    /// One of `invariant.clauses()`.
+    pub clause: &'static str,
     pub records: RecordSet,
     pub detail: String,
 }
 
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} violated: {}", self.invariant, self.detail)
-    }
-}
-
-/// What the checkers take from the configuration: which tools are
-/// irreversible, by tool index.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Context {
-    irreversible: Vec<bool>,
-}
-
-impl Context {
-    pub fn new(tools: &[Tool]) -> Self {
-        Context {
-            irreversible: tools.iter().map(|t| t.irreversible).collect(),
+impl Violation {
+    pub fn new(
+        invariant: Invariant,
+        clause: &'static str,
+        records: RecordSet,
+        detail: String,
+    ) -> Violation {
+        debug_assert!(
+            invariant.clause(clause).is_some(),
+            "{clause} is no clause of {invariant}"
+        );
+        Violation {
+            invariant,
+            clause,
+            records,
+            detail,
         }
     }
+}
 
-    /// Unknown tools count as irreversible: the cautious reading.
-    pub fn is_irreversible(&self, tool: u8) -> bool {
-        self.irreversible
-            .get(tool as usize)
-            .copied()
-            .unwrap_or(true)
-    }
-
-    pub fn irreversible_tools(&self) -> impl Iterator<Item = u8> + '_ {
-        self.irreversible
-            .iter()
-            .enumerate()
-            .filter(|(_, &irr)| irr)
-            .map(|(t, _)| t as u8)
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} violated [{}]: {}",
+            self.invariant, self.clause, self.detail
+        )
     }
 }
 
-/// I1 on one accepted operation.
-pub fn check_transition(
+/// `inv` on one accepted operation, if it is judged on transitions.
+pub fn check_transition_of(
+    inv: Invariant,
     ctx: &Context,
     before: StoreView<'_>,
     op: &Op,
     after: StoreView<'_>,
 ) -> Option<Violation> {
-    i1::check(ctx, before, op, after)
+    match inv {
+        Invariant::I1 => i1::check(ctx, before, op, after),
+        Invariant::Lifecycle => lifecycle::check(before, after),
+        Invariant::StaleWrite => stale::check(ctx, before, op, after),
+        Invariant::TxHygiene => hygiene::check_commit(before, op, after),
+        Invariant::Snapshot => snapshot::check(before, op, after),
+        _ => None,
+    }
 }
 
-/// I2 and G3 on one state, in that order.
-pub fn check_state(ctx: &Context, store: StoreView<'_>) -> Vec<Violation> {
-    let mut found = Vec::new();
-    found.extend(i2::check(ctx, store));
-    found.extend(g3::check(store));
-    found
+/// `inv` on one state, if it is judged on states; `monitor` is what the
+/// actions that led there left.
+#[inline]
+pub fn check_state_of(
+    inv: Invariant,
+    ctx: &Context,
+    store: StoreView<'_>,
+    monitor: &Monitor,
+) -> Option<Violation> {
+    match inv {
+        Invariant::I2 => i2::check(ctx, store, monitor),
+        Invariant::G3 => g3::check(store),
+        Invariant::Evidence => evidence::check(store),
+        Invariant::Validity => validity::check(ctx, store),
+        Invariant::OneValuePerSlot => slot::check(store),
+        Invariant::Scope => scope::check(store),
+        Invariant::LogCompleteness => log::check(store, monitor),
+        Invariant::TxHygiene => hygiene::check_state(store),
+        _ => None,
+    }
+}
+
+/// The selected transition properties `op` breaks, as [`Invariant::bit`]s.
+/// Every transition asks, so only the properties an operation of its kind
+/// can break are judged.
+pub fn transition_breaches(
+    ctx: &Context,
+    before: StoreView<'_>,
+    op: &Op,
+    after: StoreView<'_>,
+) -> u16 {
+    let on = ctx.transition_selection();
+    let mut bits = 0;
+    if on.contains(Invariant::Lifecycle) && lifecycle::check(before, after).is_some() {
+        bits |= Invariant::Lifecycle.bit();
+    }
+    if on.contains(Invariant::Snapshot) && snapshot::check(before, op, after).is_some() {
+        bits |= Invariant::Snapshot.bit();
+    }
+    match op {
+        Op::ToolCall { .. }
+            if on.contains(Invariant::I1) && i1::check(ctx, before, op, after).is_some() =>
+        {
+            bits |= Invariant::I1.bit();
+        }
+        Op::Commit { .. } => {
+            if on.contains(Invariant::StaleWrite) && stale::check(ctx, before, op, after).is_some()
+            {
+                bits |= Invariant::StaleWrite.bit();
+            }
+            if on.contains(Invariant::TxHygiene)
+                && hygiene::check_commit(before, op, after).is_some()
+            {
+                bits |= Invariant::TxHygiene.bit();
+            }
+        }
+        _ => {}
+    }
+    bits
+}
+
+/// Every selected transition property on one accepted operation, in
+/// report order.
+pub fn check_transition(
+    ctx: &Context,
+    before: StoreView<'_>,
+    op: &Op,
+    after: StoreView<'_>,
+) -> Vec<Violation> {
+    ctx.selection()
+        .iter()
+        .filter_map(|inv| check_transition_of(inv, ctx, before, op, after))
+        .collect()
+}
+
+/// Every selected state property on one state, in report order.
+pub fn check_state(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Vec<Violation> {
+    ctx.selection()
+        .iter()
+        .filter_map(|inv| check_state_of(inv, ctx, store, monitor))
+        .collect()
+}
+
+/// Whether `inv` holds at a state reached with `monitor`: no transition
+/// on the way broke it, and the state does not.
+#[inline]
+pub fn holds(inv: Invariant, ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> bool {
+    !monitor.breached(inv) && check_state_of(inv, ctx, store, monitor).is_none()
 }

@@ -4,9 +4,11 @@
 //! model specification and its bounds; `next_state` calls the protocol and
 //! nothing protocol-specific is re-implemented here.
 //!
-//! I1 is a transition property, so the state carries a monitor bit that
-//! `next_state` sets when a transition breaks it; I2, G3 and the companions
-//! are read off the store. [`properties`] declares them all, once, in one
+//! Beside the store, the state carries the invariants' [`Monitor`]: a bit
+//! per transition property (I1 and ours), set by the transition that
+//! breaks it, and the retractions the actions performed, which I2 reads
+//! instead of the protocol's own log. `step` updates it from the
+//! operation; the state properties read the store and the monitor. [`properties`] declares them all, once, in one
 //! table. Stateright's checkers, its explorer and our own engine therefore
 //! all see the same verdicts.
 //!
@@ -28,16 +30,16 @@ pub use codec::ModelCodec;
 pub use properties::{property, ModelProperty, Predicate, PropertyKind, PROPERTIES};
 pub use spec::{ModelSpec, TemplateSpec};
 
-use crate::invariants;
+use crate::invariants::Monitor;
 use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, Store, TxStatus};
 use stateright::{Model, Property};
 
-/// A state of the model: the protocol's store plus the I1 monitor.
+/// A state of the model: the protocol's store plus the invariants'
+/// monitor of the actions that led to it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ModelState {
     pub store: Store,
-    /// Set by the first transition that breaks I1, and kept.
-    pub i1_breached: bool,
+    pub monitor: Monitor,
 }
 
 /// The model: a specification plus the stateright plumbing.
@@ -70,6 +72,17 @@ impl MemtxModel {
         (next_new + 1).min(self.spec.agents)
     }
 
+    /// The invariants this model judges (its context's selection), in
+    /// report order.
+    pub fn judged_invariants(&self) -> impl Iterator<Item = &'static ModelProperty> {
+        properties::selected(self.spec.context().selection()).filter(|p| p.invariant().is_some())
+    }
+
+    /// The companions of the invariants it judges, in report order.
+    pub fn judged_companions(&self) -> impl Iterator<Item = &'static ModelProperty> {
+        properties::selected(self.spec.context().selection()).filter(|p| p.invariant().is_none())
+    }
+
     /// The protocol operation an action stands for.
     pub fn op(&self, action: &Action) -> Op {
         action.to_op(&self.spec)
@@ -96,15 +109,11 @@ impl MemtxModel {
         if store.records().len() > self.spec.max_records {
             return Err(StepRefusal::RecordBound);
         }
-        let i1_breached = state.i1_breached
-            || invariants::check_transition(
-                self.spec.context(),
-                state.store.view(),
-                &op,
-                store.view(),
-            )
-            .is_some();
-        Ok((ModelState { store, i1_breached }, outcome))
+        let monitor =
+            state
+                .monitor
+                .after(self.spec.context(), state.store.view(), &op, store.view());
+        Ok((ModelState { store, monitor }, outcome))
     }
 }
 
@@ -243,7 +252,9 @@ impl Model for MemtxModel {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        PROPERTIES.iter().map(ModelProperty::stateright).collect()
+        properties::selected(self.spec.context().selection())
+            .map(ModelProperty::stateright)
+            .collect()
     }
 }
 

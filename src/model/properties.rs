@@ -7,11 +7,14 @@
 //! checker), `check` (the kind of each verdict), `random` (which
 //! predicates a walk evaluates) and the explorer's panels.
 //!
-//! I1 is read through the model's monitor bit (it is a transition
-//! property, card §3.5); I2 and G3 are read off the store; the companions
-//! are those of [`crate::invariants::companions`], plus "an irreversible
-//! call is blocked", which only the model can say. Names are stable:
-//! reports, traces and tests refer to them.
+//! Every invariant, the paper's I1, I2, G3 and our nine, is read the same
+//! way ([`crate::invariants::holds`]): no transition on the way broke it
+//! (the monitor's bit, for the transition properties) and the state does
+//! not. The companions are those of [`crate::invariants::companions`],
+//! plus "an irreversible call is blocked", which only the model can say.
+//! A run may judge only some invariants (`--properties`, the context's
+//! [`Selection`]): [`selected`] gives those and the companions that guard
+//! them. Names are stable: reports, traces and tests refer to them.
 //!
 //! The predicates are generic over the model type they are handed, so that
 //! a wrapper that delegates to [`MemtxModel`] (the explorer's) gets the
@@ -19,7 +22,7 @@
 
 use super::{Action, MemtxModel, ModelState};
 use crate::invariants::companions::Companion;
-use crate::invariants::{g3, i2, Invariant};
+use crate::invariants::{self, Invariant, Selection};
 use crate::protocol::{GateOutcome, Outcome};
 use stateright::{Expectation, Model, Property};
 
@@ -44,6 +47,14 @@ impl PropertyKind {
         match self {
             PropertyKind::Invariant(i) => i.name(),
             PropertyKind::Companion(c) => c.name(),
+        }
+    }
+
+    /// The invariant it is, or the one a companion guards.
+    pub fn concerns(self) -> Invariant {
+        match self {
+            PropertyKind::Invariant(i) => i,
+            PropertyKind::Companion(c) => c.guards(),
         }
     }
 
@@ -101,6 +112,11 @@ impl<M> ModelProperty<M> {
         }
     }
 
+    /// The invariant it is or guards.
+    pub fn concerns(&self) -> Invariant {
+        self.kind.concerns()
+    }
+
     /// The same property as stateright holds it.
     pub fn stateright(&self) -> Property<M>
     where
@@ -115,10 +131,10 @@ impl<M> ModelProperty<M> {
 }
 
 /// How many properties the model has.
-pub const COUNT: usize = 10;
+pub const COUNT: usize = Invariant::ALL.len() + Companion::ALL.len();
 
 /// The table for a model type that delegates to [`MemtxModel`]: the
-/// invariants I1, I2, G3, then the companions, in report order.
+/// invariants in [`Invariant::ALL`] order, then the companions.
 pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
     const fn invariant<M>(i: Invariant, holds: Predicate<M>) -> ModelProperty<M> {
         ModelProperty {
@@ -133,9 +149,18 @@ pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
         }
     }
     [
-        invariant(Invariant::I1, i1_holds::<M>),
-        invariant(Invariant::I2, i2_holds::<M>),
-        invariant(Invariant::G3, g3_holds::<M>),
+        invariant(Invariant::I1, i1::<M>),
+        invariant(Invariant::I2, i2::<M>),
+        invariant(Invariant::G3, g3::<M>),
+        invariant(Invariant::Evidence, evidence::<M>),
+        invariant(Invariant::Validity, validity::<M>),
+        invariant(Invariant::OneValuePerSlot, one_value_per_slot::<M>),
+        invariant(Invariant::Scope, scope::<M>),
+        invariant(Invariant::Lifecycle, lifecycle::<M>),
+        invariant(Invariant::LogCompleteness, log_completeness::<M>),
+        invariant(Invariant::StaleWrite, stale_write::<M>),
+        invariant(Invariant::TxHygiene, tx_hygiene::<M>),
+        invariant(Invariant::Snapshot, snapshot::<M>),
         companion(Companion::IrreversibleExecuted, executed::<M>),
         companion(Companion::IrreversibleBlocked, blocked::<M>),
         companion(Companion::CascadeRevokedDescendant, cascade_revokes::<M>),
@@ -143,6 +168,18 @@ pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
         companion(Companion::LeakLogged, leak_logged::<M>),
         companion(Companion::Superseded, superseded::<M>),
         companion(Companion::UserReview, user_review::<M>),
+        companion(Companion::LowEvidenceRefused, low_evidence::<M>),
+        companion(Companion::OutsideValidityRefused, outside_validity::<M>),
+        companion(Companion::LowerAuthorityRefused, lower_authority::<M>),
+        companion(Companion::LaunderingRefused, laundering::<M>),
+        companion(Companion::ActionSafePromoted, action_safe::<M>),
+        companion(
+            Companion::RetractionReachesToolAction,
+            reaches_tool_action::<M>,
+        ),
+        companion(Companion::StaleWriteRefused, stale_refused::<M>),
+        companion(Companion::AbortedWithStaging, aborted_with_staging::<M>),
+        companion(Companion::SnapshotDiffersFromNow, snapshot_differs::<M>),
     ]
 }
 
@@ -163,6 +200,14 @@ pub fn invariant_property(invariant: Invariant) -> &'static ModelProperty {
         .expect("every invariant is a property of the model")
 }
 
+/// The properties a run with `selection` judges: the invariants it names
+/// and the companions that guard them, in report order.
+pub fn selected(selection: Selection) -> impl Iterator<Item = &'static ModelProperty> {
+    PROPERTIES
+        .iter()
+        .filter(move |p| selection.contains(p.concerns()))
+}
+
 /// The invariants, in report order.
 pub fn invariants() -> impl Iterator<Item = &'static ModelProperty> {
     PROPERTIES
@@ -177,20 +222,30 @@ pub fn companions() -> impl Iterator<Item = &'static ModelProperty> {
         .filter(|p| matches!(p.kind, PropertyKind::Companion(_)))
 }
 
-fn i1_holds<M>(_: &M, s: &ModelState) -> bool {
-    !s.i1_breached
+macro_rules! invariant {
+    ($fn:ident, $inv:expr) => {
+        fn $fn<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
+            invariants::holds($inv, m.as_ref().spec.context(), s.store.view(), &s.monitor)
+        }
+    };
 }
-fn i2_holds<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-    i2::check(m.as_ref().spec.context(), s.store.view()).is_none()
-}
-fn g3_holds<M>(_: &M, s: &ModelState) -> bool {
-    g3::check(s.store.view()).is_none()
-}
+invariant!(i1, Invariant::I1);
+invariant!(i2, Invariant::I2);
+invariant!(g3, Invariant::G3);
+invariant!(evidence, Invariant::Evidence);
+invariant!(validity, Invariant::Validity);
+invariant!(one_value_per_slot, Invariant::OneValuePerSlot);
+invariant!(scope, Invariant::Scope);
+invariant!(lifecycle, Invariant::Lifecycle);
+invariant!(log_completeness, Invariant::LogCompleteness);
+invariant!(stale_write, Invariant::StaleWrite);
+invariant!(tx_hygiene, Invariant::TxHygiene);
+invariant!(snapshot, Invariant::Snapshot);
 
 macro_rules! companion {
     ($fn:ident, $c:expr) => {
         fn $fn<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-            $c.holds(m.as_ref().spec.context(), s.store.view())
+            $c.holds(m.as_ref().spec.context(), s.store.view(), &s.monitor)
         }
     };
 }
@@ -200,6 +255,15 @@ companion!(view_quarantined, Companion::ViewQuarantined);
 companion!(leak_logged, Companion::LeakLogged);
 companion!(superseded, Companion::Superseded);
 companion!(user_review, Companion::UserReview);
+companion!(low_evidence, Companion::LowEvidenceRefused);
+companion!(outside_validity, Companion::OutsideValidityRefused);
+companion!(lower_authority, Companion::LowerAuthorityRefused);
+companion!(laundering, Companion::LaunderingRefused);
+companion!(action_safe, Companion::ActionSafePromoted);
+companion!(reaches_tool_action, Companion::RetractionReachesToolAction);
+companion!(stale_refused, Companion::StaleWriteRefused);
+companion!(aborted_with_staging, Companion::AbortedWithStaging);
+companion!(snapshot_differs, Companion::SnapshotDiffersFromNow);
 
 /// "An irreversible call is blocked" is a transition, not a state: a
 /// blocked call leaves the store as it was. It holds at a state where the

@@ -4,7 +4,7 @@
 //! the invariant context.
 
 use crate::config::{Compiled, ModelConfig, ParentRule};
-use crate::invariants::Context;
+use crate::invariants::{Context, Selection};
 use crate::protocol::{Proposal, Protocol, Symbols, Tier};
 
 /// A record template: a proposal with no parent, and whether staging it
@@ -72,6 +72,13 @@ impl ModelSpec {
 
     pub fn context(&self) -> &Context {
         &self.compiled.invariant_context
+    }
+
+    /// Judges only the invariants of `selection` (and the companions that
+    /// guard them): the model's properties and the monitor's transition
+    /// checks both follow it.
+    pub fn select(&mut self, selection: Selection) {
+        self.compiled.invariant_context.select(selection);
     }
 
     /// Agents are interchangeable unless a template fixes an owner.

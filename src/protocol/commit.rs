@@ -13,21 +13,33 @@ use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::{Tier, TxId, TxStatus};
-use super::variant::Mechanism;
+use super::variant::{Fault, Mechanism};
 
 /// Confidence needed by check 1, inclusive (card §3.2).
 pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
 /// Authority at which a source skips the confidence check, inclusive.
 pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
 
-/// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
-fn check_evidence(record: &Record) -> bool {
-    record.confidence() >= EVIDENCE_THRESHOLD || record.effective_authority() >= AUTHORITY_BYPASS
-}
+impl Protocol {
+    /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
+    fn check_evidence(&self, record: &Record) -> bool {
+        let authority = if self.faulty(Fault::MissingSourceKeepsAuthority) {
+            record.authority()
+        } else {
+            record.effective_authority()
+        };
+        record.confidence() >= EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS
+    }
 
-/// Check 2: the window contains the logical now; without a clock it passes.
-fn check_validity(record: &Record, clock: Option<i32>) -> bool {
-    clock.is_none_or(|now| record.window().contains(now))
+    /// Check 2: the window contains the logical now; without a clock it
+    /// passes.
+    fn check_validity(&self, record: &Record) -> bool {
+        let mut window = record.window();
+        if self.faulty(Fault::ValidityOffByOne) {
+            window.to = window.to.map(|to| to + 1);
+        }
+        self.clock.is_none_or(|now| window.contains(now))
+    }
 }
 
 impl Protocol {
@@ -78,10 +90,10 @@ impl Protocol {
         verifier_calls: &mut u32,
     ) -> Result<RecordVerdict, ProtocolError> {
         let record = store.records[id as usize];
-        if self.has(Mechanism::Evidence) && !check_evidence(&record) {
+        if self.has(Mechanism::Evidence) && !self.check_evidence(&record) {
             return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY, None);
         }
-        if self.has(Mechanism::Validity) && !check_validity(&record, self.clock) {
+        if self.has(Mechanism::Validity) && !self.check_validity(&record) {
             return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY, None);
         }
         *verifier_calls += 1;
@@ -98,10 +110,16 @@ impl Protocol {
                 Some(admission)
             }
         };
-        if self.has(Mechanism::DependencyStability) && !dependencies_stable(store, id) {
+        let stable = if self.faulty(Fault::DependencyParentsOnly) {
+            !record.derived_from().intersects(store.registry)
+        } else {
+            dependencies_stable(store, id)
+        };
+        if self.has(Mechanism::DependencyStability) && !stable {
             return quarantine(store, id, Reason::UnstableDependency, superseded, admission);
         }
-        let external = store.txs[tx as usize].tier == Tier::ExternalAction;
+        let external = store.txs[tx as usize].tier == Tier::ExternalAction
+            && !self.faulty(Fault::ExternalCommitNotSafe);
         // A revalidated record passes now: its old quarantine reason goes.
         store.records[id as usize].reason = None;
         store.move_to(id, Lifecycle::Validated)?;

@@ -13,7 +13,7 @@ use super::record::{Kind, Reason, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::TxId;
-use super::variant::{LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
+use super::variant::{Fault, LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
 
 /// What check 3 decides for one candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +38,12 @@ impl Protocol {
             return Verdict::Abort(Reason::RevokedParent);
         }
         // A private parent republished to a wider scope (card §3.2).
-        if self.has(Mechanism::PermissionInheritance) && candidate.scope() != Scope::Private {
+        let widened = if self.faulty(Fault::LaunderingPublicOnly) {
+            candidate.scope() == Scope::Public
+        } else {
+            candidate.scope() != Scope::Private
+        };
+        if self.has(Mechanism::PermissionInheritance) && widened {
             let laundered = candidate.derived_from().iter().any(|p| {
                 let parent = &store.records[p as usize];
                 let considered = match self.variant.laundering_parents {
@@ -72,7 +77,7 @@ impl Protocol {
         let snapshot = store.txs[tx as usize].snapshot;
         let stale_check = !snapshot.is_empty()
             || self.variant.stale_check_empty_snapshot == StaleCheckEmptySnapshot::Apply;
-        if stale_check && !snapshot.contains(rival_id) {
+        if stale_check && !snapshot.contains(rival_id) && !self.faulty(Fault::StaleCheckSkipped) {
             return Verdict::Abort(Reason::StaleWrite);
         }
         let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
@@ -131,6 +136,9 @@ impl Protocol {
         store: &mut Store,
         id: RecordId,
     ) -> Result<RecordSet, ProtocolError> {
+        if self.faulty(Fault::SupersedeForgetsRivals) {
+            return Ok(RecordSet::EMPTY);
+        }
         let value = store.records[id as usize].value();
         let displaced: RecordSet = self
             .rivals(store, id)

@@ -11,7 +11,7 @@ use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
 use super::store::Store;
 use super::symbols::Sym;
 use super::transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
-use super::variant::{Mechanism, ToolBasis, Variant};
+use super::variant::{Fault, Mechanism, ToolBasis, Variant};
 
 /// A domain tool: reversible tools pass the gate, irreversible ones wait
 /// (card §3.3).
@@ -135,7 +135,13 @@ impl Protocol {
 
     /// Opens a transaction; its snapshot is the visible set now (card §3.2).
     fn open(&self, store: &mut Store, agent: u8, tier: Tier) -> Outcome {
-        let snapshot = visible_at(tier, &store.records);
+        let seen_as =
+            if self.faulty(Fault::ExternalSnapshotSeesCommitted) && tier == Tier::ExternalAction {
+                Tier::Low
+            } else {
+                tier
+            };
+        let snapshot = visible_at(seen_as, &store.records);
         store.txs.push(Transaction {
             agent,
             tier,
@@ -237,6 +243,12 @@ impl Protocol {
 
     pub(in crate::protocol) fn has(&self, mechanism: Mechanism) -> bool {
         self.variant.has(mechanism)
+    }
+
+    /// Whether a test's deliberate bug is in (never in a normal build).
+    #[inline(always)]
+    pub(in crate::protocol) fn faulty(&self, fault: Fault) -> bool {
+        self.variant.faulty(fault)
     }
 }
 

@@ -13,7 +13,7 @@ use super::outcome::Refusal;
 use super::record_set::RecordSet;
 use super::store::Store;
 use super::transaction::{Tier, TxId};
-use super::variant::Mechanism;
+use super::variant::{Fault, Mechanism};
 
 impl Protocol {
     /// The gate's decision for `tx` calling `tool`: the tentative records
@@ -36,6 +36,7 @@ impl Protocol {
             return Err(Refusal::TentativeInFlight);
         }
         if t.tier == Tier::ExternalAction
+            && !self.faulty(Fault::GateIgnoresSupport)
             && !t
                 .snapshot
                 .iter()

@@ -50,6 +50,8 @@ pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};
 pub use transaction::{Tier, Transaction, TxId, TxStatus};
+#[cfg(test)]
+pub(crate) use variant::Fault;
 pub use variant::{
     LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };

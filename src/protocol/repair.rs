@@ -13,7 +13,7 @@ use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{TxId, TxStatus};
-use super::variant::Mechanism;
+use super::variant::{Fault, Mechanism};
 
 impl Protocol {
     /// Aborts an open transaction: every record it staged is retracted.
@@ -25,6 +25,12 @@ impl Protocol {
         let t = &mut store.txs[tx as usize];
         t.status = TxStatus::Aborted;
         let staged = t.staged;
+        if self.faulty(Fault::AbortLeavesTentative) {
+            return Ok(Outcome::Retracted {
+                roots: RecordSet::EMPTY,
+                repairs: Vec::new(),
+            });
+        }
         // Staged records a cascade already revoked stay as they are.
         let roots = staged.difference(store.in_state(Lifecycle::Revoked));
         let repairs = self.retract(store, roots)?;
@@ -38,6 +44,13 @@ impl Protocol {
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
         let roots = RecordSet::single(record);
+        if self.faulty(Fault::SilentRevoke) {
+            store.move_to(record, Lifecycle::Revoked)?;
+            return Ok(Outcome::Retracted {
+                roots,
+                repairs: Vec::new(),
+            });
+        }
         let repairs = self.retract(store, roots)?;
         Ok(Outcome::Retracted { roots, repairs })
     }
@@ -71,7 +84,12 @@ impl Protocol {
         if !self.has(Mechanism::Cascade) {
             return Ok(repairs);
         }
-        for id in store.descendants(roots).iter() {
+        let reached = if self.faulty(Fault::CascadeSkipsGrandchildren) {
+            store.children(roots)
+        } else {
+            store.descendants(roots)
+        };
+        for id in reached.iter() {
             store.registry.insert(id);
             let state = store.records[id as usize].state;
             if state == Lifecycle::Revoked {
@@ -90,7 +108,10 @@ impl Protocol {
                 }
                 // Quarantine where allowed (not from action_safe or
                 // superseded), else revoke (card pitfall).
-                if state.may_move_to(Lifecycle::Quarantined) {
+                if state.may_move_to(Lifecycle::Quarantined)
+                    || (self.faulty(Fault::QuarantineFromActionSafe)
+                        && state == Lifecycle::ActionSafe)
+                {
                     (Repair::Quarantined, Lifecycle::Quarantined)
                 } else {
                     (Repair::Revoked, Lifecycle::Revoked)
@@ -127,15 +148,21 @@ impl Protocol {
         horizon: u8,
         repairs: &mut Vec<(RecordId, Repair)>,
     ) -> Result<(), ProtocolError> {
-        let from = store.move_to(id, to)?;
+        let from = if self.faulty(Fault::QuarantineFromActionSafe) && to == Lifecycle::Quarantined {
+            std::mem::replace(&mut store.records[id as usize].state, to)
+        } else {
+            store.move_to(id, to)?
+        };
         store.registry.insert(id);
-        store.log.push(LogEntry {
-            record: id,
-            repair,
-            root,
-            from,
-            horizon,
-        });
+        if !(root && self.faulty(Fault::UnloggedRetraction)) {
+            store.log.push(LogEntry {
+                record: id,
+                repair,
+                root,
+                from,
+                horizon,
+            });
+        }
         repairs.push((id, repair));
         Ok(())
     }

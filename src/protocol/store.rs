@@ -160,6 +160,18 @@ impl Store {
         reached.difference(roots)
     }
 
+    /// The records derived directly from one of `parents` (a test's
+    /// deliberate bug walks these instead of [`Store::descendants`]).
+    pub(in crate::protocol) fn children(&self, parents: RecordSet) -> RecordSet {
+        let mut found = RecordSet::EMPTY;
+        for (id, record) in self.records.iter().enumerate() {
+            if record.derived_from().intersects(parents) {
+                found.insert(id as RecordId);
+            }
+        }
+        found.difference(parents)
+    }
+
     /// The protocol's own view of the revocation registry, for tests that
     /// cross-check it against an independent recomputation.
     #[cfg(test)]

@@ -103,6 +103,48 @@ impl Mechanism {
     }
 }
 
+/// A deliberate bug of one line or two, for the tests that show a checker
+/// catches it (`check::faults`). Only test builds can set one: in a normal
+/// build a [`Variant`] holds none, every check of one is `false`, and the
+/// protocol behaves exactly as without this type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Fault {
+    /// The gate drops its external_action clause (I1).
+    GateIgnoresSupport,
+    /// Cascading repair reaches direct children only (I2).
+    CascadeSkipsGrandchildren,
+    /// Check 4 looks at direct parents only (G3).
+    DependencyParentsOnly,
+    /// Check 1 reads a missing source's authority field, not 0.5
+    /// (evidence).
+    MissingSourceKeepsAuthority,
+    /// Check 2 accepts a window that ended the day before (validity).
+    ValidityOffByOne,
+    /// `supersede_old` moves no rival (one value per slot).
+    SupersedeForgetsRivals,
+    /// Laundering refuses only public children of private parents (scope).
+    LaunderingPublicOnly,
+    /// Repair quarantines an action_safe view, past the state machine
+    /// (lifecycle).
+    QuarantineFromActionSafe,
+    /// A retraction writes no root entry (log completeness).
+    UnloggedRetraction,
+    /// The stale-write check never fires (stale writes).
+    StaleCheckSkipped,
+    /// Abort closes the transaction and retracts nothing (transaction
+    /// hygiene).
+    AbortLeavesTentative,
+    /// An external_action commit stops at committed (transaction hygiene).
+    ExternalCommitNotSafe,
+    /// An external_action snapshot also sees committed records
+    /// (snapshots).
+    ExternalSnapshotSeesCommitted,
+    /// Revoke moves its record to revoked and stops: no cascade, no log
+    /// entry (I2, read from the actions taken).
+    SilentRevoke,
+}
+
 /// The variant a protocol runs: every switch plus the mechanisms it ablates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Variant {
@@ -112,6 +154,9 @@ pub struct Variant {
     pub tool_basis: ToolBasis,
     /// One bit per ablated mechanism.
     pub(in crate::protocol) ablated: u8,
+    /// A deliberate bug (test builds only).
+    #[cfg(test)]
+    pub(in crate::protocol) fault: Option<Fault>,
 }
 
 impl Variant {
@@ -124,6 +169,26 @@ impl Variant {
     /// Whether `mechanism` is in force (not ablated).
     pub fn has(&self, mechanism: Mechanism) -> bool {
         self.ablated & mechanism.bit() == 0
+    }
+
+    /// This variant with the deliberate bug `fault` (test builds only).
+    #[cfg(test)]
+    pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
+        self.fault = Some(fault);
+        self
+    }
+
+    /// Whether the deliberate bug `fault` is in.
+    #[cfg(test)]
+    pub(in crate::protocol) fn faulty(&self, fault: Fault) -> bool {
+        self.fault == Some(fault)
+    }
+
+    /// Never, in a normal build.
+    #[cfg(not(test))]
+    #[inline(always)]
+    pub(in crate::protocol) fn faulty(&self, _fault: Fault) -> bool {
+        false
     }
 
     /// The ablated mechanisms, in [`Mechanism::ALL`] order.

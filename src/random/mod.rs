@@ -34,7 +34,7 @@ pub use walk::Walk;
 
 use crate::check::Counterexample;
 use crate::config::ModelConfig;
-use crate::invariants::Invariant;
+use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{properties, MemtxModel, ModelSpec};
 use std::collections::HashSet;
@@ -52,6 +52,8 @@ pub struct RandomOptions {
     pub seed: u64,
     /// Worker threads; results do not depend on it.
     pub threads: usize,
+    /// The invariants judged (and the companions that guard them).
+    pub properties: Selection,
 }
 
 /// Called now and then with (walks done, walks in all).
@@ -143,7 +145,9 @@ pub fn run(
     progress: Option<ProgressFn<'_>>,
 ) -> RandomReport {
     let started = Instant::now();
-    let model = MemtxModel::new(ModelSpec::from_config(config));
+    let mut spec = ModelSpec::from_config(config);
+    spec.select(options.properties);
+    let model = MemtxModel::new(spec);
     let threads = options.threads.max(1) as u64;
     let per_thread = options.traces.div_ceil(threads);
     let done = AtomicU64::new(0);
@@ -196,8 +200,9 @@ pub fn run(
         seen.extend(block.seen);
         coverage.merge(&block.coverage);
     }
-    let invariants = tally(&walks);
-    let companions = properties::companions()
+    let invariants = tally(&model, &walks);
+    let companions = model
+        .judged_companions()
         .enumerate()
         .map(|(bit, companion)| {
             let n = walks
@@ -227,8 +232,9 @@ pub fn run(
     }
 }
 
-fn tally(walks: &[WalkSummary]) -> Vec<InvariantTally> {
-    properties::invariants()
+fn tally(model: &MemtxModel, walks: &[WalkSummary]) -> Vec<InvariantTally> {
+    model
+        .judged_invariants()
         .filter_map(|p| p.invariant())
         .map(|invariant| {
             let mut violating = walks

@@ -12,7 +12,7 @@ use super::rng::SplitMix64;
 use crate::engine::{fingerprint, LabelledModel};
 use crate::invariants::Invariant;
 use crate::model::coverage::Coverage;
-use crate::model::{properties, Action, MemtxModel, ModelState, Predicate};
+use crate::model::{Action, MemtxModel, ModelState, Predicate};
 use stateright::Model;
 use std::collections::HashSet;
 
@@ -28,7 +28,7 @@ pub struct Walk {
     /// the model's property order.
     pub violations: Vec<(Invariant, usize)>,
     /// Which companions a state of the walk satisfied, one bit per
-    /// companion in the order of [`properties::companions`].
+    /// companion in the order of [`MemtxModel::judged_companions`].
     pub companions: u64,
     /// The actions taken, when the walk was asked to keep them.
     pub actions: Vec<Action>,
@@ -129,13 +129,13 @@ fn pick_transition(
 /// Checks the invariants not yet violated and the companions not yet
 /// reached on the state after `step`.
 fn observe(model: &MemtxModel, state: &ModelState, step: usize, w: &mut Walk) {
-    for p in properties::invariants() {
+    for p in model.judged_invariants() {
         let Some(inv) = p.invariant() else { continue };
         if w.violated(inv).is_none() && !(p.holds)(model, state) {
             w.violations.push((inv, step));
         }
     }
-    for (bit, p) in properties::companions().enumerate().take(64) {
+    for (bit, p) in model.judged_companions().enumerate().take(64) {
         if w.companions & (1 << bit) == 0 && (p.holds)(model, state) {
             w.companions |= 1 << bit;
         }

@@ -22,7 +22,7 @@ pub use wire::render_json;
 
 use crate::config::Compiled;
 use crate::input::InputError;
-use crate::invariants::{self, Invariant, Violation};
+use crate::invariants::{Invariant, Monitor, Violation};
 use crate::protocol::{Op, Outcome, ProtocolError, Store};
 use crate::trace::{Step, Trace, TraceViolation};
 
@@ -105,6 +105,8 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
     let mut stores = vec![store.clone()];
     let mut steps = Vec::with_capacity(trace.steps.len());
     let mut violations: Vec<FoundViolation> = Vec::new();
+    // What the steps taken retracted, as the model keeps it.
+    let mut monitor = Monitor::default();
     for (index, step) in trace.steps.iter().enumerate() {
         let op = step
             .to_op(&mut compiled)
@@ -113,10 +115,7 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
         let result = compiled.protocol.apply(&mut store, &op);
         if result.is_ok() {
             let ctx = &compiled.invariant_context;
-            let found = invariants::check_transition(ctx, before.view(), &op, store.view())
-                .into_iter()
-                .chain(invariants::check_state(ctx, store.view()));
-            for violation in found {
+            for violation in monitor.judge(ctx, before.view(), &op, store.view()) {
                 let known = violations
                     .iter()
                     .any(|v| v.violation.invariant == violation.invariant);

@@ -53,7 +53,7 @@ fn refund_example_commits_acts_and_logs_the_leak() {
     );
     assert!(text.contains("revoke r0: r0 revoked, r1 leaked"), "{text}");
     assert!(
-        text.contains("no invariant violated (checked: I1, I2, G3)"),
+        text.contains("no invariant violated (checked: I1, I2, G3, evidence, "),
         "{text}"
     );
     let json: serde_json::Value = serde_json::from_str(&render_json(&report)).unwrap();

@@ -49,9 +49,10 @@ pub fn render_text(report: &ReplayReport) -> String {
         let v = &found.violation;
         let _ = writeln!(
             out,
-            "{} ({}) violated after step {}: {}",
+            "{} ({}) violated [{}] after step {}: {}",
             v.invariant,
             v.invariant.title(),
+            v.clause,
             found.step,
             v.detail
         );

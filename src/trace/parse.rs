@@ -238,10 +238,13 @@ fn parse_violation(
     steps: usize,
 ) -> Result<TraceViolation, InputError> {
     let name = v.required("property", raw.property)?;
-    let property = Invariant::ALL
-        .into_iter()
-        .find(|inv| inv.name() == name)
-        .ok_or_else(|| v.err("property", format!("\"{name}\" is not one of I1, I2, G3")))?;
+    let property = Invariant::named(&name).ok_or_else(|| {
+        let known: Vec<_> = Invariant::ALL.iter().map(|i| i.name()).collect();
+        v.err(
+            "property",
+            format!("\"{name}\" is not one of {}", known.join(", ")),
+        )
+    })?;
     let step = v.required("step", raw.step)?;
     if steps == 0 {
         return Err(v.err(

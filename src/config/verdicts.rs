@@ -1,0 +1,89 @@
+//! The expected verdicts of a model's `expect` block, read and written:
+//! per invariant, by its name, `"holds"`, `"violated"`, or
+//! `{"violated": CLAUSE}` naming the clause the shortest counterexample
+//! must break (issue 9 item 3). A clause must be one of the invariant's
+//! own; anything else is a one-line error naming the field. Written back
+//! with the block's `coverage` (issue 9 item 1).
+
+use super::model_config::{Expect, ExpectCoverage, Expectations};
+use super::raw::RawExpect;
+use crate::input::locate::show;
+use crate::input::{InputError, Validator};
+use crate::invariants::Invariant;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The verdicts `raw` expects; `v` is the validator of the `expect` block.
+pub(crate) fn expected_verdicts(
+    v: &Validator,
+    raw: &RawExpect,
+) -> Result<[Option<Expect>; Invariant::ALL.len()], InputError> {
+    let mut verdicts = [None; Invariant::ALL.len()];
+    for inv in Invariant::ALL {
+        if let Some(value) = raw.verdict(inv) {
+            verdicts[inv as usize] = Some(verdict(v, inv, value)?);
+        }
+    }
+    Ok(verdicts)
+}
+
+fn verdict(v: &Validator, inv: Invariant, value: &Value) -> Result<Expect, InputError> {
+    let path = inv.name();
+    let clause_of = |name: &Value| -> Result<&'static str, InputError> {
+        let at = format!("{path}.violated");
+        let text = name
+            .as_str()
+            .ok_or_else(|| v.err(&at, format!("{} is not a clause name", show(name))))?;
+        inv.clause(text).ok_or_else(|| {
+            v.err(
+                &at,
+                format!(
+                    "\"{text}\" is not a clause of {inv} (one of {})",
+                    inv.clauses().join(", ")
+                ),
+            )
+        })
+    };
+    match value {
+        Value::String(s) if s == "holds" => Ok(Expect::Holds),
+        Value::String(s) if s == "violated" => Ok(Expect::Violated(None)),
+        Value::Object(map) if map.len() == 1 && map.contains_key("violated") => {
+            Ok(Expect::Violated(Some(clause_of(&map["violated"])?)))
+        }
+        other => Err(v.err(
+            path,
+            format!(
+                "{} is not \"holds\", \"violated\" or {{\"violated\": CLAUSE}}",
+                show(other)
+            ),
+        )),
+    }
+}
+
+/// The verdicts as the `expect` block writes them, in report order.
+pub(crate) struct VerdictsJson<'a>(pub &'a Expectations);
+
+impl Serialize for VerdictsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for inv in Invariant::ALL {
+            match self.0.get(inv) {
+                None => {}
+                Some(Expect::Violated(Some(clause))) => map.serialize_entry(
+                    inv.name(),
+                    &[("violated", clause)]
+                        .into_iter()
+                        .collect::<std::collections::BTreeMap<_, _>>(),
+                )?,
+                Some(e) => map.serialize_entry(inv.name(), e.name())?,
+            }
+        }
+        match &self.0.coverage {
+            None => {}
+            Some(ExpectCoverage::All) => map.serialize_entry("coverage", "all")?,
+            Some(ExpectCoverage::Branches(names)) => map.serialize_entry("coverage", names)?,
+        }
+        map.end()
+    }
+}

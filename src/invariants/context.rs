@@ -1,0 +1,75 @@
+//! [`Context`]: what the checkers take from the configuration, as the
+//! protocol's own tables are closed to them: which tools are irreversible,
+//! the logical clock, whether the stale-write check applies on an empty
+//! snapshot (the variant switch, card "Paper vs code"), and which
+//! invariants a run judges.
+
+use super::Selection;
+use crate::protocol::{StaleCheckEmptySnapshot, Tool, Variant};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    irreversible: Vec<bool>,
+    clock: Option<i32>,
+    stale_check_always: bool,
+    selection: Selection,
+    /// The selected ones judged on transitions, kept: every transition asks.
+    on_transitions: Selection,
+}
+
+impl Context {
+    pub fn new(tools: &[Tool], clock: Option<i32>, variant: &Variant) -> Self {
+        Context {
+            irreversible: tools.iter().map(|t| t.irreversible).collect(),
+            clock,
+            stale_check_always: variant.stale_check_empty_snapshot
+                == StaleCheckEmptySnapshot::Apply,
+            selection: Selection::ALL,
+            on_transitions: Selection::ALL.on_transitions(),
+        }
+    }
+
+    /// Unknown tools count as irreversible: the cautious reading.
+    pub fn is_irreversible(&self, tool: u8) -> bool {
+        self.irreversible
+            .get(tool as usize)
+            .copied()
+            .unwrap_or(true)
+    }
+
+    pub fn irreversible_tools(&self) -> impl Iterator<Item = u8> + '_ {
+        self.irreversible
+            .iter()
+            .enumerate()
+            .filter(|(_, &irr)| irr)
+            .map(|(t, _)| t as u8)
+    }
+
+    /// The logical now of the validity check; `None`: no clock.
+    pub fn clock(&self) -> Option<i32> {
+        self.clock
+    }
+
+    /// Whether a stale late write is refused even when the committing
+    /// transaction's snapshot is empty (the paper's reading); otherwise
+    /// only when it is not (the code's).
+    pub fn stale_check_always(&self) -> bool {
+        self.stale_check_always
+    }
+
+    /// The invariants judged.
+    pub fn selection(&self) -> Selection {
+        self.selection
+    }
+
+    /// The selected invariants judged on transitions.
+    pub fn transition_selection(&self) -> Selection {
+        self.on_transitions
+    }
+
+    /// Judges only the invariants of `selection`.
+    pub fn select(&mut self, selection: Selection) {
+        self.selection = selection;
+        self.on_transitions = selection.on_transitions();
+    }
+}

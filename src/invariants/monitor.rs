@@ -1,0 +1,149 @@
+//! [`Monitor`]: what the model keeps beside the store so that the checkers
+//! judge the protocol against the actions taken, not against what the
+//! protocol wrote down about them (issue 9 item 4). It is updated by
+//! [`Monitor::after`] from each accepted operation and the states before
+//! and after it, and holds:
+//!
+//! - one bit per transition property (I1 and our transition properties),
+//!   set by the first transition that breaks it and kept, so that a state
+//!   property of the model can report it;
+//! - the retracted records and what their cascades had to cover: an
+//!   abort retracts the records its transaction had staged that were not
+//!   already revoked, a revoke its record (DESIGN.md "Abort retracts every
+//!   record the transaction staged"), and each retraction covers the
+//!   transitive descendants of what it retracts that exist at that moment
+//!   (recomputed from `derived_from`; records created later are judged by
+//!   commit, not by repair). I2 and log completeness read these, not the
+//!   rollback log's root entries and horizons;
+//! - the records a retraction moved to revoked from a state the lifecycle
+//!   allows no quarantine from (I2: a view is revoked only where it could
+//!   not be quarantined, card pitfall).
+//!
+//! In a correct protocol every part is a function of the store (its
+//! rollback log says the same), so the monitor adds no state: the model's
+//! codec stores only where it departs from the log.
+//!
+//! It is four words, inline and `Copy`: every state carries one.
+
+use super::ancestry::Graph;
+use super::fields::where_state;
+use super::lifecycle::quarantine_allowed_from;
+use super::{Context, Invariant};
+use crate::protocol::{Lifecycle, Op, RecordId, RecordSet, StoreView};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Monitor {
+    /// One bit per transition property ([`Invariant::bit`]).
+    pub(crate) breached: u16,
+    /// Every record an abort or a revoke retracted.
+    pub(crate) retracted: RecordSet,
+    /// Every descendant of a retracted record that existed when it was
+    /// retracted.
+    pub(crate) covered: RecordSet,
+    /// Records a retraction moved to revoked from a state that allows no
+    /// quarantine.
+    pub(crate) revoked_unquarantinable: RecordSet,
+}
+
+impl Monitor {
+    /// Whether some transition so far broke the transition property `inv`.
+    pub fn breached(&self, inv: Invariant) -> bool {
+        self.breached & inv.bit() != 0
+    }
+
+    /// Every record retracted so far, by the actions taken.
+    pub fn retracted(&self) -> RecordSet {
+        self.retracted
+    }
+
+    /// Every record a retraction's cascade had to repair: a descendant of
+    /// a retracted record, existing when it was retracted.
+    pub fn covered(&self) -> RecordSet {
+        self.covered
+    }
+
+    /// Every record a retraction reached: the retracted records and what
+    /// their cascades covered.
+    pub fn reached(&self) -> RecordSet {
+        self.retracted.union(self.covered)
+    }
+
+    /// Records a retraction revoked from a state that allows no
+    /// quarantine.
+    pub fn revoked_unquarantinable(&self) -> RecordSet {
+        self.revoked_unquarantinable
+    }
+
+    /// The monitor after the accepted operation `op` took `before` to
+    /// `after`: the transition properties the context selects are judged
+    /// on the transition, and the retraction it performs is recorded.
+    pub fn after(
+        &self,
+        ctx: &Context,
+        before: StoreView<'_>,
+        op: &Op,
+        after: StoreView<'_>,
+    ) -> Monitor {
+        let mut next = *self;
+        next.breached |= super::transition_breaches(ctx, before, op, after);
+        let roots = match *op {
+            Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
+                t.staged()
+                    .difference(where_state(before, |s| s == Lifecycle::Revoked))
+            }),
+            Op::Revoke { record } => RecordSet::single(record),
+            _ => return next,
+        };
+        if roots.is_empty() {
+            return next;
+        }
+        next.retracted = next.retracted.union(roots);
+        next.covered = next
+            .covered
+            .union(Graph::of(before).descendants_of_any(roots));
+        for (id, was) in before.records().iter().enumerate() {
+            let now = after.record(id as RecordId).map(|r| r.state());
+            if now == Some(Lifecycle::Revoked)
+                && was.state() != Lifecycle::Revoked
+                && !quarantine_allowed_from(was.state())
+            {
+                next.revoked_unquarantinable.insert(id as RecordId);
+            }
+        }
+        next
+    }
+}
+
+impl Monitor {
+    /// One accepted step of a run judged whole: the monitor moves on past
+    /// it, then every property is checked, the transition properties on
+    /// the step and the state properties on the state it leads to.
+    /// Replay and the property-based tests judge runs this way.
+    pub fn judge(
+        &mut self,
+        ctx: &Context,
+        before: StoreView<'_>,
+        op: &Op,
+        after: StoreView<'_>,
+    ) -> Vec<super::Violation> {
+        *self = self.after(ctx, before, op, after);
+        let mut found = super::check_transition(ctx, before, op, after);
+        found.extend(super::check_state(ctx, after, self));
+        found
+    }
+}
+
+/// The common case, nothing retracted or breached, is one word; any other
+/// monitor writes its four parts.
+impl std::hash::Hash for Monitor {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        if *self == Monitor::default() {
+            h.write_u64(0);
+        } else {
+            h.write_u64(u64::from(self.breached) | 1 << 63);
+            h.write_u64(self.retracted.bits());
+            h.write_u64(self.covered.bits());
+            h.write_u64(self.revoked_unquarantinable.bits());
+        }
+    }
+}
