@@ -219,8 +219,13 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let model = MemtxModel::new(ModelSpec::from_config(config));
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
-    let report: EngineReport<ModelState, Action> =
-        engine::enumerate_with_codec(&model, &codec, &engine_options);
+    // Under symmetry the engine stores representatives (`model::symmetry`):
+    // the counts are of classes, the traces real ones.
+    let report: EngineReport<ModelState, Action> = if config.symmetry {
+        engine::enumerate_symmetric(&model, Some(&codec), &engine_options)
+    } else {
+        engine::enumerate_with_codec(&model, &codec, &engine_options)
+    };
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {

@@ -26,6 +26,7 @@ pub(crate) struct RawConfig {
     pub templates: Option<Vec<RawTemplate>>,
     pub variant: Option<RawVariant>,
     pub expect: Option<RawExpect>,
+    pub symmetry: Option<bool>,
 }
 
 impl Schema for RawConfig {

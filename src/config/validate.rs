@@ -64,6 +64,7 @@ pub(crate) fn validate_config(
         templates: validate_templates(v, templates, agents)?,
         variant: variant(&v.child("variant"), raw.variant)?,
         expect: expectations(raw.expect),
+        symmetry: raw.symmetry.unwrap_or(false),
         source_path: None,
     })
 }

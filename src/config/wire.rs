@@ -33,6 +33,10 @@ pub(crate) struct ConfigJson<'a> {
     templates: Vec<TemplateJson<'a>>,
     variant: VariantJson,
     expect: ExpectJson,
+    /// Written only when on, so that the configurations (and checkpoint
+    /// identities) of models without it read as before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    symmetry: bool,
 }
 
 #[derive(Serialize)]
@@ -114,6 +118,7 @@ impl<'a> ConfigJson<'a> {
                 i2: c.expect.i2,
                 g3: c.expect.g3,
             },
+            symmetry: c.symmetry,
         }
     }
 }
