@@ -28,6 +28,10 @@ impl Symmetric for MemtxModel {
     fn representative(&self, state: &ModelState) -> ModelState {
         canonical(state.clone())
     }
+
+    fn into_representative(&self, state: ModelState) -> ModelState {
+        canonical(state)
+    }
 }
 
 /// The representative of `state`'s class, built in place.
