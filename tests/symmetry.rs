@@ -51,9 +51,14 @@ fn every_shipped_model_has_the_same_verdicts_and_real_counterexamples_under_symm
         let name = &config.name;
         let plain = run(&config, false);
         let reduced = run(&config, true);
-        let verdicts =
-            |r: &CheckReport| -> Vec<_> { r.properties.iter().map(|p| (p.name, p.outcome)).collect() };
-        assert_eq!(verdicts(&reduced), verdicts(&plain), "{name}: verdicts and depths");
+        let verdicts = |r: &CheckReport| -> Vec<_> {
+            r.properties.iter().map(|p| (p.name, p.outcome)).collect()
+        };
+        assert_eq!(
+            verdicts(&reduced),
+            verdicts(&plain),
+            "{name}: verdicts and depths"
+        );
         assert_eq!(reduced.levels.len(), plain.levels.len(), "{name}: depths");
         assert_eq!(reduced.complete, plain.complete, "{name}");
         assert!(
@@ -75,7 +80,10 @@ fn every_shipped_model_has_the_same_verdicts_and_real_counterexamples_under_symm
             assert_eq!(found, Some(last), "{name}: replay re-finds {}", c.invariant);
         }
     }
-    assert!(counterexamples >= 5, "the ablations' counterexamples were found");
+    assert!(
+        counterexamples >= 5,
+        "the ablations' counterexamples were found"
+    );
 }
 
 /// `actions` taken by the unreduced model from its initial state: each is
@@ -97,7 +105,10 @@ fn assert_real(
             .unwrap_or_else(|why| panic!("{name}: step {k} is not a transition: {why}"))
             .0;
     }
-    assert!(!holds(model, &state), "{name}: {invariant} violated at the end");
+    assert!(
+        !holds(model, &state),
+        "{name}: {invariant} violated at the end"
+    );
 }
 
 fn memtx(args: &[&str]) -> std::process::Output {
@@ -140,10 +151,9 @@ fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
             "{stdout}"
         );
         assert!(stdout.contains("reduction factor is at most 6"), "{stdout}");
-        let summary: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(out.join("summary.json")).expect("summary.json"),
-        )
-        .expect("JSON");
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).expect("summary.json"))
+                .expect("JSON");
         assert_eq!(summary["states"], expected);
         assert_eq!(summary["symmetry"]["reduction_factor_at_most"], 6);
         assert_eq!(summary["symmetry"]["renames"], "transaction ids");

@@ -25,7 +25,7 @@ pub trait Symmetric: Model {
     /// [`Symmetric::representative`] of a state the caller owns, which a
     /// model may turn into its representative in place (the engine calls
     /// this on every successor, so a copy saved is saved per transition).
-    fn into_representative(&self, state: Self::State) -> Self::State {
+    fn representative_owned(&self, state: Self::State) -> Self::State {
         self.representative(&state)
     }
 }
@@ -40,7 +40,7 @@ impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
 
     #[inline]
     fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, T::Label)> {
-        T::next(model, state, action).map(|(next, label)| (model.into_representative(next), label))
+        T::next(model, state, action).map(|(next, label)| (model.representative_owned(next), label))
     }
 
     fn label_names(model: &M) -> Vec<&'static str> {
@@ -49,6 +49,6 @@ impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
 
     #[inline]
     fn canonical(model: &M, state: M::State) -> M::State {
-        model.into_representative(state)
+        model.representative_owned(state)
     }
 }

@@ -29,7 +29,7 @@ impl Symmetric for MemtxModel {
         canonical(state.clone())
     }
 
-    fn into_representative(&self, state: ModelState) -> ModelState {
+    fn representative_owned(&self, state: ModelState) -> ModelState {
         canonical(state)
     }
 }

@@ -180,7 +180,10 @@ impl Store {
     pub(crate) fn renamed_for_tests(&self, order: &[usize]) -> Store {
         let mut sorted = order.to_vec();
         sorted.sort_unstable();
-        assert!(sorted.iter().copied().eq(0..self.txs.len()), "a permutation");
+        assert!(
+            sorted.iter().copied().eq(0..self.txs.len()),
+            "a permutation"
+        );
         Store {
             txs: order.iter().map(|&k| self.txs[k]).collect(),
             ..self.clone()

@@ -99,7 +99,11 @@ fn the_representative_is_one_state_per_class_and_in_its_class() {
                 assert_eq!(canonical(r), rep, "one representative per class: {s:?}");
             }
         }
-        assert!(moved > 0, "{}: some renaming changes a state", model.spec.name);
+        assert!(
+            moved > 0,
+            "{}: some renaming changes a state",
+            model.spec.name
+        );
     }
 }
 
