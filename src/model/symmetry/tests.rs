@@ -18,14 +18,15 @@ fn model(path: &str, records: usize, transactions: usize) -> MemtxModel {
     MemtxModel::new(ModelSpec::from_config(&c))
 }
 
-/// Every state reachable in at most `depth` actions.
-fn reachable(model: &MemtxModel, depth: usize) -> Vec<ModelState> {
+/// The states reachable in at most `depth` actions, level by level: entry
+/// `d` holds those whose shortest distance is `d`.
+fn levels(model: &MemtxModel, depth: usize) -> Vec<Vec<ModelState>> {
     let mut seen: HashSet<ModelState> = model.init_states().into_iter().collect();
-    let mut level: Vec<ModelState> = seen.iter().cloned().collect();
+    let mut levels = vec![model.init_states()];
     let mut actions = Vec::new();
-    for _ in 0..depth {
+    for d in 0..depth {
         let mut next = Vec::new();
-        for s in &level {
+        for s in &levels[d] {
             model.actions(s, &mut actions);
             for a in actions.drain(..) {
                 if let Some(t) = model.next_state(s, a) {
@@ -35,9 +36,14 @@ fn reachable(model: &MemtxModel, depth: usize) -> Vec<ModelState> {
                 }
             }
         }
-        level = next;
+        levels.push(next);
     }
-    seen.into_iter().collect()
+    levels
+}
+
+/// Every state reachable in at most `depth` actions.
+fn reachable(model: &MemtxModel, depth: usize) -> Vec<ModelState> {
+    levels(model, depth).concat()
 }
 
 /// Every ordering of `0..n`.
@@ -147,27 +153,14 @@ fn the_engine_counts_each_class_once_at_its_shallowest_depth() {
     let model = model("models/default.json", 4, 3);
     // The classes of the unreduced space, each at the shallowest depth of
     // its members.
+    let levels = levels(&model, depth);
     let mut class_depth: HashMap<ModelState, usize> = HashMap::new();
-    let mut seen: HashSet<ModelState> = HashSet::new();
-    let mut level = model.init_states();
-    let mut actions = Vec::new();
-    for d in 0..=depth {
-        let mut next = Vec::new();
-        for s in &level {
+    for (d, level) in levels.iter().enumerate() {
+        for s in level {
             class_depth.entry(canonical(s.clone())).or_insert(d);
-            if d < depth {
-                model.actions(s, &mut actions);
-                for a in actions.drain(..) {
-                    if let Some(t) = model.next_state(s, a) {
-                        if seen.insert(t.clone()) {
-                            next.push(t);
-                        }
-                    }
-                }
-            }
         }
-        level = next;
     }
+    let unreduced: usize = levels.iter().map(Vec::len).sum();
     let mut per_depth = vec![0u64; depth + 1];
     for &d in class_depth.values() {
         per_depth[d] += 1;
@@ -176,5 +169,5 @@ fn the_engine_counts_each_class_once_at_its_shallowest_depth() {
     let report = enumerate_symmetric(&model, Some(&codec), &EngineOptions::new(Some(depth), 2));
     let engine: Vec<u64> = report.levels.iter().map(|l| l.new_states).collect();
     assert_eq!(engine, per_depth);
-    assert!(report.unique_states < seen.len() as u64 + 1);
+    assert!(report.unique_states < unreduced as u64);
 }
