@@ -175,3 +175,37 @@ fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
     assert!(summary.get("symmetry").is_none(), "absent without symmetry");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_checkpoint_resumes_only_with_the_same_symmetry_setting() {
+    let dir = std::env::temp_dir().join(format!("memtx-check-sym-ck-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = |p: &str| dir.join(p).to_str().expect("utf-8").to_owned();
+    let common = |ck: &str, out: &str| {
+        vec![
+            "check".to_owned(),
+            "--depth".to_owned(),
+            "3".to_owned(),
+            ck.to_owned(),
+            path("ck"),
+            "--out".to_owned(),
+            path(out),
+            "--traces".to_owned(),
+            path("traces"),
+        ]
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        memtx(&args).status.code()
+    };
+    assert_eq!(run(common("--checkpoint", "a")), Some(0));
+    let mut with = common("--resume", "b");
+    with.push("--symmetry".to_owned());
+    assert_eq!(run(with), Some(2), "refused: another configuration");
+    assert_eq!(
+        run(common("--resume", "c")),
+        Some(0),
+        "the same one resumes"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
