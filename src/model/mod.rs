@@ -23,7 +23,6 @@ pub use action::Action;
 pub use codec::ModelCodec;
 pub use properties::{property, ModelProperty, Predicate, PropertyKind, PROPERTIES};
 pub use spec::{ModelSpec, TemplateSpec};
-pub use symmetry::canonical;
 
 use crate::invariants;
 use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, Store, TxStatus};

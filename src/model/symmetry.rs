@@ -35,7 +35,7 @@ impl Symmetric for MemtxModel {
 }
 
 /// The representative of `state`'s class, built in place.
-pub fn canonical(state: ModelState) -> ModelState {
+fn canonical(state: ModelState) -> ModelState {
     // Every field is named, so that a field added to the state has to be
     // judged here: kept as it is if it names no transaction, renamed with
     // the transactions if it does.
