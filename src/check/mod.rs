@@ -251,8 +251,14 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let model = MemtxModel::new(spec);
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
-    let report: EngineReport<ModelState, Action> =
-        engine::enumerate_labelled_with_codec(&model, &codec, &engine_options);
+    // Under symmetry the engine stores representatives (`model::symmetry`):
+    // the counts are of classes (transitions and branch labels too), the
+    // traces real ones.
+    let report: EngineReport<ModelState, Action> = if config.symmetry {
+        engine::enumerate_labelled_symmetric(&model, Some(&codec), &engine_options)
+    } else {
+        engine::enumerate_labelled_with_codec(&model, &codec, &engine_options)
+    };
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {

@@ -129,6 +129,28 @@ struct SummaryJson<'a> {
     /// depth on nothing was explored.
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<StoppedJson>,
+    /// Present under `--symmetry`: `states` and `transitions` then count
+    /// canonical states (classes) and the transitions out of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symmetry: Option<SymmetryJson>,
+}
+
+#[derive(Serialize)]
+struct SymmetryJson {
+    /// What a class's states differ by.
+    renames: &'static str,
+    /// What `states` counts.
+    states: &'static str,
+    /// The most states of the unreduced model one class can hold (the
+    /// orderings of the transaction bound): the reduction factor's bound.
+    /// The exact factor needs the unreduced count, from a run without
+    /// symmetry.
+    reduction_factor_at_most: u64,
+}
+
+/// The most states one class can hold: `transactions!` (saturating).
+pub fn reduction_bound(transactions: usize) -> u64 {
+    (1..=transactions as u64).fold(1u64, |f, k| f.saturating_mul(k))
 }
 
 #[derive(Serialize)]
@@ -235,6 +257,11 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
             fingerprint_bits: report.fingerprint_bits,
         },
         stopped: report.stopped.as_ref().map(stopped_json),
+        symmetry: config.symmetry.then(|| SymmetryJson {
+            renames: "transaction ids",
+            states: "canonical: one per class of states equal up to a renaming of transaction ids",
+            reduction_factor_at_most: reduction_bound(config.bounds.transactions),
+        }),
     };
     let mut text = serde_json::to_string_pretty(&summary).expect("plain data serialises");
     text.push('\n');
@@ -310,8 +337,9 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     let secs = report.elapsed.as_secs_f64();
     let _ = writeln!(
         out,
-        "explored {} states and {} transitions to depth {} in {:.2} s with {} thread{} ({:.0} states/s); {}",
+        "explored {} {}states and {} transitions to depth {} in {:.2} s with {} thread{} ({:.0} states/s); {}",
         report.unique_states,
+        if c.symmetry { "canonical " } else { "" },
         report.transitions,
         report.levels.last().map_or(0, |l| l.depth),
         secs,
@@ -328,6 +356,15 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     );
     if let Some(line) = stopped_line(report) {
         let _ = writeln!(out, "{line}");
+    }
+    if c.symmetry {
+        let _ = writeln!(
+            out,
+            "symmetry: one canonical state per class of states equal up to a renaming of transaction ids; a class holds at most {}! = {} states, so the reduction factor is at most {}, and a run without --symmetry counts the unreduced states exactly",
+            c.bounds.transactions,
+            reduction_bound(c.bounds.transactions),
+            reduction_bound(c.bounds.transactions)
+        );
     }
     for p in report.invariants() {
         let PropertyKind::Invariant(inv) = p.kind else {

@@ -1,7 +1,8 @@
 //! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
 //! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
 //! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
-//! [--checkpoint DIR] [--resume DIR]`: the exhaustive bounded check.
+//! [--checkpoint DIR] [--resume DIR] [--symmetry]`: the exhaustive
+//! bounded check.
 //! Writes `growth.csv`, `coverage.csv` and `summary.json`, a replayable
 //! trace (and its ITF twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with the branch coverage
@@ -53,6 +54,11 @@ pub struct CheckArgs {
     /// this holds for every model.
     #[arg(long)]
     pub expect: bool,
+    /// Count one state per class of states equal up to a renaming of
+    /// transaction ids (as `"symmetry": true` in the model): same verdicts,
+    /// real counterexamples, fewer states (README "Symmetry").
+    #[arg(long)]
+    pub symmetry: bool,
     /// Bits of the stored state fingerprints: 64 (8 bytes a state) or 128
     /// (16 bytes, a negligible collision probability).
     #[arg(
@@ -86,7 +92,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     if args.model.is_dir() {
         return suite::run(args, &bounds, threads);
     }
-    let config = load(&args.model, &bounds)?;
+    let config = load(&args.model, &bounds, args.symmetry)?;
     let out = report_dir(args.out.as_deref(), &config.name)?;
     let (report, written) = check_and_write(args, &config, threads, &out)?;
     let mut text = human_summary(&report, &written);
@@ -125,12 +131,14 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     )
 }
 
-/// Loads a model file with the command line's bounds in place; a branch
+/// Loads a model file with the command line's bounds (and `--symmetry`)
+/// in place; a branch
 /// that `expect.coverage` names but the protocol does not have is bad
 /// input.
-pub fn load(path: &Path, bounds: &BoundOverrides) -> Result<ModelConfig, CliError> {
+pub fn load(path: &Path, bounds: &BoundOverrides, symmetry: bool) -> Result<ModelConfig, CliError> {
     let mut config = ModelConfig::load(path)?;
     bounds.apply(&mut config.bounds);
+    config.symmetry |= symmetry;
     if let Some((i, name)) = config.expect.coverage.as_ref().and_then(unknown_branch) {
         return Err(CliError(format!(
             "{}: expect.coverage[{i}]: \"{name}\" is not a branch (coverage.csv lists every one)",

@@ -36,7 +36,7 @@ pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<
     }
     let configs = files
         .iter()
-        .map(|path| load(path, bounds))
+        .map(|path| load(path, bounds, args.symmetry))
         .collect::<Result<Vec<_>, _>>()?;
     distinct_names(&files, configs.iter().map(|c| c.name.as_str()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));

@@ -28,6 +28,9 @@ pub struct ModelConfig {
     pub revalidate: bool,
     pub variant: Variant,
     pub expect: Expectations,
+    /// Explore one state per class of states equal up to a renaming of
+    /// transaction ids (`model::symmetry`); counts are then of classes.
+    pub symmetry: bool,
     /// The file it was loaded from, if any.
     pub source_path: Option<PathBuf>,
 }

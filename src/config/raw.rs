@@ -28,6 +28,7 @@ pub(crate) struct RawConfig {
     pub revalidate: Option<bool>,
     pub variant: Option<RawVariant>,
     pub expect: Option<RawExpect>,
+    pub symmetry: Option<bool>,
 }
 
 impl Schema for RawConfig {

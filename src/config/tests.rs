@@ -20,7 +20,8 @@ const FULL: &str = r#"{
      "value": "eligible", "source": null, "confidence": 0.6, "scope": "private", "parent": "required"}
   ],
   "variant": {"laundering_parents": "any", "tool_basis": "snapshot", "ablate": ["gate", "cascade"]},
-  "expect": {"I1": "violated", "G3": "holds"}
+  "expect": {"I1": "violated", "G3": "holds"},
+  "symmetry": true
 }"#;
 
 fn err(text: &str) -> String {
@@ -57,6 +58,11 @@ fn empty_object_takes_every_default() {
     assert_eq!(c.clock, None);
     assert_eq!(c.variant, Variant::default());
     assert_eq!(c.expect, Expectations::default());
+    assert!(!c.symmetry);
+    assert!(
+        c.to_json().get("symmetry").is_none(),
+        "off is not written, so configurations without it read as before"
+    );
 }
 
 #[test]
@@ -95,6 +101,16 @@ fn full_configuration_reads_every_field() {
     assert_eq!(c.expect.get(Invariant::I1), Some(Expect::Violated(None)));
     assert_eq!(c.expect.get(Invariant::I2), None);
     assert_eq!(c.expect.get(Invariant::G3), Some(Expect::Holds));
+    assert!(c.symmetry);
+}
+
+#[test]
+fn symmetry_is_a_boolean() {
+    for bad in [r#""yes""#, "1", "[]", "{}"] {
+        assert_one_line(&err(&format!(r#"{{"symmetry": {bad}}}"#)), &["symmetry"]);
+    }
+    let off = ModelConfig::parse(r#"{"symmetry": false}"#, "models/x.json").unwrap();
+    assert!(!off.symmetry);
 }
 
 #[test]

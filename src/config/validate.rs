@@ -66,6 +66,7 @@ pub(crate) fn validate_config(
         revalidate: raw.revalidate.unwrap_or(false),
         variant: variant(&v.child("variant"), raw.variant)?,
         expect: expectations(&v.child("expect"), raw.expect)?,
+        symmetry: raw.symmetry.unwrap_or(false),
         source_path: None,
     })
 }

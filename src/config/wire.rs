@@ -35,6 +35,10 @@ pub(crate) struct ConfigJson<'a> {
     revalidate: bool,
     variant: VariantJson,
     expect: VerdictsJson<'a>,
+    /// Written only when on, so that the configurations (and checkpoint
+    /// identities) of models without it read as before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    symmetry: bool,
 }
 
 #[derive(Serialize)]
@@ -103,6 +107,7 @@ impl<'a> ConfigJson<'a> {
             revalidate: c.revalidate,
             variant: variant_json(&c.variant),
             expect: VerdictsJson(&c.expect),
+            symmetry: c.symmetry,
         }
     }
 }

@@ -21,6 +21,13 @@ pub trait Symmetric: Model {
     /// The representative of `state`'s class: equal for equivalent states,
     /// and itself equivalent to `state`.
     fn representative(&self, state: &Self::State) -> Self::State;
+
+    /// [`Symmetric::representative`] of a state the caller owns, which a
+    /// model may turn into its representative in place (the engine calls
+    /// this on every successor, so a copy saved is saved per transition).
+    fn representative_owned(&self, state: Self::State) -> Self::State {
+        self.representative(&state)
+    }
 }
 
 /// Transitions taken as `T` takes them, each successor replaced by its
@@ -37,7 +44,7 @@ impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
         state: &M::State,
         action: M::Action,
     ) -> Result<(M::State, T::Label), T::Label> {
-        T::next(model, state, action).map(|(next, label)| (model.representative(&next), label))
+        T::next(model, state, action).map(|(next, label)| (model.representative_owned(next), label))
     }
 
     fn label_names(model: &M) -> Vec<&'static str> {
@@ -46,6 +53,6 @@ impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
 
     #[inline]
     fn canonical(model: &M, state: M::State) -> M::State {
-        model.representative(&state)
+        model.representative_owned(state)
     }
 }

@@ -24,6 +24,7 @@ pub mod coverage;
 mod labels;
 pub mod properties;
 mod spec;
+mod symmetry;
 
 pub use action::Action;
 pub use codec::ModelCodec;

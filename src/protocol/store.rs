@@ -102,6 +102,20 @@ impl Store {
         &self.log
     }
 
+    /// Renames the transactions so that they stand in ascending order of
+    /// their values (`Transaction`'s `Ord`): transaction `k` becomes the
+    /// `k`-th smallest. A transaction id is nothing but a position in
+    /// `txs`; records name records and their owner agent, the registry and
+    /// the rollback log name records, so no other field of a store names a
+    /// transaction and the result is the same store up to a renaming of
+    /// transaction ids. Equal transactions are interchangeable, so the
+    /// result is the same for every store that differs from this one only
+    /// by such a renaming. The model's symmetry reduction
+    /// (`model::symmetry`) relies on both.
+    pub fn sort_transactions(&mut self) {
+        self.txs.sort_unstable();
+    }
+
     /// All record ids, `0..records().len()`.
     pub fn ids(&self) -> RecordSet {
         self.view().ids()
@@ -170,6 +184,22 @@ impl Store {
             }
         }
         found.difference(parents)
+    }
+
+    /// The same store with transaction `order[k]` as transaction `k`: any
+    /// renaming of transaction ids, for tests of the symmetry reduction.
+    #[cfg(test)]
+    pub(crate) fn renamed_for_tests(&self, order: &[usize]) -> Store {
+        let mut sorted = order.to_vec();
+        sorted.sort_unstable();
+        assert!(
+            sorted.iter().copied().eq(0..self.txs.len()),
+            "a permutation"
+        );
+        Store {
+            txs: order.iter().map(|&k| self.txs[k]).collect(),
+            ..self.clone()
+        }
     }
 
     /// The protocol's own view of the revocation registry, for tests that

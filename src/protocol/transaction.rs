@@ -36,7 +36,7 @@ impl Tier {
 }
 
 /// Open until commit or abort.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TxStatus {
     Open,
@@ -44,8 +44,10 @@ pub enum TxStatus {
     Aborted,
 }
 
-/// One transaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One transaction. Its order (`Ord`, every field in turn) means nothing
+/// to the protocol: it is a total order on values, which names the
+/// canonical renaming of transaction ids ([`super::Store::sort_transactions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Transaction {
     pub(in crate::protocol) agent: u8,
     pub(in crate::protocol) tier: Tier,
