@@ -83,10 +83,13 @@ fn a_changed_state_space_is_reported_level_by_level() {
         ])
         .arg("--out")
         .arg(&saved)
+        .arg("--traces")
+        .arg(std::path::Path::new(&saved).join("traces"))
         .output()
         .expect("the binary runs")
         .status;
-    assert_eq!(status.code(), Some(0));
+    // Exit 1: the default model breaks our scope property (README).
+    assert_eq!(status.code(), Some(1));
     let saved = saved.display().to_string();
     let (code, out, _) = diff(&[&saved, "models/default.json", "--depth", "4"]);
     assert_eq!(code, Some(1), "depth 5 against depth 4: {out}");

@@ -325,7 +325,12 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
     assert_eq!(check("4").status.code(), Some(0));
     assert_eq!(
         files_under(&dir.join("out")),
-        ["growth.csv", "manifest.json", "summary.json"]
+        [
+            "coverage.csv",
+            "growth.csv",
+            "manifest.json",
+            "summary.json"
+        ]
     );
     assert_eq!(
         files_under(&dir.join("t")),
@@ -356,6 +361,10 @@ fn diff_refuses_a_report_that_mixes_runs_or_is_malformed() {
                     .to_string(),
                 "--depth",
                 depth,
+                // The paper's three, which hold: the default model breaks
+                // our scope property (README).
+                "--properties",
+                "I1,I2,G3",
                 "--out",
                 out,
             ],

@@ -13,13 +13,19 @@ use crate::config::ModelConfig;
 use crate::invariants::Invariant;
 use crate::protocol::Fault;
 
-/// A template as model JSON: a belief or a summary on order841.
+/// A template as model JSON: a belief or a summary on order841, `fields`
+/// replacing the defaults (a model may not give a key twice).
 fn template(name: &str, fields: &str) -> String {
-    format!(
+    let mut base: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&format!(
         r#"{{"name": "{name}", "kind": "belief", "entity": "order841",
             "attribute": "refund_eligible", "value": "yes", "source": "lookup",
-            "authority": 0.7, "confidence": 0.8, "scope": "shared", {fields}}}"#
-    )
+            "authority": 0.7, "confidence": 0.8, "scope": "shared"}}"#
+    ))
+    .expect("the default template");
+    let given: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&format!("{{{fields}}}")).expect("template fields");
+    base.extend(given);
+    serde_json::Value::Object(base).to_string()
 }
 
 const LOOKUP: &str = r#""parent": "none""#;
@@ -117,7 +123,10 @@ fn a_gate_without_its_external_action_clause_breaks_i1() {
 
 #[test]
 fn a_cascade_that_skips_grandchildren_breaks_i2() {
-    let config = model((3, 1, 6), r#""low""#, "null", &[lookup(), summary()]);
+    // Without a tool: a skipped grandchild tool action breaks I2 under
+    // `tool_action` at the same depth, and the clause shown would be the
+    // engine's choice among equally short counterexamples.
+    let config = untooled((3, 1, 6), r#""low""#, "null", &[lookup(), summary()]);
     caught(
         config,
         Fault::CascadeSkipsGrandchildren,
@@ -314,10 +323,13 @@ fn an_external_action_snapshot_that_sees_committed_records_breaks_snapshots() {
 
 #[test]
 fn a_silent_revoke_breaks_i2_read_from_the_actions_with_an_empty_log() {
-    // A refund on the lookup, then the silent revoke: the refund stays
-    // committed on a revoked basis.
+    // A refund on the lookup, then the silent revoke. Of the shortest
+    // counterexamples (5 steps) the engine's order-independent rule shows
+    // the one that revokes the refund itself: a retracted tool action with
+    // no compensated or leaked entry (clause `log`); revoking the lookup
+    // instead leaves the refund committed on a revoked basis (`tool_action`).
     let config = model((2, 1, 5), r#""low""#, "null", &[lookup()]);
-    let report = caught(config, Fault::SilentRevoke, Invariant::I2, "tool_action", 5);
+    let report = caught(config, Fault::SilentRevoke, Invariant::I2, "log", 5);
     let c = report
         .counterexamples
         .iter()
