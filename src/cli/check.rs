@@ -8,10 +8,10 @@
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
+use super::progress;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
-use crate::engine::{LevelProgress, LevelStats, RunObserver};
 use crate::explore;
 use crate::outputs::ReportSet;
 use crate::replay::render_text;
@@ -51,7 +51,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         &config,
         CheckOptions {
             threads,
-            observer: Box::new(StderrProgress),
+            observer: progress::observer(),
         },
     );
     let mut set = report_set(&out, &args.traces, "check", &config);
@@ -90,46 +90,6 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Holds
     })
-}
-
-/// The check's progress on stderr: a line per level once the run has
-/// lasted a second, and a heartbeat line within long levels.
-struct StderrProgress;
-
-impl RunObserver for StderrProgress {
-    fn level_done(&self, level: &LevelStats) {
-        progress_line(level)
-    }
-    fn heartbeat(&self, progress: &LevelProgress) {
-        heartbeat_line(progress)
-    }
-}
-
-/// Within a long level, a line a second: how far its expansion has got.
-fn heartbeat_line(p: &LevelProgress) {
-    eprintln!(
-        "  depth {:>3}: {:>3.0}% of the {} states at depth {} expanded; {} states so far, {:.0} states/s",
-        p.depth + 1,
-        100.0 * p.expanded as f64 / p.level_size.max(1) as f64,
-        p.level_size,
-        p.depth,
-        p.discovered,
-        p.discovered as f64 * 1000.0 / p.elapsed_ms.max(1) as f64
-    );
-}
-
-/// Progress on stderr, once the run has lasted a second.
-fn progress_line(l: &LevelStats) {
-    if l.elapsed_ms >= 1000 {
-        eprintln!(
-            "  depth {:>3}: {:>12} states ({:>+11} new), {:>13} transitions, {:>9.0} states/s",
-            l.depth,
-            l.total_states,
-            l.new_states,
-            l.total_transitions,
-            l.total_states as f64 * 1000.0 / l.elapsed_ms as f64
-        );
-    }
 }
 
 fn write_counterexamples(

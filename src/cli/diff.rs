@@ -2,20 +2,30 @@
 //! two check results (a report directory, a `summary.json`, or a model
 //! file checked now). Exit 0 when they are identical (totals, every level,
 //! every verdict), 1 when they differ, 2 for bad input, like diff(1).
+//!
+//! With `--behaviour`, both are model files explored in lockstep
+//! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
+//! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
+//! parts them, 2 when their action alphabets differ.
 
 use super::args::{overrides, DepthArg, ThreadsArg};
-use super::model::warn;
-use super::{print, CliError, Verdict};
+use super::files::{inside, report_dir};
+use super::model::{load_model, warn};
+use super::{print, progress, CliError, Verdict};
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
+use crate::config::{Depth, ModelConfig};
+use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::{compare, load_side, render};
+use crate::outputs::{checksum, ReportSet};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 // The shared flags' help, said of the model file they apply to.
 #[command(
     mut_arg("depth", |a| a.help(format!(
-        "For a model file: check to this depth (0..={MAX_DEPTH} or `full`) instead of the model's own"
+        "For a model file: check to this depth (0..={MAX_DEPTH} or `full`) instead of the model's own; \
+         with --behaviour: the longest action sequence tried (default: the smaller model depth)"
     ))),
     mut_arg("threads", |a| a.help(format!(
         "For a model file: worker threads, 1..={MAX_THREADS} (default: every core)"
@@ -31,9 +41,23 @@ pub struct DiffArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    /// Explore two model files in lockstep (the same actions applied to
+    /// both) and stop at the shortest action sequence after which the
+    /// protocol's outcomes differ.
+    #[arg(long)]
+    pub behaviour: bool,
+    /// Where the diff's reports go (default: reports/A-vs-B).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where the parting trace goes (--behaviour).
+    #[arg(long, default_value = "traces")]
+    pub traces: PathBuf,
 }
 
 pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
+    if args.behaviour {
+        return run_behaviour(args);
+    }
     let depth = overrides(None, Some(&args.depth))?.depth;
     let threads = args.threads.count()?;
     let load = |path: &PathBuf| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
@@ -47,4 +71,74 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Violated
     })
+}
+
+/// The report set of a diff of `a` and `b`, named `A-vs-B`: one folder
+/// per pair of models, whatever the command that wrote into it.
+fn diff_set(args: &DiffArgs, command: &str, a: &str, b: &str) -> Result<ReportSet, CliError> {
+    let name = format!("{a}-vs-{b}");
+    let dir = report_dir(args.out.as_deref(), &name)?;
+    let digest = checksum(name.as_bytes()).fnv1a64;
+    Ok(ReportSet::new(&dir, command, &name, &digest).with_traces(&args.traces))
+}
+
+fn run_behaviour(args: &DiffArgs) -> Result<Verdict, CliError> {
+    let flag_depth = overrides(None, Some(&args.depth))?.depth;
+    let threads = args.threads.count()?;
+    let a = load_model(&args.before)?;
+    let b = load_model(&args.after)?;
+    let depth = match flag_depth.unwrap_or_else(|| smaller(&a, &b)) {
+        Depth::Bounded(d) => Some(d),
+        Depth::Full => None,
+    };
+    let report = behaviour::run(
+        &a,
+        &b,
+        BehaviourOptions {
+            depth,
+            threads,
+            observer: progress::observer(),
+        },
+    )
+    .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
+    let mut set = diff_set(args, "behaviour", &a.name, &b.name)?;
+    let trace_name = format!("{}-vs-{}.json", a.name, b.name);
+    // A path check before any work is written.
+    inside(&args.traces, &trace_name)?;
+    let trace = match &report.parting {
+        Some(p) => Some(
+            set.add_trace(&trace_name, p.trace.to_json_string().as_bytes())?
+                .display()
+                .to_string(),
+        ),
+        None => None,
+    };
+    set.retire_traces([trace_name]);
+    set.add(
+        "behaviour.json",
+        behaviour_json(&report, trace.as_deref()).as_bytes(),
+    )?;
+    set.commit()?;
+    print(&behaviour::render(&report, trace.as_deref()))?;
+    Ok(if report.parting.is_some() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+/// The smaller of the two models' depth bounds (`full` is the larger).
+fn smaller(a: &ModelConfig, b: &ModelConfig) -> Depth {
+    match (a.bounds.depth, b.bounds.depth) {
+        (Depth::Bounded(x), Depth::Bounded(y)) => Depth::Bounded(x.min(y)),
+        (Depth::Bounded(x), Depth::Full) | (Depth::Full, Depth::Bounded(x)) => Depth::Bounded(x),
+        (Depth::Full, Depth::Full) => Depth::Full,
+    }
+}
+
+fn shown(config: &ModelConfig) -> String {
+    config
+        .source_path
+        .as_deref()
+        .map_or_else(|| config.name.clone(), |p: &Path| p.display().to_string())
 }

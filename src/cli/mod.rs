@@ -16,6 +16,7 @@ pub mod explore;
 mod files;
 mod model;
 mod output;
+mod progress;
 pub mod random;
 pub mod replay;
 mod usage;

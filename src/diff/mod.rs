@@ -9,6 +9,7 @@
 //! keeps): two different spaces with equal counts at every depth differ
 //! only through their verdicts.
 
+pub mod behaviour;
 mod load;
 
 pub use load::{load_side, Level, Side, Verdict};
