@@ -255,6 +255,8 @@ fn the_widest_valid_model_is_checked_and_diffed() {
         .arg("diff")
         .arg(&model)
         .arg(dir.join("out"))
+        .arg("--out")
+        .arg(dir.join("diff"))
         .output()
         .unwrap();
     assert_eq!(
@@ -323,7 +325,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
     assert_eq!(check("4").status.code(), Some(0));
     assert_eq!(
         files_under(&dir.join("out")),
-        ["growth.csv", "manifest.json", "summary.json"]
+        ["growth.csv", "growth.svg", "manifest.json", "summary.json"]
     );
     assert_eq!(
         files_under(&dir.join("t")),

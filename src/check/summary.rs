@@ -1,9 +1,11 @@
-//! What a check writes: `growth.csv` (one row per depth) and
-//! `summary.json`, through serialize-only wire types kept apart from the
-//! logic, and the short human summary printed on stdout.
+//! What a check writes: `growth.csv` (one row per depth), the series of
+//! `growth.svg`, and `summary.json`, through serialize-only wire types
+//! kept apart from the logic, and the short human summary printed on
+//! stdout.
 
 use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::model::PropertyKind;
+use crate::outputs::GrowthSeries;
 use crate::protocol::Variant;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -33,6 +35,19 @@ pub fn growth_csv(report: &CheckReport) -> Result<Vec<u8>, csv::Error> {
         ])?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// The run's growth for `growth.svg`: new states and transitions per
+/// depth.
+pub fn growth_series(report: &CheckReport) -> GrowthSeries {
+    GrowthSeries {
+        name: report.config.name.clone(),
+        levels: report
+            .levels
+            .iter()
+            .map(|l| (l.depth, l.new_states, l.transitions))
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]

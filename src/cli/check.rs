@@ -1,6 +1,6 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
 //! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
-//! bounded check. Writes `growth.csv` and `summary.json`, a replayable
+//! bounded check. Writes `growth.csv`, `growth.svg` and `summary.json`, a replayable
 //! trace (and its ITF twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with each counterexample
 //! step by step.
@@ -10,10 +10,10 @@ use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::progress;
 use super::{print, CliError, Verdict};
-use crate::check::summary::{growth_csv, human_summary, summary_json, Written};
+use crate::check::summary::{growth_csv, growth_series, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::explore;
-use crate::outputs::ReportSet;
+use crate::outputs::{growth_svg, ReportSet};
 use crate::replay::render_text;
 use clap::Args;
 use std::path::PathBuf;
@@ -59,6 +59,11 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
     let growth = growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?;
     let growth_path = set.add("growth.csv", &growth)?;
+    let title = format!("{}: growth per depth", config.name);
+    set.add(
+        "growth.svg",
+        growth_svg(&title, &[growth_series(&report)])?.as_bytes(),
+    )?;
     let summary_path = set.add("summary.json", summary_json(&report, &written).as_bytes())?;
     set.commit()?;
     let mut text = human_summary(&report, &written);

@@ -2,6 +2,7 @@
 //! two check results (a report directory, a `summary.json`, or a model
 //! file checked now). Exit 0 when they are identical (totals, every level,
 //! every verdict), 1 when they differ, 2 for bad input, like diff(1).
+//! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
 //!
 //! With `--behaviour`, both are model files explored in lockstep
 //! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
@@ -16,7 +17,7 @@ use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::{compare, load_side, render};
-use crate::outputs::{checksum, ReportSet};
+use crate::outputs::{checksum, growth_svg, ReportSet};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -65,7 +66,22 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
-    print(&render(&a, &b, &differences))?;
+    let mut set = diff_set(args, "diff", &a.model, &b.model)?;
+    let chart = growth_svg(
+        &format!(
+            "{} (A, solid) and {} (B, dashed): growth per depth",
+            a.model, b.model
+        ),
+        &[a.growth("A"), b.growth("B")],
+    )?;
+    let chart_path = set.add("growth.svg", chart.as_bytes())?;
+    set.commit()?;
+    let mut text = render(&a, &b, &differences);
+    text.push_str(&format!(
+        "drew both sides on one chart: {}\n",
+        chart_path.display()
+    ));
+    print(&text)?;
     Ok(if differences.is_empty() {
         Verdict::Holds
     } else {

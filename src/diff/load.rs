@@ -8,7 +8,7 @@ use crate::check::summary::GROWTH_HEADER;
 use crate::check::{self, CheckOptions};
 use crate::config::{Depth, ModelConfig};
 use crate::input::{from_value, parse_json, read_bytes, read_text, InputError};
-use crate::outputs::verify_set;
+use crate::outputs::{verify_set, GrowthSeries};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +49,14 @@ pub struct Side {
 impl Side {
     pub fn summary_line(&self) -> String {
         format!("model {}, {}", self.model, self.bounds)
+    }
+
+    /// Its growth for a chart, named `LETTER: model`.
+    pub fn growth(&self, letter: &str) -> GrowthSeries {
+        GrowthSeries {
+            name: format!("{letter}: {}", self.model),
+            levels: self.levels.iter().map(|l| (l.0, l.1, l.3)).collect(),
+        }
     }
 }
 
