@@ -16,7 +16,7 @@ use crate::explore;
 use crate::outputs::{growth_svg, ReportSet};
 use crate::replay::render_text;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -54,18 +54,11 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
             observer: progress::observer(),
         },
     );
-    let mut set = report_set(&out, &args.traces, "check", &config);
-    let written = write_counterexamples(&mut set, &report)?;
-    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
-    let growth = growth_csv(&report).map_err(|e| CliError(format!("{}: {e}", out.display())))?;
-    let growth_path = set.add("growth.csv", &growth)?;
-    let title = format!("{}: growth per depth", config.name);
-    set.add(
-        "growth.svg",
-        growth_svg(&title, &[growth_series(&report)])?.as_bytes(),
-    )?;
-    let summary_path = set.add("summary.json", summary_json(&report, &written).as_bytes())?;
-    set.commit()?;
+    let Reports {
+        written,
+        growth: growth_path,
+        summary: summary_path,
+    } = write_reports(&report, &out, &args.traces)?;
     let mut text = human_summary(&report, &written);
     text.push_str(&format!(
         "wrote {} and {}\n",
@@ -94,6 +87,41 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         Verdict::Violated
     } else {
         Verdict::Holds
+    })
+}
+
+/// Where a check's report set went.
+pub(super) struct Reports {
+    /// Each counterexample's trace and ITF twin, in report order.
+    pub written: Vec<Written>,
+    pub growth: PathBuf,
+    pub summary: PathBuf,
+}
+
+/// Writes a check's report set: growth.csv, growth.svg and summary.json
+/// in `out`, a trace per counterexample in `traces`.
+pub(super) fn write_reports(
+    report: &CheckReport,
+    out: &Path,
+    traces: &Path,
+) -> Result<Reports, CliError> {
+    let config = &report.config;
+    let mut set = report_set(out, traces, "check", config);
+    let written = write_counterexamples(&mut set, report)?;
+    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
+    let growth = growth_csv(report).map_err(|e| CliError(format!("{}: {e}", out.display())))?;
+    let growth_path = set.add("growth.csv", &growth)?;
+    let title = format!("{}: growth per depth", config.name);
+    set.add(
+        "growth.svg",
+        growth_svg(&title, &[growth_series(report)])?.as_bytes(),
+    )?;
+    let summary_path = set.add("summary.json", summary_json(report, &written).as_bytes())?;
+    set.commit()?;
+    Ok(Reports {
+        written,
+        growth: growth_path,
+        summary: summary_path,
     })
 }
 
