@@ -10,6 +10,8 @@
 //! cargo bench --bench engine_bfs -- --rms 7
 //! cargo bench --bench engine_bfs -- --repeat 1
 //! cargo bench --bench engine_bfs -- --model models/default.json --depth 8
+//! cargo bench --bench engine_bfs -- --model models/default.json --depth 9 \
+//!     --reference /tmp/ref/target/release/deps/engine_bfs-HASH --repeat 3
 //! ```
 //!
 //! With `--model`, the model is the MemTX model of that configuration at
@@ -32,8 +34,15 @@
 //!
 //! Each run of each variant (stateright 1 thread, engine 1 thread, engine 2
 //! threads) is a child process (this binary re-executed with `--variant`),
-//! so peak memory is per variant; the best wall time of `--repeat` runs
-//! (default 3) is kept. Reported per variant: unique states/s on wall time
+//! so peak memory is per variant. Runs are *paired*: each of `--repeat`
+//! rounds (default 3) runs every variant once, one after the other, and a
+//! variant's ratio to another is the median over rounds of the ratio of
+//! their rates in the same round, so that load from other processes,
+//! which comes and goes, weighs on both sides of a ratio alike. With
+//! `--reference EXE` (this bench built from another commit), that binary's
+//! engine variants run in every round too (`ref-engine1`, `ref-engine2`)
+//! and the ratios to them are reported. Reported per variant: the median
+//! over rounds of unique states/s on wall time
 //! and on CPU time (user + system, all threads; robust when other processes
 //! share the machine), bytes per state from peak RSS ((`VmHWM` − `VmRSS`
 //! before exploring) / states, from `/proc/self/status`) and from the peak
@@ -219,8 +228,13 @@ struct Outcome {
     cpu: f64,
 }
 
-fn run_child(variant: &str, n: usize, memtx: Option<(&str, usize)>, heap: bool) -> Outcome {
-    let exe = std::env::current_exe().expect("current_exe");
+fn run_child(
+    exe: &std::path::Path,
+    variant: &str,
+    n: usize,
+    memtx: Option<(&str, usize)>,
+    heap: bool,
+) -> Outcome {
     let mut cmd = Command::new(exe);
     cmd.args(["--variant", variant, "--rms", &n.to_string()]);
     if heap {
@@ -254,6 +268,101 @@ fn run_child(variant: &str, n: usize, memtx: Option<(&str, usize)>, heap: bool) 
     }
 }
 
+/// The median of `xs` (the mean of the middle two for an even count).
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let k = xs.len();
+    if k % 2 == 1 {
+        xs[k / 2]
+    } else {
+        (xs[k / 2 - 1] + xs[k / 2]) / 2.0
+    }
+}
+
+/// A variant to run: its label, the binary, and its `--variant` name.
+struct Variant {
+    label: &'static str,
+    exe: std::path::PathBuf,
+    name: &'static str,
+}
+
+/// The variants of a bench invocation, stateright first.
+fn variants(memtx: bool, reference: Option<&str>) -> Vec<Variant> {
+    let own = std::env::current_exe().expect("current_exe");
+    let mut v = vec![
+        ("stateright spawn_bfs, 1 thread", "stateright"),
+        ("engine, 1 thread", "engine1"),
+        ("engine, 2 threads", "engine2"),
+    ]
+    .into_iter()
+    .map(|(label, name)| Variant {
+        label,
+        exe: own.clone(),
+        name,
+    })
+    .collect::<Vec<_>>();
+    if memtx {
+        v.push(Variant {
+            label: "engine, 1 thread, no codec",
+            exe: own.clone(),
+            name: "engine1-plain",
+        });
+    }
+    if let Some(path) = reference {
+        for (label, name) in [
+            ("reference engine, 1 thread", "engine1"),
+            ("reference engine, 2 threads", "engine2"),
+        ] {
+            v.push(Variant {
+                label,
+                exe: path.into(),
+                name,
+            });
+        }
+    }
+    v
+}
+
+/// Prints each variant's medians and its ratios to stateright and to the
+/// reference's variant with the same thread count.
+fn report(variants: &[Variant], rounds: &[Vec<Outcome>], heap: bool) {
+    let rate = |r: &Outcome| r.states as f64 / r.secs;
+    let ratio_to =
+        |i: usize, j: usize| median(rounds.iter().map(|o| rate(&o[i]) / rate(&o[j])).collect());
+    let reference = |name: &str| {
+        variants
+            .iter()
+            .position(|v| v.label.starts_with("reference") && v.name == name)
+    };
+    for (i, v) in variants.iter().enumerate() {
+        let col = |f: &dyn Fn(&Outcome) -> f64| median(rounds.iter().map(|o| f(&o[i])).collect());
+        let vs_ref = match reference(v.name) {
+            Some(j) if j != i => format!(" {:>5.2}x reference", ratio_to(i, j)),
+            _ => String::new(),
+        };
+        println!(
+            "{:<31} {:>9} states | median wall {:>6.3} s {:>9.0} states/s {:>5.2}x stateright{vs_ref} \
+             | cpu {:>6.3} s | {:>5.1} B/state peak RSS{}",
+            v.label,
+            rounds[0][i].states,
+            col(&|r| r.secs),
+            col(&rate),
+            ratio_to(i, 0),
+            col(&|r| r.cpu),
+            col(&|r| r.bytes_per_state),
+            if heap {
+                format!(", {:>5.1} peak heap", col(&|r| r.heap_per_state))
+            } else {
+                String::new()
+            }
+        );
+    }
+    println!(
+        "engine 2-thread speed-up over 1 thread (median of paired rounds): {:.2}x",
+        ratio_to(2, 1)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -273,75 +382,41 @@ fn main() {
         return;
     }
     let repeat: usize = arg("--repeat").map_or(3, |v| v.parse().expect("--repeat K"));
+    let reference = arg("--reference");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let what = match memtx {
         Some((path, depth)) => format!("MemTX model {path} to depth {depth}"),
         None => format!("two-phase commit, {n} resource managers, exhaustive BFS"),
     };
     println!(
-        "{what}; one child process per run, best wall time of {repeat} runs; load average before: {}",
+        "{what}; one child process per run, {repeat} paired rounds, medians; load average before: {}",
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let mut variants = vec![
-        ("stateright", "stateright spawn_bfs, 1 thread"),
-        ("engine1", "engine, 1 thread"),
-        ("engine2", "engine, 2 threads"),
-    ];
-    if memtx.is_some() {
-        variants.push(("engine1-plain", "engine, 1 thread, no codec"));
-    }
-    let results: Vec<Outcome> = variants
-        .iter()
-        .map(|(v, _)| {
-            (0..repeat.max(1))
-                .map(|_| run_child(v, n, memtx, heap))
-                .min_by(|a, b| a.secs.total_cmp(&b.secs))
-                .expect("at least one run")
+    let variants = variants(memtx.is_some(), reference.as_deref());
+    let rounds: Vec<Vec<Outcome>> = (0..repeat.max(1))
+        .map(|_| {
+            variants
+                .iter()
+                .map(|v| run_child(&v.exe, v.name, n, memtx, heap))
+                .collect()
         })
         .collect();
-    let sr_rate = results[0].states as f64 / results[0].secs;
-    let sr_cpu_rate = results[0].states as f64 / results[0].cpu;
-    for ((_, label), r) in variants.iter().zip(&results) {
-        let rate = r.states as f64 / r.secs;
-        println!(
-            "{label:<31} {:>9} states {:>10} transitions | wall {:>6.3} s {:>9.0} states/s {:>5.2}x stateright \
-             | cpu {:>6.3} s {:>9.0} states/cpu-s {:>5.2}x | {:>5.1} B/state peak RSS{}",
-            r.states,
-            r.transitions,
-            r.secs,
-            rate,
-            rate / sr_rate,
-            r.cpu,
-            r.states as f64 / r.cpu,
-            r.states as f64 / r.cpu / sr_cpu_rate,
-            r.bytes_per_state,
-            if heap {
-                format!(", {:>5.1} peak heap", r.heap_per_state)
-            } else {
-                String::new()
-            }
+    report(&variants, &rounds, heap);
+    let all = rounds.iter().flatten();
+    let first = &rounds[0][0];
+    for r in all {
+        assert_eq!(
+            (r.states, r.transitions),
+            (first.states, first.transitions),
+            "counts differ"
         );
     }
-    assert!(
-        results.iter().all(|r| r.states == results[0].states),
-        "unique state counts differ"
-    );
-    assert!(
-        results
-            .iter()
-            .all(|r| r.transitions == results[0].transitions),
-        "transition counts differ"
-    );
-    println!(
-        "engine 2-thread speed-up over 1 thread (wall): {:.2}x",
-        results[1].secs / results[2].secs
-    );
     println!(
         "fingerprint collision probability: TLC optimistic {:.3e}, birthday bound {:.3e}",
-        memtx_check::engine::collision_probability(results[1].states, results[1].transitions),
-        memtx_check::engine::collision_probability_birthday(results[1].states)
+        memtx_check::engine::collision_probability(first.states, first.transitions),
+        memtx_check::engine::collision_probability_birthday(first.states)
     );
 }

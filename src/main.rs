@@ -1,5 +1,6 @@
 //! The `memtx-check` binary: parse the command line, dispatch, map the
-//! result to an exit code (0 holds, 1 violated, 2 bad input or usage).
+//! result to an exit code (0 holds, 1 violated, 2 bad input or usage, 3
+//! inconclusive: a check stopped before its bound).
 
 use memtx_check::cli::{self, CliError, NotRun};
 use memtx_check::input::one_line;

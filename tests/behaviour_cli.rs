@@ -163,7 +163,7 @@ fn every_ablation_and_variant_sharing_the_alphabet_parts_from_the_default() {
             7,
             "commit verdict of r2",
         ),
-        ("ablations/no-conflict", 4, "what r1 supersedes"),
+        ("ablations/no-conflict", 4, "commit verdict of r1"),
         (
             "ablations/no-permission-inheritance",
             4,
@@ -174,7 +174,7 @@ fn every_ablation_and_variant_sharing_the_alphabet_parts_from_the_default() {
             3,
             "error (refused under A only)",
         ),
-        ("variants/laundering-any-parent", 5, "commit verdict of r2"),
+        ("variants/laundering-any-parent", 5, "commit verdict of r1"),
         ("variants/stale-check-apply", 4, "reason of r1"),
     ];
     for (model, length, what) in expected {
@@ -190,19 +190,17 @@ fn every_ablation_and_variant_sharing_the_alphabet_parts_from_the_default() {
 
 #[test]
 fn the_paper_readings_part_where_the_card_says_they_differ() {
-    // Laundering on any parent: a shared summary of a quarantined private
-    // note is refused as laundering, where the code commits it.
+    // Laundering on any parent: a summary, in an external-action
+    // transaction, of another transaction's private note is refused as
+    // laundering, where the code lets it through as action-safe.
     let p = parts(
         "models/default.json",
         "models/variants/laundering-any-parent.json",
         "laundering",
     );
-    assert_eq!(
-        p.a,
-        "partial — r0 committed; r1 quarantined (needs_review); r2 committed [3 verifier calls]"
-    );
+    assert_eq!(p.a, "committed — r1 action_safe [1 verifier call]");
     assert!(
-        p.b.ends_with("r2 quarantined (permission_laundering) [3 verifier calls]"),
+        p.b.ends_with("r1 quarantined (permission_laundering) [1 verifier call]"),
         "{p:?}"
     );
     // The stale check on an empty snapshot: a rival committed earlier in

@@ -61,6 +61,7 @@ struct CounterexampleOut {
 struct Collision {
     tlc_optimistic: f64,
     birthday: f64,
+    fingerprint_bits: u32,
 }
 
 #[derive(Debug, Deserialize)]
@@ -175,6 +176,7 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
             && summary.collision_probability.birthday < 1e-6
     );
     assert!(summary.collision_probability.tlc_optimistic >= 0.0);
+    assert_eq!(summary.collision_probability.fingerprint_bits, 64);
     assert!(summary.variant.is_object() && !summary.description.is_empty());
     let _ = summary.elapsed_ms;
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -306,6 +306,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
         files_under(&dir.join("out")),
         [
             "growth.csv",
+            "growth.svg",
             "manifest.json",
             "random-summary.json",
             "random.csv",

@@ -10,9 +10,12 @@ pub mod summary;
 pub use counterexample::Counterexample;
 
 use crate::config::{Depth, Expect, ModelConfig};
-use crate::engine::{self, EngineOptions, EngineReport, LevelStats, RunObserver};
+use crate::engine::{
+    self, EngineOptions, EngineReport, FingerprintWidth, LevelStats, RunObserver, Stopped,
+};
 use crate::invariants::Invariant;
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How to run a check.
@@ -20,15 +23,86 @@ pub struct CheckOptions {
     pub threads: usize,
     /// Told of each explored level and, within long levels, of progress.
     pub observer: Box<dyn RunObserver>,
+    /// Bits of the stored fingerprints.
+    pub fingerprint: FingerprintWidth,
+    /// The memory guard's bound in bytes (`None`: no guard).
+    pub max_memory: Option<u64>,
+    /// Where parent links are spilled (`None`: kept in memory).
+    pub spill_dir: Option<PathBuf>,
+    /// Checkpoint each level into this directory.
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint in this directory.
+    pub resume: Option<PathBuf>,
+    /// Stop after this many levels, as an interruption would.
+    pub max_levels: Option<usize>,
 }
 
 impl CheckOptions {
-    /// `threads` threads and no progress output.
+    /// `threads` threads, no progress output, 64-bit fingerprints, links
+    /// in memory, no memory guard, no checkpoint.
     pub fn quiet(threads: usize) -> Self {
         CheckOptions {
             threads,
             observer: Box::new(engine::Silent),
+            fingerprint: FingerprintWidth::Bits64,
+            max_memory: None,
+            spill_dir: None,
+            checkpoint: None,
+            resume: None,
+            max_levels: None,
         }
+    }
+}
+
+/// What a checkpoint of `config` is named by: the model's name and a hash
+/// of its canonical configuration (bounds included), so that a checkpoint
+/// of another model, or of other bounds, is refused.
+pub fn identity(config: &ModelConfig) -> String {
+    let canonical = config.to_json().to_string();
+    format!(
+        "{} {:032x}",
+        config.name,
+        engine::fingerprint128(&canonical)
+    )
+}
+
+/// Whether the checkpoint in `dir` may be resumed by a check of `config`
+/// with `options`: `Err` with one line saying why not.
+pub fn resumable(
+    config: &ModelConfig,
+    options: &CheckOptions,
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    let probe = CheckOptions {
+        spill_dir: None,
+        checkpoint: None,
+        resume: None,
+        ..CheckOptions::quiet(1)
+    };
+    let opts = EngineOptions {
+        fingerprint: options.fingerprint,
+        ..engine_options(config, probe)
+    };
+    engine::check_resumable(dir, &opts).map(|_| ())
+}
+
+/// The engine options `options` ask for on `config`.
+pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOptions {
+    EngineOptions {
+        max_depth: match config.bounds.depth {
+            Depth::Bounded(d) => Some(d),
+            Depth::Full => None,
+        },
+        threads: options.threads.max(1),
+        stop_on_violation: false,
+        observer: options.observer,
+        fingerprint: options.fingerprint,
+        spill_dir: options.spill_dir,
+        max_memory: options.max_memory,
+        checkpoint: options.checkpoint,
+        resume: options.resume,
+        identity: identity(config),
+        max_levels: options.max_levels,
     }
 }
 
@@ -101,6 +175,10 @@ pub struct CheckReport {
     pub elapsed: Duration,
     pub collision_probability: f64,
     pub collision_probability_birthday: f64,
+    /// Bits of the fingerprints the run stored.
+    pub fingerprint_bits: u32,
+    /// Why the run stopped before its bound, if it did.
+    pub stopped: Option<Stopped>,
 }
 
 impl CheckReport {
@@ -139,16 +217,7 @@ impl CheckReport {
 pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
-    let max_depth = match config.bounds.depth {
-        Depth::Bounded(d) => Some(d),
-        Depth::Full => None,
-    };
-    let engine_options = EngineOptions {
-        max_depth,
-        threads: options.threads.max(1),
-        stop_on_violation: false,
-        observer: options.observer,
-    };
+    let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =
         engine::enumerate_with_codec(&model, &codec, &engine_options);
@@ -188,9 +257,12 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         unique_states: report.unique_states,
         transitions: report.transitions,
         collision_probability: report.collision_probability(),
-        collision_probability_birthday: engine::collision_probability_birthday(
+        collision_probability_birthday: engine::collision_probability_birthday_bits(
+            report.fingerprint_bits,
             report.unique_states,
         ),
+        fingerprint_bits: report.fingerprint_bits,
+        stopped: report.stopped.clone(),
         properties,
         counterexamples,
         model,

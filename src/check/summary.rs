@@ -4,6 +4,7 @@
 //! stdout.
 
 use super::{CheckReport, Outcome, PropertyOutcome};
+use crate::engine::Stopped;
 use crate::model::PropertyKind;
 use crate::outputs::GrowthSeries;
 use crate::protocol::Variant;
@@ -69,6 +70,19 @@ struct SummaryJson<'a> {
     threads: usize,
     elapsed_ms: u128,
     collision_probability: CollisionJson,
+    /// Present when the run stopped before its bound: why, and from which
+    /// depth on nothing was explored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<StoppedJson>,
+}
+
+#[derive(Serialize)]
+struct StoppedJson {
+    reason: &'static str,
+    /// The first depth not explored.
+    depth: Option<usize>,
+    needed_bytes: Option<u64>,
+    max_memory_bytes: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -99,10 +113,13 @@ struct CounterexampleJson {
 
 #[derive(Serialize)]
 struct CollisionJson {
-    /// TLC's optimistic estimate: states · (transitions − states) / 2^64.
+    /// TLC's optimistic estimate: states · (transitions − states) / 2^bits.
     tlc_optimistic: f64,
-    /// The birthday bound for this many distinct fingerprints: n(n−1)/2^65.
+    /// The birthday bound for this many distinct fingerprints:
+    /// n(n−1)/2^(bits+1).
     birthday: f64,
+    /// The fingerprint width the run used (64 or 128).
+    fingerprint_bits: u32,
 }
 
 /// Where each counterexample was written, in report order.
@@ -151,11 +168,56 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
         collision_probability: CollisionJson {
             tlc_optimistic: report.collision_probability,
             birthday: report.collision_probability_birthday,
+            fingerprint_bits: report.fingerprint_bits,
         },
+        stopped: report.stopped.as_ref().map(stopped_json),
     };
     let mut text = serde_json::to_string_pretty(&summary).expect("plain data serialises");
     text.push('\n');
     text
+}
+
+fn stopped_json(stopped: &Stopped) -> StoppedJson {
+    match *stopped {
+        Stopped::MemoryBound {
+            depth,
+            needed,
+            limit,
+        } => StoppedJson {
+            reason: "memory_bound",
+            depth: Some(depth),
+            needed_bytes: Some(needed),
+            max_memory_bytes: Some(limit),
+        },
+        Stopped::LevelLimit => StoppedJson {
+            reason: "level_limit",
+            depth: None,
+            needed_bytes: None,
+            max_memory_bytes: None,
+        },
+    }
+}
+
+/// Why the run stopped early, in one sentence, if it did.
+pub fn stopped_line(report: &CheckReport) -> Option<String> {
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let deepest = report.levels.last().map_or(0, |l| l.depth);
+    Some(match report.stopped.as_ref()? {
+        Stopped::MemoryBound {
+            depth,
+            needed,
+            limit,
+        } => format!(
+            "stopped before depth {depth}: exploring it needs about {:.1} GiB, more than --max-memory {:.1} GiB; depths 0..={} are complete and checked, the bound was NOT reached",
+            gib(*needed),
+            gib(*limit),
+            depth - 1
+        ),
+        Stopped::LevelLimit => format!(
+            "stopped after {} levels (--max-levels): depths 0..={deepest} were discovered, the bound was NOT reached",
+            report.levels.len()
+        ),
+    })
 }
 
 fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
@@ -192,10 +254,15 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
         report.unique_states as f64 / secs.max(1e-9),
         if report.complete {
             "complete: the last level added no state, so this covers every reachable state"
+        } else if report.stopped.is_some() {
+            "stopped early (see below)"
         } else {
             "bounded: deeper states exist"
         }
     );
+    if let Some(line) = stopped_line(report) {
+        let _ = writeln!(out, "{line}");
+    }
     for p in report.invariants() {
         let PropertyKind::Invariant(inv) = p.kind else {
             continue;
@@ -239,11 +306,21 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     }
     let _ = writeln!(
         out,
-        "fingerprint collision probability: {:.1e} (TLC's optimistic estimate), {:.1e} (birthday bound)",
-        report.collision_probability, report.collision_probability_birthday
+        "fingerprint collision probability ({}-bit): {:.1e} (TLC's optimistic estimate), {:.1e} (birthday bound)",
+        report.fingerprint_bits, report.collision_probability, report.collision_probability_birthday
     );
+    if report.fingerprint_bits == 64 && report.collision_probability_birthday > HINT_ABOVE {
+        let _ = writeln!(
+            out,
+            "hint: above {HINT_ABOVE:.0e}; --fingerprint 128 makes a collision negligible (16 bytes a state instead of 8)"
+        );
+    }
     out
 }
+
+/// The collision probability past which the summary suggests 128-bit
+/// fingerprints.
+pub const HINT_ABOVE: f64 = 1e-6;
 
 /// The variant in a few words: the authors' code, or each switch that
 /// differs from it as `key=value`, keys and values spelled and ordered as

@@ -1,9 +1,12 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
-//! [--threads N] [--out DIR] [--traces DIR] [--expect]`: the exhaustive
-//! bounded check. Writes `growth.csv`, `growth.svg` and `summary.json`, a replayable
-//! trace (and its ITF twin) per violated invariant, as one report set
+//! [--threads N] [--out DIR] [--traces DIR] [--expect] [--fingerprint 64|128]
+//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR]`: the exhaustive
+//! bounded check. Writes `growth.csv`, `growth.svg` and `summary.json`, a
+//! replayable trace (and its ITF twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with each counterexample
-//! step by step.
+//! step by step. A run stopped by the memory guard still writes its
+//! reports, for the depths it completed, and exits 3 (inconclusive) unless
+//! it found a violation.
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
@@ -12,6 +15,8 @@ use super::progress;
 use super::{print, CliError, Verdict};
 use crate::check::summary::{growth_csv, growth_series, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
+use crate::config::flags;
+use crate::engine::{self, FingerprintWidth};
 use crate::explore;
 use crate::outputs::{growth_svg, ReportSet};
 use crate::replay::render_text;
@@ -39,6 +44,31 @@ pub struct CheckArgs {
     /// (a broken variant that is caught passes), 1 otherwise.
     #[arg(long)]
     pub expect: bool,
+    /// Bits of the stored state fingerprints: 64 (8 bytes a state) or 128
+    /// (16 bytes, a negligible collision probability).
+    #[arg(
+        long,
+        value_name = "64|128",
+        default_value = "64",
+        allow_hyphen_values = true
+    )]
+    pub fingerprint: String,
+    /// Before each level, estimate its peak memory and stop cleanly (exit
+    /// 3) if it would pass SIZE, e.g. 8G or 512M (default: 90% of physical
+    /// memory).
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub max_memory: Option<String>,
+    /// After each completed level, write what is needed to continue into
+    /// DIR (parent links included).
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the last complete level checkpointed in DIR (same
+    /// model and bounds), checkpointing on into DIR.
+    #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
+    pub resume: Option<PathBuf>,
+    /// Stop after N levels, as an interruption would (for testing resume).
+    #[arg(long, value_name = "N", hide = true)]
+    pub max_levels: Option<usize>,
 }
 
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
@@ -47,13 +77,11 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let out = report_dir(args.out.as_deref(), &config.name)?;
-    let report = check::run(
-        &config,
-        CheckOptions {
-            threads,
-            observer: progress::observer(),
-        },
-    );
+    let options = run_options(args, threads, &out)?;
+    if let Some(dir) = &options.resume {
+        check::resumable(&config, &options, dir).map_err(CliError)?;
+    }
+    let report = check::run(&config, options);
     let Reports {
         written,
         growth: growth_path,
@@ -77,16 +105,41 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         }
     }
     print(&text)?;
-    Ok(if args.expect {
-        if report.as_expected() {
-            Verdict::Holds
-        } else {
+    Ok(
+        if report.stopped.is_some() && (args.expect || !report.violated()) {
+            Verdict::Inconclusive
+        } else if args.expect {
+            if report.as_expected() {
+                Verdict::Holds
+            } else {
+                Verdict::Violated
+            }
+        } else if report.violated() {
             Verdict::Violated
-        }
-    } else if report.violated() {
-        Verdict::Violated
-    } else {
-        Verdict::Holds
+        } else {
+            Verdict::Holds
+        },
+    )
+}
+
+/// The check's options from the flags: parent links spilled under `out`
+/// (or into the checkpoint directory), the memory guard at `--max-memory`
+/// or 90% of physical memory.
+fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOptions, CliError> {
+    let bits = flags::fingerprint_bits(&args.fingerprint)?;
+    let max_memory = match &args.max_memory {
+        Some(text) => Some(flags::memory_size(text)?),
+        None => engine::default_max_memory(),
+    };
+    Ok(CheckOptions {
+        observer: progress::observer(),
+        fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
+        max_memory,
+        spill_dir: Some(out.join("links")),
+        checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
+        resume: args.resume.clone(),
+        max_levels: args.max_levels,
+        ..CheckOptions::quiet(threads)
     })
 }
 

@@ -1,16 +1,19 @@
-//! How a command ends: a [`Verdict`] (exit 0 or 1) or a [`CliError`]
+//! How a command ends: a [`Verdict`] (exit 0, 1 or 3) or a [`CliError`]
 //! (exit 2), which every bad input becomes.
 
 use crate::input::InputError;
 use std::fmt;
 
-/// What a run concluded; its exit code is 0 or 1.
+/// What a run concluded; its exit code is 0, 1 or 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Every property checked holds.
     Holds,
     /// Some property is violated.
     Violated,
+    /// The run stopped before its bound (the memory guard, or an
+    /// interruption) and found no violation: nothing is concluded.
+    Inconclusive,
 }
 
 impl Verdict {
@@ -18,6 +21,7 @@ impl Verdict {
         match self {
             Verdict::Holds => 0,
             Verdict::Violated => 1,
+            Verdict::Inconclusive => 3,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! turning its arguments into a run and returning a [`Verdict`]. `main`
 //! only parses, dispatches and maps the result to an exit code: 0 every
 //! property holds, 1 one is violated, 2 bad input or usage (a usage error
-//! is one line, [`parse_command_line`]).
+//! is one line, [`parse_command_line`]), 3 a check stopped before its
+//! bound (inconclusive).
 //!
 //! Adding a subcommand: a file here with an `Args` struct and a
 //! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a

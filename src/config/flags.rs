@@ -67,3 +67,54 @@ fn parse_depth(text: &str) -> Result<Depth, InputError> {
 pub fn threads(text: &str) -> Result<usize, InputError> {
     Ok(whole_number("--threads", text, 1, MAX_THREADS as u64)? as usize)
 }
+
+/// A `--fingerprint` value: 64 or 128 bits.
+pub fn fingerprint_bits(text: &str) -> Result<u32, InputError> {
+    match text {
+        "64" => Ok(64),
+        "128" => Ok(128),
+        _ => Err(InputError(format!(
+            "--fingerprint: {text:?} is not a fingerprint width: 64 or 128"
+        ))),
+    }
+}
+
+/// A `--max-memory` value: a number of bytes with an optional suffix K,
+/// M, G or T (powers of 1024), e.g. `512M` or `20G`; at least 1M.
+pub fn memory_size(text: &str) -> Result<u64, InputError> {
+    let bad = || {
+        InputError(format!(
+            "--max-memory: {text:?} is not a memory size such as 512M or 20G (at least 1M)"
+        ))
+    };
+    let (digits, shift) = match text.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&text[..i], 10),
+        Some((i, 'M' | 'm')) => (&text[..i], 20),
+        Some((i, 'G' | 'g')) => (&text[..i], 30),
+        Some((i, 'T' | 't')) => (&text[..i], 40),
+        _ => (text, 0),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let bytes = n.checked_mul(1 << shift).ok_or_else(bad)?;
+    if bytes < 1 << 20 {
+        return Err(bad());
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_sizes_and_widths() {
+        assert_eq!(memory_size("512M").unwrap(), 512 << 20);
+        assert_eq!(memory_size("20G").unwrap(), 20 << 30);
+        assert_eq!(memory_size("2097152").unwrap(), 2 << 20);
+        for bad in ["", "G", "12X", "-1G", "1K", "99999999999T"] {
+            assert!(memory_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(fingerprint_bits("128").unwrap(), 128);
+        assert!(fingerprint_bits("32").is_err());
+    }
+}

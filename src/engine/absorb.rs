@@ -1,98 +1,111 @@
 //! Phase 2 of a batch, deduplication: the 64 shards are claimed
 //! dynamically by the threads. Shard `s` consumes bucket `s` of every chunk
-//! *in chunk order*, inserting each new fingerprint (with its parent's)
-//! into its part of the visited set and moving the held successor into the
-//! shard's part of the next level (a byte copy with a codec); duplicates
-//! are dropped. A shard's visited table is small enough to stay in cache
-//! while it is processed. When the next level is the last one the bound
-//! allows, only the new states' fingerprints are kept, and the first new
-//! state deciding each property is noted from the hits phase 1 evaluated.
+//! *in chunk order*, inserting each candidate's fingerprint into its table
+//! of the visited set (a table small enough to stay in cache while the
+//! shard is processed); a new one's held successor moves into the shard's
+//! part of the next level (a byte copy with a codec) with its link, a
+//! duplicate is dropped. Chunk order is frontier order, which is
+//! fingerprint order, so the first discoverer of a state — the one that
+//! stays its parent — is the one with the smallest (parent fingerprint,
+//! action index). When the next level is the last one the bound allows,
+//! only fingerprints are kept, and for each property the new state
+//! deciding it with the smallest fingerprint is noted, with its link.
 
 use super::chunk::ChunkSlot;
-use super::fingerprint::{ParentMap, SHARDS};
+use super::fp::Fp;
+use super::labels::Transitions;
 use super::level::Level;
+use super::links::Link;
 use super::parallel::{for_each_dynamic, threads_for};
 use super::part::Part;
+use super::table::FpTable;
+use super::visited::Visited;
 use stateright::Model;
-use std::collections::hash_map::Entry;
+use std::hash::Hash;
 
-impl<M, T> Level<'_, M, T>
+/// Per property: the deciding state with the smallest fingerprint so far.
+pub(super) type LeafHits<W> = Vec<Option<(W, Link)>>;
+
+impl<M, T, W> Level<'_, M, T, W>
 where
     M: Model + Sync,
-    M::State: Clone + Send + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    T: Transitions<M>,
+    W: Fp,
 {
     /// Phase 2 on the output of a batch's chunks (`slots`): each shard's
-    /// new states go to its visited set and its part of `next`; at the
-    /// last level, `leaf_hits[s]` gets shard `s`'s first new state deciding
-    /// each property (one entry per shard, else `leaf_hits` is empty).
+    /// new states go to its table and its part of `next`; at the last
+    /// level, `leaf_hits[s]` keeps shard `s`'s smallest new deciding state
+    /// per property (one entry per shard, else `leaf_hits` is empty).
     pub(super) fn absorb_batch(
         &self,
-        slots: &[ChunkSlot<M::State>],
-        visited: &mut [ParentMap],
-        next: &mut [Part<M::State>],
-        leaf_hits: &mut [Vec<Option<u64>>],
+        slots: &[ChunkSlot<M::State, W>],
+        visited: &mut Visited<W>,
+        next: &mut [Part<M::State, W>],
+        leaf_hits: &mut [LeafHits<W>],
     ) {
         let candidates: usize = slots
             .iter()
             .flat_map(|s| s.buckets.iter())
             .map(Vec::len)
             .sum();
-        let mut leaf_parts: Vec<Option<&mut [Option<u64>]>> = if self.leaf {
-            leaf_hits
-                .iter_mut()
-                .map(|h| Some(h.as_mut_slice()))
-                .collect()
+        let mut leaf: Vec<Option<&mut LeafHits<W>>> = if self.leaf {
+            leaf_hits.iter_mut().map(Some).collect()
         } else {
-            (0..SHARDS).map(|_| None).collect()
+            next.iter().map(|_| None).collect()
         };
         let shards: Vec<_> = visited
+            .shards_mut()
             .iter_mut()
             .zip(next.iter_mut())
-            .zip(leaf_parts.drain(..))
+            .zip(leaf.drain(..))
             .enumerate()
             .collect();
         for_each_dynamic(threads_for(candidates, self.threads), shards, &|(
             s,
-            ((v, part), hits),
+            ((table, part), hits),
         )| {
-            self.absorb(s, v, slots, part, hits)
+            self.absorb(s, table, slots, part, hits)
         });
     }
 
-    /// Phase 2 for shard `s`: consumes its buckets in chunk order, records
-    /// each new fingerprint with its parent's, and moves the new states
-    /// (as encoded, with a codec) into `part`; or, when the next level is
-    /// the last (`leaf`), keeps only their fingerprints and records in
-    /// `leaf` the fingerprint of the first new state deciding each
-    /// property (from the hits evaluated in phase 1).
+    /// Phase 2 for shard `s` (see the module docs).
     fn absorb(
         &self,
         s: usize,
-        visited: &mut ParentMap,
-        slots: &[ChunkSlot<M::State>],
-        part: &mut Part<M::State>,
-        leaf: Option<&mut [Option<u64>]>,
+        table: &mut FpTable<W>,
+        slots: &[ChunkSlot<M::State, W>],
+        part: &mut Part<M::State, W>,
+        mut leaf: Option<&mut LeafHits<W>>,
     ) {
-        let mut leaf = leaf;
         for slot in slots {
             let held = &slot.held[s];
+            let mut cursor = 0;
             for (i, c) in slot.buckets[s].iter().enumerate() {
-                let Entry::Vacant(e) = visited.entry(c.fp) else {
-                    continue;
-                };
-                e.insert(self.fp_at(c.parent as usize));
+                let new = table.insert(c.fp);
                 match leaf.as_deref_mut() {
-                    Some(first) => {
-                        for (p, slot) in first.iter_mut().enumerate() {
-                            if slot.is_none() && c.hits & 1 << p != 0 {
-                                *slot = Some(c.fp);
-                            }
+                    Some(best) if new => keep_smallest(best, c.hits, c.fp, c.link),
+                    Some(_) => {}
+                    None => {
+                        if new {
+                            part.push_from(held, i, cursor, c.fp, c.link);
                         }
-                        part.push_unheld();
+                        cursor = held.skip(cursor);
                     }
-                    None => part.push_from(held, i, c.fp, self.codec),
                 }
             }
         }
+    }
+}
+
+/// Keeps, for each property in `hits`, the smaller of `best` and `fp`.
+fn keep_smallest<W: Fp>(best: &mut LeafHits<W>, hits: u64, fp: W, link: Link) {
+    let mut bits = hits;
+    while bits != 0 {
+        let p = bits.trailing_zeros() as usize;
+        if best[p].is_none_or(|(b, _)| fp < b) {
+            best[p] = Some((fp, link));
+        }
+        bits &= bits - 1;
     }
 }

@@ -1,39 +1,55 @@
 //! The run: the level-synchronous parallel BFS loop, as a [`Run`] object
 //! whose phases are named methods.
 //!
-//! A level (the full states of one depth, in canonical order) is processed
-//! in *batches* of consecutive states, each in two phases that run on
-//! `std::thread::scope` threads: expansion (`expand`: the batch is cut into
-//! contiguous chunks, claimed dynamically by the threads, each writing its
-//! successors into its chunk slot, bucketed by shard) and deduplication
-//! (`absorb`: the 64 shards are claimed dynamically, each consuming its
-//! bucket of every chunk in chunk order). Batches bound the memory held by
-//! candidates, whatever the level's width. When the next level is the last
-//! one the bound allows, its states are checked as they are generated and
-//! only their fingerprints kept.
+//! A level (the full states of one depth, in fingerprint order) is
+//! processed in *batches* of consecutive states, each in two phases that
+//! run on `std::thread::scope` threads: expansion (`expand`: the batch is
+//! cut into contiguous chunks, claimed dynamically by the threads, each
+//! writing its successors into its chunk slot, bucketed by shard) and
+//! deduplication (`absorb`: the 64 shards are claimed dynamically, each
+//! consuming its bucket of every chunk in chunk order). Batches bound the
+//! memory held by candidates, whatever the level's width, and each part of
+//! the frontier is freed as soon as it has been expanded, so the level
+//! being built grows into the memory the frontier gives back. When the
+//! next level is the last one the bound allows, its states are checked as
+//! they are generated and only their fingerprints kept.
 //!
-//! The next level is the concatenation of the shards' parts in shard
-//! order. Because batches are processed in order and chunks are contiguous
-//! and consumed in order, the order within a shard is (parent position,
-//! action index) whatever the batch and chunk sizes, so nothing depends on
-//! the thread count.
+//! Once built, each shard's part of the next level is sorted by
+//! fingerprint and its links are stored: the next level is then in
+//! fingerprint order, which is what makes a state's first discoverer its
+//! smallest (see `absorb`), whatever the thread count.
 
-use super::chunk::{ChunkSlot, CHUNKS_PER_THREAD};
+use super::absorb::LeafHits;
+use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
 use super::decisions::Decisions;
 use super::expand::MAX_PROPERTIES;
-use super::fingerprint::{fingerprint, shard_of, ParentMap, NO_PARENT, SHARDS};
+use super::fp::{Fp, SHARDS};
+use super::growth::predict_new;
 use super::labels::{LabelTally, Transitions};
 use super::level::{Chunk, Level};
+use super::links::LinkStore;
+use super::parallel::for_each_dynamic;
 use super::part::Part;
-use super::{EngineOptions, EngineReport, LevelProgress, LevelStats, StateCodec};
+use super::path::{initial_level, reconstruct};
+use super::visited::Visited;
+use super::{EngineOptions, EngineReport, LevelProgress, LevelStats, StateCodec, Stopped};
 use stateright::{Model, Property};
-use std::collections::hash_map::Entry;
 use std::hash::Hash;
 use std::marker::PhantomData;
 use std::time::Instant;
 
-/// Runs the engine on `model`, taking transitions as `T` says.
-pub(crate) fn run<M, T>(
+/// How a run ended.
+pub(super) enum End {
+    /// Some level added nothing: the whole space was explored.
+    Complete,
+    /// At the depth bound, or stopped by a violation.
+    Bounded,
+    Stopped(Stopped),
+}
+
+/// Runs the engine on `model`, taking transitions as `T` says and storing
+/// fingerprints as `W`.
+pub(crate) fn run<M, T, W>(
     model: &M,
     opts: &EngineOptions,
     codec: Option<&dyn StateCodec<M::State>>,
@@ -43,53 +59,52 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
     T: Transitions<M>,
+    W: Fp,
 {
     let properties = model.properties();
-    let mut run = Run::<M, T>::new(model, &properties, opts, codec);
-    let complete = loop {
-        if let Some(complete) = run.run_level() {
-            break complete;
+    let mut run = match &opts.resume {
+        Some(dir) => Run::<M, T, W>::resume(model, &properties, opts, codec, dir),
+        None => Run::<M, T, W>::new(model, &properties, opts, codec),
+    };
+    let end = loop {
+        if let Some(end) = run.run_level() {
+            break end;
         }
     };
-    run.build_report(complete)
+    run.build_report(end)
 }
 
 /// A run in progress: the visited set, the frontier and the level being
-/// built, the counts so far.
-struct Run<'a, M: Model, T> {
-    model: &'a M,
-    properties: &'a [Property<M>],
-    opts: &'a EngineOptions,
-    codec: Option<&'a dyn StateCodec<M::State>>,
-    threads: usize,
-    start: Instant,
-    /// The visited set, sharded by fingerprint: fingerprint -> parent's.
-    visited: Vec<ParentMap>,
+/// built, the parent links and the counts so far.
+pub(super) struct Run<'a, M: Model, T, W> {
+    pub(super) model: &'a M,
+    pub(super) properties: &'a [Property<M>],
+    pub(super) opts: &'a EngineOptions,
+    pub(super) codec: Option<&'a dyn StateCodec<M::State>>,
+    pub(super) threads: usize,
+    pub(super) start: Instant,
+    pub(super) visited: Visited<W>,
     /// One slot per chunk of a batch.
-    slots: Vec<ChunkSlot<M::State>>,
-    /// The level being expanded (at `depth`) and the one being built, one
-    /// part per shard; swapped at the end of each level.
-    frontier: Vec<Part<M::State>>,
-    next: Vec<Part<M::State>>,
-    depth: usize,
-    levels: Vec<LevelStats>,
-    decisions: Decisions,
-    labels: LabelTally,
-    transitions: PhantomData<fn() -> T>,
+    pub(super) slots: Vec<ChunkSlot<M::State, W>>,
+    /// The level to expand next (at `depth`), one part per shard, and the
+    /// parts the level after it is built in.
+    pub(super) frontier: Vec<Part<M::State, W>>,
+    pub(super) next: Vec<Part<M::State, W>>,
+    pub(super) links: LinkStore,
+    pub(super) depth: usize,
+    pub(super) levels: Vec<LevelStats>,
+    pub(super) decisions: Decisions<W>,
+    pub(super) labels: LabelTally,
+    pub(super) marker: PhantomData<fn() -> T>,
 }
 
 /// What the expansion of one level has gathered so far.
-struct Pass {
-    /// Successors are generated (false at the bound, or once stopped by a
-    /// violation).
-    expanding: bool,
-    /// The next level is the last.
-    leaf: bool,
-    /// Per property: position of the level's first state deciding it.
-    level_hits: Vec<Option<usize>>,
-    /// At the last level, per shard, per property: the fingerprint of the
-    /// shard's first new state deciding it (empty otherwise).
-    leaf_hits: Vec<Vec<Option<u64>>>,
+struct Pass<W> {
+    /// Per property: the level's first state deciding it.
+    level_hits: Vec<Hit<W>>,
+    /// At the last level, per shard, per property: the smallest new state
+    /// deciding it (empty otherwise).
+    leaf_hits: Vec<LeafHits<W>>,
     transitions: u64,
     /// Per label: transitions out of this level carrying it.
     labels: Vec<u64>,
@@ -97,100 +112,122 @@ struct Pass {
     last_beat: Instant,
 }
 
-impl<'a, M, T> Run<'a, M, T>
+impl<'a, M, T, W> Run<'a, M, T, W>
 where
     M: Model + Sync,
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
     T: Transitions<M>,
+    W: Fp,
 {
-    /// A run whose frontier holds level 0: the in-boundary initial states,
-    /// first occurrence wins (all in part 0).
-    fn new(
+    /// An empty run with nothing discovered yet.
+    pub(super) fn empty(
         model: &'a M,
         properties: &'a [Property<M>],
         opts: &'a EngineOptions,
         codec: Option<&'a dyn StateCodec<M::State>>,
     ) -> Self {
-        let start = Instant::now();
         assert!(
             properties.len() <= MAX_PROPERTIES,
             "the engine checks at most {MAX_PROPERTIES} properties"
         );
         let threads = opts.threads.max(1);
         let labels = LabelTally::new(T::label_names(model));
-        let mut run = Run {
+        let links = match (&opts.checkpoint, &opts.spill_dir) {
+            (Some(dir), _) => LinkStore::in_dir(dir, 0),
+            (None, Some(dir)) => LinkStore::in_dir(dir, 0),
+            (None, None) => LinkStore::Memory(Vec::new()),
+        };
+        Run {
             slots: (0..threads * CHUNKS_PER_THREAD)
                 .map(|_| ChunkSlot::new(properties.len(), labels.len()))
                 .collect(),
-            visited: (0..SHARDS).map(|_| ParentMap::default()).collect(),
+            visited: Visited::new(),
             frontier: (0..SHARDS).map(|_| Part::new()).collect(),
             next: (0..SHARDS).map(|_| Part::new()).collect(),
             decisions: Decisions::new(properties.len()),
             labels,
+            links,
             model,
             properties,
             opts,
             codec,
             threads,
-            start,
+            start: Instant::now(),
             depth: 0,
             levels: Vec::new(),
-            transitions: PhantomData,
-        };
-        for s in model.init_states() {
-            if !model.within_boundary(&s) {
-                continue;
-            }
-            let fp = fingerprint(&s);
-            if let Entry::Vacant(e) = run.visited[shard_of(fp)].entry(fp) {
-                e.insert(NO_PARENT);
-                run.frontier[0].push(s, fp, codec);
-            }
+            marker: PhantomData,
         }
-        let initial = run.frontier[0].len() as u64;
+    }
+
+    /// A run whose frontier holds level 0.
+    fn new(
+        model: &'a M,
+        properties: &'a [Property<M>],
+        opts: &'a EngineOptions,
+        codec: Option<&'a dyn StateCodec<M::State>>,
+    ) -> Self {
+        let mut run = Run::empty(model, properties, opts, codec);
+        for (fp, s) in initial_level::<M, T, W>(model) {
+            run.visited.insert(fp);
+            run.frontier[fp.shard()].push(s, fp, codec);
+        }
+        run.frontier.iter_mut().for_each(Part::sort);
+        let initial = run.visited.len();
         run.push_level(initial, 0, &[]);
+        run.level_done();
         run
     }
 
     /// Checks the frontier and, below the bound, builds the next level from
-    /// it. Returns whether the run is complete once it is over, `None`
-    /// while it goes on.
-    fn run_level(&mut self) -> Option<bool> {
-        // Taken out while the level borrows it, so that the phases can
-        // borrow the run.
+    /// it. Returns how the run ended once it is over, `None` while it goes
+    /// on.
+    fn run_level(&mut self) -> Option<End> {
+        if self.opts.max_levels.is_some_and(|k| self.levels.len() >= k) {
+            return Some(End::Stopped(Stopped::LevelLimit));
+        }
         let frontier = std::mem::take(&mut self.frontier);
         let undecided = self.decisions.undecided(self.properties);
-        let leaf = self.opts.max_depth == Some(self.depth + 1);
-        let level = Level::<M, T>::new(
+        let mut level = Level::<M, T, W>::new(
             self.model,
             self.properties,
             &undecided,
             &frontier,
             self.codec,
-            leaf,
+            self.opts.max_depth == Some(self.depth + 1),
             self.threads,
         );
+        level.expanding = self.opts.max_depth.is_none_or(|d| self.depth < d);
         if level.size() == 0 {
-            drop(level);
-            self.frontier = frontier;
-            return Some(true);
+            return Some(End::Complete);
         }
-        let pass = self.expand_level(&level);
-        let depth = self.depth;
-        self.decisions
-            .record_level(depth, &pass.level_hits, |pos| level.fp_at(pos));
-        drop(level);
-        self.frontier = frontier;
-        self.finish_level(pass)
+        let mut stop = None;
+        if level.expanding {
+            stop = self.guard(&frontier, level.leaf);
+            // Past the memory bound the level is still checked, not expanded.
+            level.expanding = stop.is_none();
+        }
+        if level.expanding {
+            self.visited
+                .prepare(predict_new(&self.levels), self.threads);
+        }
+        let pass = self.expand_level(&mut level, frontier);
+        self.decisions.record_level(self.depth, &pass.level_hits);
+        match stop {
+            Some(why) => Some(End::Stopped(why)),
+            None => self.finish_level(pass, &level),
+        }
     }
 
-    /// The level's batches, in order, each through both phases.
-    fn expand_level(&mut self, level: &Level<M, T>) -> Pass {
+    /// The level's batches, in order, each through both phases; each part
+    /// of the frontier is dropped once expanded.
+    fn expand_level(
+        &mut self,
+        level: &mut Level<M, T, W>,
+        mut frontier: Vec<Part<M::State, W>>,
+    ) -> Pass<W> {
         let properties = self.properties.len();
         let mut pass = Pass {
-            expanding: self.opts.max_depth.is_none_or(|d| self.depth < d),
-            leaf: level.leaf,
             level_hits: vec![None; properties],
             leaf_hits: if level.leaf {
                 vec![vec![None; properties]; SHARDS]
@@ -203,22 +240,33 @@ where
             last_beat: Instant::now(),
         };
         self.next.iter_mut().for_each(Part::clear);
-        for batch in level.chunks().chunks(self.slots.len()) {
+        let chunks = level.chunks();
+        let mut freed = 0;
+        for batch in chunks.chunks(self.slots.len()) {
             self.heartbeat(&mut pass, level.size());
-            self.expand_batch(level, &mut pass, batch);
-            if pass.expanding {
-                self.absorb_batch(level, &mut pass, batch.len());
+            self.expand_batch(level, &frontier, &mut pass, batch);
+            if level.expanding {
+                let slots = &self.slots[..batch.len()];
+                level.absorb_batch(
+                    slots,
+                    &mut self.visited,
+                    &mut self.next,
+                    &mut pass.leaf_hits,
+                );
             }
             self.slots[..batch.len()]
                 .iter_mut()
                 .for_each(ChunkSlot::reset);
+            freed = free_expanded(&mut frontier, freed, batch);
         }
+        // Every part is empty now; the parts are reused for the level after.
+        self.frontier = frontier;
         pass
     }
 
     /// Tells the observer how far the level has got, if a second has passed
     /// since it was last told.
-    fn heartbeat(&self, pass: &mut Pass, level_size: usize) {
+    fn heartbeat(&self, pass: &mut Pass<W>, level_size: u64) {
         if pass.last_beat.elapsed().as_secs() < 1 {
             return;
         }
@@ -226,8 +274,8 @@ where
         self.opts.observer.heartbeat(&LevelProgress {
             depth: self.depth,
             expanded: pass.expanded,
-            level_size: level_size as u64,
-            discovered: self.visited.iter().map(|v| v.len() as u64).sum(),
+            level_size,
+            discovered: self.visited.len(),
             elapsed_ms: self.elapsed_ms(),
         });
     }
@@ -235,41 +283,53 @@ where
     /// Phase 1 on one batch (see `expand`), its counts and hits added to
     /// the pass. At a violation, with `stop_on_violation`, the rest of the
     /// level is still checked but no next level is built.
-    fn expand_batch(&mut self, level: &Level<M, T>, pass: &mut Pass, batch: &[Chunk]) {
+    fn expand_batch(
+        &mut self,
+        level: &mut Level<M, T, W>,
+        frontier: &[Part<M::State, W>],
+        pass: &mut Pass<W>,
+        batch: &[Chunk],
+    ) {
         let slots = &mut self.slots[..batch.len()];
-        pass.expanded += level.expand_batch(slots, batch, pass.expanding);
+        pass.expanded += level.expand_batch(frontier, slots, batch);
         pass.add(slots);
         if self.opts.stop_on_violation && self.decisions.violated(self.properties, &pass.level_hits)
         {
-            pass.expanding = false;
+            level.expanding = false;
         }
     }
 
-    /// Phase 2 on the first `used` slots (see `absorb`).
-    fn absorb_batch(&mut self, level: &Level<M, T>, pass: &mut Pass, used: usize) {
-        level.absorb_batch(
-            &self.slots[..used],
-            &mut self.visited,
-            &mut self.next,
-            &mut pass.leaf_hits,
-        );
-    }
-
-    /// Ends a level. Unless the expansion was stopped, the level built
-    /// becomes the frontier and is counted; at the bound the run is over.
-    /// Returns whether the run is complete once it is over.
-    fn finish_level(&mut self, pass: Pass) -> Option<bool> {
-        if !pass.expanding {
-            return Some(false);
+    /// Ends a level. Unless the expansion was stopped, the level built is
+    /// sorted, its links stored, and it becomes the frontier and is
+    /// counted; at the bound the run is over.
+    fn finish_level(&mut self, pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
+        if !level.expanding {
+            return Some(End::Bounded);
+        }
+        let before = self.levels.last().map_or(0, |l| l.total_states);
+        let new = self.visited.len() - before;
+        if !level.leaf {
+            let parts: Vec<_> = self.next.iter_mut().collect();
+            for_each_dynamic(self.threads, parts, &|p| p.sort());
+            let links = self
+                .next
+                .iter_mut()
+                .map(|p| std::mem::take(&mut p.links))
+                .collect();
+            self.links.push_level(links);
         }
         std::mem::swap(&mut self.frontier, &mut self.next);
-        let new: usize = self.frontier.iter().map(Part::len).sum();
         self.depth += 1;
-        self.push_level(new as u64, pass.transitions, &pass.labels);
-        if pass.leaf {
+        self.push_level(new, pass.transitions, &pass.labels);
+        if level.leaf {
             self.decisions.record_leaf(self.depth, &pass.leaf_hits);
-            return Some(new == 0);
+            return Some(if new == 0 {
+                End::Complete
+            } else {
+                End::Bounded
+            });
         }
+        self.level_done();
         None
     }
 
@@ -293,34 +353,41 @@ where
         self.levels.push(stats);
     }
 
-    fn elapsed_ms(&self) -> u64 {
+    /// A level is complete and is the frontier: checkpoint it if asked to.
+    fn level_done(&mut self) {
+        if let Some(dir) = &self.opts.checkpoint {
+            self.save_checkpoint(dir);
+        }
+    }
+
+    pub(super) fn elapsed_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
     }
 
     /// The report: the counts, and each decided property's trace rebuilt
-    /// from the visited set's parent links.
-    fn build_report(self, complete: bool) -> EngineReport<M::State, M::Action> {
+    /// from the parent links.
+    fn build_report(self, end: End) -> EngineReport<M::State, M::Action> {
         let Run {
             model,
             properties,
-            visited,
-            frontier,
-            next,
             levels,
             decisions,
             labels,
+            links,
+            opts,
             ..
         } = self;
-        // Only the parent links are needed now.
-        drop(frontier);
-        drop(next);
-        let parent_of = |fp: u64| -> u64 {
-            *visited[shard_of(fp)]
-                .get(&fp)
-                .expect("fingerprint on a parent chain is not in the visited set")
-        };
-        let properties = decisions.into_results(model, properties, parent_of);
+        let properties =
+            decisions.into_results(properties, |d| reconstruct::<M, T, W>(model, d, &links));
+        if opts.checkpoint.is_none() {
+            links.remove();
+        }
         let last = levels.last().expect("level 0 is always present");
+        let (complete, stopped) = match end {
+            End::Complete => (true, None),
+            End::Bounded => (false, None),
+            End::Stopped(why) => (false, Some(why)),
+        };
         EngineReport {
             unique_states: last.total_states,
             transitions: last.total_transitions,
@@ -328,14 +395,33 @@ where
             complete,
             properties,
             labels: labels.into_counts(),
+            fingerprint_bits: 8 * W::BYTES as u32,
+            stopped,
         }
     }
 }
 
-impl Pass {
+/// Drops the frontier parts whose every chunk is in `batch` or earlier
+/// (those before `freed` are gone already); returns the new `freed`.
+fn free_expanded<S: Clone, W: Copy + Ord>(
+    frontier: &mut [Part<S, W>],
+    freed: usize,
+    batch: &[Chunk],
+) -> usize {
+    let Some(&(s, _, hi)) = batch.last() else {
+        return freed;
+    };
+    let done = if hi == frontier[s].len() { s + 1 } else { s };
+    for part in &mut frontier[freed..done] {
+        *part = Part::new();
+    }
+    done.max(freed)
+}
+
+impl<W: Copy> Pass<W> {
     /// Adds a batch's output: the first hit of each property (chunks in
     /// order), its transitions and label counts.
-    fn add<S>(&mut self, slots: &[ChunkSlot<S>]) {
+    fn add<S>(&mut self, slots: &[ChunkSlot<S, W>]) {
         for (p, hit) in self.level_hits.iter_mut().enumerate() {
             if hit.is_none() {
                 *hit = slots.iter().find_map(|s| s.hits[p]);

@@ -3,7 +3,8 @@
 //! uses one slot per chunk; slots are reused from batch to batch so their
 //! buffers stay allocated.
 
-use super::fingerprint::SHARDS;
+use super::fp::SHARDS;
+use super::links::Link;
 use super::part::Part;
 
 /// Frontier states per chunk.
@@ -11,36 +12,39 @@ pub(super) const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
 /// Chunks per thread in a batch (so slots per run).
 pub(super) const CHUNKS_PER_THREAD: usize = 16;
 
-/// A successor awaiting deduplication: its fingerprint and the frontier
-/// position of its parent. The successor itself waits in the chunk's
-/// [`Part`] for the same shard, at the same index.
+/// A successor awaiting deduplication: its fingerprint and link. Below
+/// the last level the successor itself waits in the chunk's [`Part`] for
+/// the same shard, in the same order.
 #[derive(Clone, Copy)]
-pub(super) struct Candidate {
-    pub(super) fp: u64,
-    pub(super) parent: u32,
+pub(super) struct Candidate<W> {
+    pub(super) fp: W,
+    pub(super) link: Link,
     /// At the last level: the properties this successor decides (bit `p`
     /// for property `p`), evaluated when it was generated, so that it need
     /// not be held at all.
     pub(super) hits: u64,
 }
 
+/// The first state of a chunk deciding a property: its position in the
+/// level and its fingerprint.
+pub(super) type Hit<W> = Option<(u64, W)>;
+
 /// The output of one chunk.
-pub(super) struct ChunkSlot<S> {
+pub(super) struct ChunkSlot<S, W> {
     /// Candidates per shard, in (frontier position, action index) order.
-    pub(super) buckets: Vec<Vec<Candidate>>,
+    pub(super) buckets: Vec<Vec<Candidate<W>>>,
     /// The candidates' states per shard (encoded when there is a codec).
-    pub(super) held: Vec<Part<S>>,
+    pub(super) held: Vec<Part<S, W>>,
     /// Transitions generated from the chunk.
     pub(super) transitions: u64,
-    /// Per property: frontier position of the first state in the chunk that
-    /// decides it.
-    pub(super) hits: Vec<Option<usize>>,
+    /// Per property: the chunk's first state deciding it.
+    pub(super) hits: Vec<Hit<W>>,
     /// Per label of a labelled model: the chunk's transitions carrying it
     /// (empty for a plain model).
     pub(super) labels: Vec<u64>,
 }
 
-impl<S: Clone> ChunkSlot<S> {
+impl<S: Clone, W: Copy + Ord> ChunkSlot<S, W> {
     pub(super) fn new(properties: usize, labels: usize) -> Self {
         ChunkSlot {
             buckets: (0..SHARDS).map(|_| Vec::new()).collect(),

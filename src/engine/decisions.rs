@@ -1,16 +1,34 @@
 //! What a run knows of each property: undecided, or decided at a depth by
-//! a state (its fingerprint), the first in canonical order at the
+//! the state with the smallest fingerprint among those deciding it at the
 //! shallowest depth; and, at the end, the verdicts with their traces.
 
-use super::path;
-use super::{PropertyResult, Verdict};
+use super::absorb::LeafHits;
+use super::chunk::Hit;
+use super::fp::Fp;
+use super::links::Link;
+use super::{PropertyResult, Trace, Verdict};
 use stateright::{Expectation, Model, Property};
-use std::hash::Hash;
 
-/// Per property: (depth, fingerprint) of the state that decided it.
-pub(super) struct Decisions(Vec<Option<(usize, u64)>>);
+/// Where the deciding state is: at a position of its level (a level that
+/// was held), or reached by a link (a state of the last level, never held).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Witness {
+    At(u64),
+    Via(Link),
+}
 
-impl Decisions {
+/// The state that decided a property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Decision<W> {
+    pub(super) depth: usize,
+    pub(super) fp: W,
+    pub(super) witness: Witness,
+}
+
+/// Per property: the decision, if any.
+pub(super) struct Decisions<W>(pub(super) Vec<Option<Decision<W>>>);
+
+impl<W: Fp> Decisions<W> {
     pub(super) fn new(properties: usize) -> Self {
         Decisions(vec![None; properties])
     }
@@ -30,7 +48,7 @@ impl Decisions {
     pub(super) fn violated<M: Model>(
         &self,
         properties: &[Property<M>],
-        level_hits: &[Option<usize>],
+        level_hits: &[Hit<W>],
     ) -> bool {
         properties.iter().enumerate().any(|(p, prop)| {
             prop.expectation == Expectation::Always
@@ -39,46 +57,45 @@ impl Decisions {
     }
 
     /// Records the expanded level's first hit of each undecided property:
-    /// `hits[p]` is a position in the level at `depth`, whose fingerprint
-    /// `fp_at` gives.
-    pub(super) fn record_level(
-        &mut self,
-        depth: usize,
-        hits: &[Option<usize>],
-        fp_at: impl Fn(usize) -> u64,
-    ) {
+    /// the level is in fingerprint order, so the first is the smallest.
+    pub(super) fn record_level(&mut self, depth: usize, hits: &[Hit<W>]) {
         for (slot, hit) in self.0.iter_mut().zip(hits) {
             if slot.is_none() {
-                *slot = hit.map(|pos| (depth, fp_at(pos)));
+                *slot = hit.map(|(pos, fp)| Decision {
+                    depth,
+                    fp,
+                    witness: Witness::At(pos),
+                });
             }
         }
     }
 
-    /// Records the last level's first hits: per shard, per property, the
-    /// fingerprint of the shard's first new state deciding it. The first in
-    /// canonical order is the first shard's with a hit.
-    pub(super) fn record_leaf(&mut self, depth: usize, leaf_hits: &[Vec<Option<u64>>]) {
+    /// Records the last level's hits: per shard, per property, the new
+    /// deciding state with the smallest fingerprint; the smallest of all
+    /// shards wins.
+    pub(super) fn record_leaf(&mut self, depth: usize, leaf_hits: &[LeafHits<W>]) {
         for (p, slot) in self.0.iter_mut().enumerate() {
             if slot.is_none() {
-                *slot = leaf_hits.iter().find_map(|h| h[p]).map(|fp| (depth, fp));
+                *slot = leaf_hits
+                    .iter()
+                    .filter_map(|h| h[p])
+                    .min_by_key(|&(fp, _)| fp)
+                    .map(|(fp, link)| Decision {
+                        depth,
+                        fp,
+                        witness: Witness::Via(link),
+                    });
             }
         }
     }
 
-    /// The verdicts, each decided one with the shortest trace to the state
-    /// that decided it, following the visited set's parent links.
-    pub(super) fn into_results<M>(
+    /// The verdicts, each decided one with the trace `trace_to` rebuilds
+    /// for its decision.
+    pub(super) fn into_results<M: Model>(
         self,
-        model: &M,
         properties: &[Property<M>],
-        parent_of: impl Fn(u64) -> u64,
-    ) -> Vec<PropertyResult<M::State, M::Action>>
-    where
-        M: Model,
-        M::State: Hash,
-        M::Action: Clone,
-    {
-        let parent_of = &parent_of;
+        trace_to: impl Fn(&Decision<W>) -> Trace<M::State, M::Action>,
+    ) -> Vec<PropertyResult<M::State, M::Action>> {
         properties
             .iter()
             .zip(self.0)
@@ -87,9 +104,10 @@ impl Decisions {
                     (Expectation::Eventually, _) => Verdict::Unsupported,
                     (Expectation::Always, None) => Verdict::Holds,
                     (Expectation::Sometimes, None) => Verdict::NotReached,
-                    (e, Some((depth, fp))) => {
-                        let trace = path::reconstruct(model, fp, parent_of);
-                        debug_assert_eq!(trace.len(), depth + 1);
+                    (e, Some(d)) => {
+                        let trace = trace_to(&d);
+                        debug_assert_eq!(trace.len(), d.depth + 1);
+                        let depth = d.depth;
                         if *e == Expectation::Always {
                             Verdict::Violated { depth, trace }
                         } else {

@@ -2,18 +2,21 @@
 //! order, evaluate the undecided properties (remembering the first hit of
 //! each in the chunk); then, below the depth bound, generate its
 //! successors. A successor outside the boundary is dropped; otherwise it is
-//! a transition (its labels counted) and, unless it is a self-loop (same
-//! fingerprint as its parent), becomes a candidate (fingerprint, parent
-//! position) in the chunk's bucket for the fingerprint's shard, the
-//! successor itself held beside it (encoded, when there is a codec). When
-//! the next level is the last, the successor is checked here instead and
-//! not held.
+//! a transition (its labels counted). Unless it is a self-loop, it becomes
+//! a candidate (fingerprint, link) in the chunk's bucket for its shard, the
+//! successor itself held beside it (encoded, when there is a codec).
+//! Whether it is new is found in phase 2, where its shard's table is warm
+//! in the cache: a look-up here, in a table of all shards, would wait for
+//! memory more than encoding takes. When the next level is the last, the
+//! successor is checked here instead and not held.
 
 use super::chunk::{Candidate, ChunkSlot};
-use super::fingerprint::{fingerprint, shard_of};
+use super::fp::Fp;
 use super::labels::{Labels, Transitions};
 use super::level::{Chunk, Level};
+use super::links::Link;
 use super::parallel::{for_each_dynamic, threads_for};
+use super::part::Part;
 use stateright::{Expectation, Model};
 use std::hash::Hash;
 
@@ -21,47 +24,54 @@ use std::hash::Hash;
 /// 64-bit set).
 pub(super) const MAX_PROPERTIES: usize = 64;
 
-impl<M, T> Level<'_, M, T>
+impl<M, T, W> Level<'_, M, T, W>
 where
     M: Model + Sync,
     M::State: Hash + Clone + Send + Sync,
     T: Transitions<M>,
+    W: Fp,
 {
-    /// Phase 1 on the chunks of `batch`, chunk `k` into `slots[k]`, on the
-    /// level's threads when the batch is large enough; generates successors
-    /// only if `expand`. Returns the number of states expanded.
+    /// Phase 1 on the chunks of `batch` of the frontier `parts`, chunk `k`
+    /// into `slots[k]`, on the level's threads when the batch is large
+    /// enough. Returns the number of states expanded.
     pub(super) fn expand_batch(
         &self,
-        slots: &mut [ChunkSlot<M::State>],
+        parts: &[Part<M::State, W>],
+        slots: &mut [ChunkSlot<M::State, W>],
         batch: &[Chunk],
-        expand: bool,
     ) -> u64 {
         let states: usize = batch.iter().map(|&(_, lo, hi)| hi - lo).sum();
         let work: Vec<_> = slots.iter_mut().zip(batch).collect();
         for_each_dynamic(threads_for(states, self.threads), work, &|(
             slot,
-            &chunk,
+            &(s, lo, hi),
         )| {
-            self.expand_chunk(slot, chunk, expand)
+            self.expand_chunk(&parts[s], self.offsets[s], slot, lo, hi)
         });
         states as u64
     }
 
-    /// Phase 1 on states `lo..hi` of part `s`.
-    fn expand_chunk(&self, slot: &mut ChunkSlot<M::State>, (s, lo, hi): Chunk, expand: bool) {
+    /// Phase 1 on states `lo..hi` of `part`, whose first state is at
+    /// position `base` of the level.
+    fn expand_chunk(
+        &self,
+        part: &Part<M::State, W>,
+        base: u64,
+        slot: &mut ChunkSlot<M::State, W>,
+        lo: usize,
+        hi: usize,
+    ) {
         let model = self.model;
         let mut actions = Vec::new();
-        let part = &self.parts[s];
-        for (i, k) in (self.offsets[s] + lo..).zip(lo..hi) {
-            let state = part.get(k, self.codec);
+        for (k, state) in (lo..hi).zip(part.states(lo, hi, self.codec)) {
             let state: &M::State = &state;
-            let state_fp = part.fps[k];
-            self.check(state, &mut slot.hits, i);
-            if !expand {
+            let (pos, state_fp) = (base + k as u64, part.fps[k]);
+            self.check(state, &mut slot.hits, (pos, state_fp));
+            if !self.expanding {
                 continue;
             }
             model.actions(state, &mut actions);
-            for action in actions.drain(..) {
+            for (a, action) in actions.drain(..).enumerate() {
                 let Some((next, label)) = T::next(model, state, action) else {
                     continue;
                 };
@@ -70,23 +80,22 @@ where
                 }
                 slot.transitions += 1;
                 label.count_into(&mut slot.labels);
-                let fp = fingerprint(&next);
+                let fp = W::of(&next);
+                // A self-loop (common: stuttering actions) is never new.
                 if fp == state_fp {
-                    // A self-loop (common: stuttering actions) is never new.
                     continue;
                 }
-                let shard = shard_of(fp);
-                let parent = i as u32;
+                let link = Link {
+                    parent: pos as u32,
+                    action: a as u32,
+                };
+                let bucket = &mut slot.buckets[fp.shard()];
                 if self.leaf {
                     let hits = self.deciding(&next);
-                    slot.buckets[shard].push(Candidate { fp, parent, hits });
+                    bucket.push(Candidate { fp, link, hits });
                 } else {
-                    slot.buckets[shard].push(Candidate {
-                        fp,
-                        parent,
-                        hits: 0,
-                    });
-                    slot.held[shard].push(next, fp, self.codec);
+                    bucket.push(Candidate { fp, link, hits: 0 });
+                    slot.held[fp.shard()].push(next, fp, self.codec);
                 }
             }
         }

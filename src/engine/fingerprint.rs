@@ -1,6 +1,7 @@
-//! Stable 64-bit state fingerprints, the identity hasher used by every
-//! fingerprint-keyed map, the fingerprint → shard mapping, and TLC-style
-//! fingerprint-collision estimates.
+//! Stable 64-bit state fingerprints, the identity hasher for
+//! fingerprint-keyed maps, and TLC-style fingerprint-collision estimates
+//! for either stored width (the 128-bit fingerprint and the shards are in
+//! `fp`).
 //!
 //! The fingerprint of a state is a pure function of the bytes its `Hash`
 //! implementation feeds to the hasher: the hasher has fixed keys, no random
@@ -11,14 +12,6 @@
 //! depend on directly).
 
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-
-/// Number of visited-set shards. Fixed (independent of the thread count) so
-/// that the canonical frontier order never depends on the thread count.
-pub(crate) const SHARDS: usize = 64;
-
-/// Sentinel parent fingerprint of an initial state. [`fingerprint`] never
-/// returns it.
-pub(crate) const NO_PARENT: u64 = 0;
 
 const SEED: u64 = 0x243f_6a88_85a3_08d3; // digits of pi
 const MUL: u64 = 0x5851_f42d_4c95_7f2d; // PCG multiplier (odd)
@@ -122,25 +115,16 @@ impl Hasher for StableHasher {
 }
 
 /// The 64-bit fingerprint of a value: [`StableHasher`] output, with the
-/// (probability 2⁻⁶⁴) value 0 remapped to 1 so that 0 can serve as the
-/// "no parent" sentinel.
+/// (probability 2⁻⁶⁴) value 0 remapped to 1 so that 0 can mark an empty
+/// slot of the visited set.
 #[inline]
 pub fn fingerprint<T: Hash + ?Sized>(value: &T) -> u64 {
     let mut h = StableHasher::default();
     value.hash(&mut h);
     match h.finish() {
-        NO_PARENT => 1,
+        0 => 1,
         fp => fp,
     }
-}
-
-/// The visited-set shard owning a fingerprint. Uses bits 32..38, which are
-/// disjoint from the bits `hashbrown` uses with an identity hash (the low
-/// bits select the bucket, the top seven bits are the control tag), so the
-/// per-shard tables stay uniformly filled.
-#[inline(always)]
-pub(crate) fn shard_of(fp: u64) -> usize {
-    ((fp >> 32) as usize) & (SHARDS - 1)
 }
 
 /// A no-op [`Hasher`] for keys that already are uniformly distributed
@@ -169,10 +153,6 @@ impl Hasher for IdentityHasher {
 /// `BuildHasher` for fingerprint-keyed std maps and sets.
 pub type BuildIdentity = BuildHasherDefault<IdentityHasher>;
 
-/// Map from a state's fingerprint to its parent's fingerprint
-/// ([`NO_PARENT`] for initial states).
-pub(crate) type ParentMap = std::collections::HashMap<u64, u64, BuildIdentity>;
-
 /// TLC's "optimistic" fingerprint-collision estimate for a run that found
 /// `states` distinct states while generating `transitions` successor states:
 /// `states × (transitions − states) / 2⁶⁴`.
@@ -182,15 +162,27 @@ pub(crate) type ParentMap = std::collections::HashMap<u64, u64, BuildIdentity>;
 /// whose fingerprint collided with one of at most `states` stored ones, each
 /// with probability 2⁻⁶⁴. Returns 0 when `transitions ≤ states`.
 pub fn collision_probability(states: u64, transitions: u64) -> f64 {
+    collision_probability_bits(64, states, transitions)
+}
+
+/// [`collision_probability`] for fingerprints of `bits` bits (64 or 128):
+/// `states × (transitions − states) / 2^bits`.
+pub fn collision_probability_bits(bits: u32, states: u64, transitions: u64) -> f64 {
     let dup = transitions.saturating_sub(states) as f64;
-    states as f64 * dup / 2f64.powi(64)
+    states as f64 * dup / 2f64.powi(bits as i32)
 }
 
 /// Birthday bound on the probability that any two of `states` distinct
 /// states share a fingerprint: `n(n−1)/2⁶⁵` (capped at 1).
 pub fn collision_probability_birthday(states: u64) -> f64 {
+    collision_probability_birthday_bits(64, states)
+}
+
+/// [`collision_probability_birthday`] for `bits`-bit fingerprints:
+/// `n(n−1)/2^(bits+1)`.
+pub fn collision_probability_birthday_bits(bits: u32, states: u64) -> f64 {
     let n = states as f64;
-    (n * (n - 1.0).max(0.0) / 2f64.powi(65)).min(1.0)
+    (n * (n - 1.0).max(0.0) / 2f64.powi(bits as i32 + 1)).min(1.0)
 }
 
 #[cfg(test)]
@@ -210,23 +202,12 @@ mod tests {
     }
 
     #[test]
-    fn shards_are_balanced() {
-        let mut counts = [0usize; SHARDS];
-        for i in 0u32..64_000 {
-            counts[shard_of(fingerprint(&i))] += 1;
-        }
-        assert!(
-            counts.iter().all(|&c| (800..1200).contains(&c)),
-            "{counts:?}"
-        );
-    }
-
-    #[test]
     fn collision_formulas() {
         assert_eq!(collision_probability(10, 5), 0.0);
         let p = collision_probability(1 << 20, 1 << 22);
         assert!((p - (2f64.powi(20) * 3.0 * 2f64.powi(20)) / 2f64.powi(64)).abs() < 1e-25);
         assert_eq!(collision_probability_birthday(1), 0.0);
         assert!((collision_probability_birthday(1 << 32) - 0.5).abs() < 1e-6);
+        assert!((collision_probability_birthday_bits(128, 1 << 32) - 2f64.powi(-65)).abs() < 1e-25);
     }
 }

@@ -11,7 +11,8 @@
 //!
 //! Plain stateright models go through the [`Unlabelled`] adapter, whose
 //! label is `()`: counting it compiles to nothing, so the unlabelled path
-//! pays nothing for labels.
+//! pays nothing for labels. The same trait carries the symmetry hook
+//! (`symmetry::Reduced` wraps either adapter).
 
 use stateright::Model;
 
@@ -52,6 +53,13 @@ pub(crate) trait Transitions<M: Model> {
     type Label: Labels;
     fn next(model: &M, state: &M::State, action: M::Action) -> Option<(M::State, Self::Label)>;
     fn label_names(model: &M) -> Vec<&'static str>;
+    /// States are replaced by representatives (see `symmetry`).
+    const REDUCED: bool = false;
+    /// The state the engine stores for `state`: itself, unless `REDUCED`.
+    #[inline(always)]
+    fn canonical(_model: &M, state: M::State) -> M::State {
+        state
+    }
 }
 
 /// The adapter for a plain stateright model: no labels.
@@ -149,6 +157,22 @@ impl LabelTally {
                 *first = Some(depth);
             }
         }
+    }
+
+    /// Per label: transitions so far and first depth (for a checkpoint).
+    pub(crate) fn counts(&self) -> (Vec<u64>, Vec<Option<usize>>) {
+        (self.transitions.clone(), self.first_depth.clone())
+    }
+
+    /// Continues from [`LabelTally::counts`]' output.
+    pub(crate) fn restore(&mut self, transitions: Vec<u64>, first_depth: Vec<Option<usize>>) {
+        assert_eq!(
+            transitions.len(),
+            self.names.len(),
+            "a checkpoint of another model"
+        );
+        self.transitions = transitions;
+        self.first_depth = first_depth;
     }
 
     pub(crate) fn into_counts(self) -> Vec<LabelCount> {

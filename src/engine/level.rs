@@ -1,10 +1,10 @@
 //! The level being expanded, read-only while both phases run on it: the
-//! model and the properties still undecided, the frontier's parts and the
-//! positions of its states, and how it is cut into chunks. Phase 1 is in
+//! model and the properties still undecided, where each part of the
+//! frontier starts, and how the frontier is cut into chunks. Phase 1 is in
 //! `expand`, phase 2 in `absorb`.
 
 use super::chunk::CHUNK_STATES;
-use super::fingerprint::SHARDS;
+use super::fp::SHARDS;
 use super::part::Part;
 use super::StateCodec;
 use stateright::{Model, Property};
@@ -13,83 +13,77 @@ use std::marker::PhantomData;
 /// A chunk: part `s`, states `lo..hi` of it.
 pub(super) type Chunk = (usize, usize, usize);
 
-/// Read-only context of a level: the model and the frontier. `T` says how
-/// a transition is taken (see `labels::Transitions`).
-pub(super) struct Level<'a, M: Model, T> {
+/// Read-only context of a level. `T` says how a transition is taken (see
+/// `labels::Transitions`), `W` is the fingerprint word.
+pub(super) struct Level<'a, M: Model, T, W> {
     pub(super) model: &'a M,
     pub(super) properties: &'a [Property<M>],
     /// Which properties still need evaluating.
     pub(super) undecided: &'a [bool],
-    pub(super) parts: &'a [Part<M::State>],
     pub(super) codec: Option<&'a dyn StateCodec<M::State>>,
     /// The next level is the last: its states are checked when generated.
     pub(super) leaf: bool,
+    /// Successors are generated (false at the bound, or once stopped by a
+    /// violation).
+    pub(super) expanding: bool,
     /// Threads for the phases.
     pub(super) threads: usize,
     /// `offsets[s]` = position of the first state of part `s`; one more
     /// entry holding the level's size.
-    pub(super) offsets: Vec<usize>,
-    transitions: PhantomData<fn() -> T>,
+    pub(super) offsets: Vec<u64>,
+    marker: PhantomData<fn() -> (T, W)>,
 }
 
-impl<'a, M: Model, T> Level<'a, M, T> {
-    pub(super) fn new(
+impl<'a, M: Model, T, W> Level<'a, M, T, W> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new<S: Clone>(
         model: &'a M,
         properties: &'a [Property<M>],
         undecided: &'a [bool],
-        parts: &'a [Part<M::State>],
+        parts: &[Part<S, W>],
         codec: Option<&'a dyn StateCodec<M::State>>,
         leaf: bool,
         threads: usize,
     ) -> Self
     where
-        M::State: Clone,
+        W: Copy + Ord,
     {
         let mut offsets = Vec::with_capacity(SHARDS + 1);
         offsets.push(0);
         for part in parts {
-            offsets.push(offsets.last().copied().unwrap_or(0) + part.len());
+            offsets.push(offsets.last().copied().unwrap_or(0) + part.len() as u64);
         }
         assert!(
-            offsets[SHARDS] <= u32::MAX as usize,
+            offsets[SHARDS] <= u32::MAX as u64,
             "a level of more than 2^32 states"
         );
         Level {
             model,
             properties,
             undecided,
-            parts,
             codec,
             leaf,
+            expanding: true,
             threads,
             offsets,
-            transitions: PhantomData,
+            marker: PhantomData,
         }
     }
 
     /// The number of states in the level.
-    pub(super) fn size(&self) -> usize {
+    pub(super) fn size(&self) -> u64 {
         self.offsets[SHARDS]
     }
 
     /// The level's chunks, in position order, never straddling parts.
-    pub(super) fn chunks(&self) -> Vec<Chunk>
-    where
-        M::State: Clone,
-    {
+    pub(super) fn chunks(&self) -> Vec<Chunk> {
         (0..SHARDS)
             .flat_map(|s| {
-                let len = self.parts[s].len();
+                let len = (self.offsets[s + 1] - self.offsets[s]) as usize;
                 (0..len)
                     .step_by(CHUNK_STATES)
                     .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
             })
             .collect()
-    }
-
-    /// The fingerprint at a position.
-    pub(super) fn fp_at(&self, pos: usize) -> u64 {
-        let s = self.offsets.partition_point(|&o| o <= pos) - 1;
-        self.parts[s].fps[pos - self.offsets[s]]
     }
 }

@@ -2,14 +2,19 @@
 //! deterministic breadth-first explorer over any [`stateright::Model`].
 //!
 //! This module owns the entry points ([`enumerate`], [`enumerate_with_codec`],
-//! [`enumerate_labelled`], [`enumerate_labelled_with_codec`]). The public
-//! types live one concept a file: `options` ([`EngineOptions`]), `observer`
-//! ([`RunObserver`]), `labels` ([`LabelledModel`]), `report`
-//! ([`EngineReport`] and its parts). The algorithm: the run loop in `bfs`,
-//! its two phases in `expand` and `absorb`, on the level in `level`, stored
-//! in `part`s and `chunk` slots, shared between threads by `parallel`;
-//! property verdicts in `decisions`, trace replay in `path`, fingerprints in
-//! [`fingerprint`](mod@fingerprint), and the relation to stateright's own BFS in
+//! [`enumerate_labelled`], [`enumerate_labelled_with_codec`], and
+//! [`enumerate_symmetric`], [`enumerate_labelled_symmetric`] for a
+//! [`Symmetric`] model). The public types live one concept a file:
+//! `options` ([`EngineOptions`]), `observer` ([`RunObserver`]), `labels`
+//! ([`LabelledModel`]), `symmetry` ([`Symmetric`]), `report`
+//! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
+//! algorithm: the run loop in `bfs`, its two phases in `expand` and
+//! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
+//! shared between threads by `parallel`; the visited set in `visited` (one
+//! ordered `table` per shard), sized by `growth`; parent links in `links`;
+//! property verdicts in `decisions`, trace replay in `path`; the memory
+//! `guard`; `checkpoint`s; fingerprints in [`fingerprint`](mod@fingerprint)
+//! and `fp`, and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
 //! # Semantics
@@ -28,21 +33,31 @@
 //!   for which `Model::within_boundary` is false are discarded outright — not
 //!   counted as states, not counted as transitions, not checked, not
 //!   expanded.
-//! * **Properties**: each state is checked once, when its level is processed.
-//!   `Always` reports the shallowest violation, `Sometimes` the shallowest
-//!   example; among several states of that depth the first in canonical
-//!   order wins. `Eventually` is reported as [`Verdict::Unsupported`]: it is
-//!   a path property that this state-based enumerator does not evaluate.
-//!   Once a property is decided it is no longer evaluated (its verdict
-//!   cannot change).
+//! * **Properties**: each state is checked once, when its level is processed
+//!   (states of the last level when they are found new). `Always` reports
+//!   the shallowest violation, `Sometimes` the shallowest example.
+//!   `Eventually` is reported as [`Verdict::Unsupported`]: it is a path
+//!   property that this state-based enumerator does not evaluate. Once a
+//!   property is decided it is no longer evaluated (its verdict cannot
+//!   change).
+//! * **The parent rule** (order-independent, so that any engine exploring
+//!   the same levels — more threads, or several processes owning shards —
+//!   gives the same traces): the parent of a state is the smallest
+//!   (parent fingerprint, action index) among its discoverers at its depth,
+//!   where the action index is the position of the action in the parent's
+//!   `actions` list; among the states deciding a property at the shallowest
+//!   depth, the one with the smallest fingerprint is reported. Fingerprints
+//!   compare as unsigned integers of the width used. This engine gets the
+//!   rule for free: each level is held in fingerprint order, so its states
+//!   are expanded in that order, and the first discoverer of a state is the
+//!   smallest.
 //! * **Determinism**: counts, verdicts and traces are identical for every
-//!   thread count and run (only `elapsed_ms` varies). The canonical order of
-//!   a level is: shard by shard (fingerprint bits 32..38, 64 shards), and
-//!   within a shard by discovery order, i.e. (parent position in the previous
-//!   level, action index). A state's parent is its first discoverer in that
-//!   order.
-//! * Stateright's `symmetry` is not supported (stateright's own BFS ignores
-//!   it too).
+//!   thread count and run (only `elapsed_ms` varies), and do not depend on
+//!   the order in which states are found.
+//! * **Symmetry** ([`enumerate_symmetric`]): states are replaced by their
+//!   representatives before they are fingerprinted, so counts are of
+//!   classes; traces are real traces of the unreduced model (see
+//!   `symmetry`). Stateright's own `symmetry` option is not read.
 //! * The level at the depth bound is never held in memory: its states are
 //!   checked as they are discovered and only their fingerprints kept.
 //! * **Labels** (a [`LabelledModel`] through [`enumerate_labelled`]): every
@@ -51,18 +66,28 @@
 //!   (the depth the transition is counted under); see `labels`.
 //! * **Observer**: [`EngineOptions::observer`] is told of each level as it
 //!   is discovered and, about once a second, of the progress within a level.
-//! * Visited states are stored only as 64-bit fingerprints (plus the parent
-//!   fingerprint), so distinct states with equal fingerprints would be
-//!   merged; see [`collision_probability`].
+//! * Visited states are stored only as fingerprints of 64 or 128 bits
+//!   ([`EngineOptions::fingerprint`]), so distinct states with equal
+//!   fingerprints would be merged; see [`collision_probability`].
+//! * **Stopping early**: the memory guard ([`EngineOptions::max_memory`])
+//!   stops before a level whose estimated peak passes the bound, after
+//!   checking that level's states; [`EngineReport::stopped`] says so.
+//! * **Checkpoints** ([`EngineOptions::checkpoint`], `resume`): a resumed
+//!   run ends exactly as an uninterrupted one.
 
 mod absorb;
 mod bfs;
+mod checkpoint;
 mod chunk;
 mod decisions;
 mod expand;
 pub mod fingerprint;
+mod fp;
+mod growth;
+mod guard;
 mod labels;
 mod level;
+mod links;
 mod observer;
 mod options;
 mod parallel;
@@ -70,18 +95,29 @@ mod part;
 mod path;
 mod report;
 pub mod stateright_mapping;
+mod symmetry;
+mod table;
 #[cfg(test)]
 mod tests;
+mod visited;
 
-pub use fingerprint::{collision_probability, collision_probability_birthday, fingerprint};
+pub use checkpoint::check_resumable;
+pub use fingerprint::{
+    collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
+    collision_probability_bits, fingerprint,
+};
+pub use fp::{fingerprint128, FingerprintWidth};
+pub use guard::default_max_memory;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
 pub use observer::{LevelProgress, RunObserver, Silent, StderrLevels};
 pub use options::EngineOptions;
-pub use report::{EngineReport, LevelStats, PropertyResult, Verdict};
+pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
+pub use symmetry::Symmetric;
 
-use labels::{Labelled, Unlabelled};
+use labels::{Labelled, Transitions, Unlabelled};
 use stateright::Model;
 use std::hash::Hash;
+use symmetry::Reduced;
 
 /// A trace in stateright's `Path` layout: the initial state with the first
 /// action, …, each state with the action taken from it, and the final state
@@ -110,7 +146,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run::<M, Unlabelled>(model, opts, None)
+    dispatch::<M, Unlabelled>(model, opts, None)
 }
 
 /// [`enumerate`], holding each level's states encoded by `codec` rather
@@ -126,7 +162,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run::<M, Unlabelled>(model, opts, Some(codec))
+    dispatch::<M, Unlabelled>(model, opts, Some(codec))
 }
 
 /// [`enumerate`] for a labelled model: the same counts, verdicts and
@@ -137,7 +173,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run::<M, Labelled>(model, opts, None)
+    dispatch::<M, Labelled>(model, opts, None)
 }
 
 /// [`enumerate_labelled`], holding each level's states encoded by `codec`
@@ -152,5 +188,53 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    bfs::run::<M, Labelled>(model, opts, Some(codec))
+    dispatch::<M, Labelled>(model, opts, Some(codec))
+}
+
+/// [`enumerate_with_codec`] (or [`enumerate`] without a codec) for a
+/// [`Symmetric`] model: states are represented by their representatives,
+/// so the counts are of classes; traces are real traces of the model.
+pub fn enumerate_symmetric<M>(
+    model: &M,
+    codec: Option<&dyn StateCodec<M::State>>,
+    opts: &EngineOptions,
+) -> EngineReport<M::State, M::Action>
+where
+    M: Symmetric + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    dispatch::<M, Reduced<Unlabelled>>(model, opts, codec)
+}
+
+/// [`enumerate_symmetric`] for a labelled model, its labels counted.
+pub fn enumerate_labelled_symmetric<M>(
+    model: &M,
+    codec: Option<&dyn StateCodec<M::State>>,
+    opts: &EngineOptions,
+) -> EngineReport<M::State, M::Action>
+where
+    M: LabelledModel + Symmetric + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    dispatch::<M, Reduced<Labelled>>(model, opts, codec)
+}
+
+/// The run at the fingerprint width the options ask for.
+fn dispatch<M, T>(
+    model: &M,
+    opts: &EngineOptions,
+    codec: Option<&dyn StateCodec<M::State>>,
+) -> EngineReport<M::State, M::Action>
+where
+    M: Model + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+    T: Transitions<M>,
+{
+    match opts.fingerprint {
+        FingerprintWidth::Bits64 => bfs::run::<M, T, u64>(model, opts, codec),
+        FingerprintWidth::Bits128 => bfs::run::<M, T, u128>(model, opts, codec),
+    }
 }

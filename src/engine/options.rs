@@ -1,7 +1,10 @@
 //! How to run the engine: the depth bound, the threads, whether to stop at
-//! the first violation, and who watches.
+//! the first violation, who watches, the fingerprint width, where parent
+//! links go, the memory bound, and checkpoints.
 
+use super::fp::FingerprintWidth;
 use super::{RunObserver, Silent, StderrLevels};
+use std::path::PathBuf;
 
 /// Options for [`super::enumerate`] and the other entry points.
 pub struct EngineOptions {
@@ -16,6 +19,27 @@ pub struct EngineOptions {
     /// Told of each level and, within long levels, of progress (by default
     /// [`Silent`]).
     pub observer: Box<dyn RunObserver>,
+    /// Bits of the stored fingerprints (see [`FingerprintWidth`]).
+    pub fingerprint: FingerprintWidth,
+    /// Where parent links are spilled, one file per level (removed at the
+    /// end of the run); `None` keeps them in memory. With a checkpoint
+    /// they go to the checkpoint directory instead.
+    pub spill_dir: Option<PathBuf>,
+    /// The memory guard's bound in bytes: before a level whose estimated
+    /// peak would pass it, the run stops ([`super::Stopped::MemoryBound`]).
+    pub max_memory: Option<u64>,
+    /// Write a checkpoint into this directory after each completed level.
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the last complete level checkpointed in this
+    /// directory (which must name the same model and bounds).
+    pub resume: Option<PathBuf>,
+    /// What the run explores, as the caller names it (e.g. a hash of the
+    /// model's configuration): written into checkpoints, and compared on
+    /// resume. The bounds and fingerprint width are compared as well.
+    pub identity: String,
+    /// Stop after this many levels have been discovered (level 0
+    /// included), as an interruption would ([`super::Stopped::LevelLimit`]).
+    pub max_levels: Option<usize>,
 }
 
 impl Default for EngineOptions {
@@ -25,6 +49,13 @@ impl Default for EngineOptions {
             threads: 1,
             stop_on_violation: false,
             observer: Box::new(Silent),
+            fingerprint: FingerprintWidth::Bits64,
+            spill_dir: None,
+            max_memory: None,
+            checkpoint: None,
+            resume: None,
+            identity: String::new(),
+            max_levels: None,
         }
     }
 }

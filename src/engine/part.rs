@@ -1,99 +1,225 @@
-//! One shard's part of a level: the storage of a level's states, as
-//! values or, with a codec, as encodings back to back, with their
-//! fingerprints.
+//! One shard's part of a level: its states (as values or, with a codec,
+//! as length-prefixed encodings back to back), their fingerprints and,
+//! while the level is being built, their parent links. A level is its 64
+//! parts in shard order; once built, each part is sorted by fingerprint,
+//! so a state's *position* (its index in that concatenation) follows its
+//! fingerprint.
 
+use super::chunk::CHUNK_STATES;
+use super::links::Link;
 use super::StateCodec;
 use std::borrow::Cow;
 
-/// One shard's part of a level (of the frontier, or of the level being
-/// built). A level is its 64 parts in shard order; a state's *position* is
-/// its index in that concatenation. Parts are reused from level to level so
-/// their buffers stay allocated.
-pub(super) struct Part<S> {
+pub(super) struct Part<S, W> {
     /// The states themselves, when there is no codec.
     states: Vec<S>,
-    /// With a codec: the states' encodings back to back, and where each
-    /// one ends.
+    /// With a codec: each state's encoding after its length (LEB128).
     bytes: Vec<u8>,
-    ends: Vec<u32>,
+    /// With a codec, once sorted: the byte offset of every
+    /// [`CHUNK_STATES`]-th state, where a chunk starts reading.
+    marks: Vec<usize>,
     /// The states' fingerprints, in the same order.
-    pub(super) fps: Vec<u64>,
-    /// States of the last level counted but not held (not even their
-    /// fingerprints, which the visited set already has).
-    unheld: usize,
+    pub(super) fps: Vec<W>,
+    /// Each state's link, while the level is being built.
+    pub(super) links: Vec<Link>,
 }
 
-impl<S: Clone> Part<S> {
+impl<S: Clone, W: Copy + Ord> Part<S, W> {
     pub(super) fn new() -> Self {
         Part {
             states: Vec::new(),
             bytes: Vec::new(),
-            ends: Vec::new(),
+            marks: Vec::new(),
             fps: Vec::new(),
-            unheld: 0,
+            links: Vec::new(),
         }
     }
 
     pub(super) fn len(&self) -> usize {
-        self.fps.len() + self.unheld
+        self.fps.len()
     }
 
+    /// Heap bytes held.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.states.capacity() * std::mem::size_of::<S>()
+            + self.bytes.capacity()
+            + self.marks.capacity() * 8
+            + self.fps.capacity() * std::mem::size_of::<W>()
+            + self.links.capacity() * std::mem::size_of::<Link>()
+    }
+
+    /// Empties the part, keeping its buffers.
     pub(super) fn clear(&mut self) {
         self.states.clear();
         self.bytes.clear();
-        self.ends.clear();
+        self.marks.clear();
         self.fps.clear();
-        self.unheld = 0;
+        self.links.clear();
     }
 
-    /// Counts a state of the last level without holding it.
-    pub(super) fn push_unheld(&mut self) {
-        self.unheld += 1;
-    }
-
-    pub(super) fn push(&mut self, state: S, fp: u64, codec: Option<&dyn StateCodec<S>>) {
+    /// Appends a state (its link is pushed by the caller when needed).
+    pub(super) fn push(&mut self, state: S, fp: W, codec: Option<&dyn StateCodec<S>>) {
         match codec {
             None => self.states.push(state),
-            Some(c) => {
-                c.encode(&state, &mut self.bytes);
-                let end = u32::try_from(self.bytes.len())
-                    .expect("one shard of one level holds less than 4 GiB of encoded states");
-                self.ends.push(end);
-            }
+            Some(c) => self.encode(&state, c),
         }
         self.fps.push(fp);
     }
 
-    /// Appends state `i` of `from` with fingerprint `fp`, copying its
-    /// encoding as it is when there is a codec.
+    /// Appends the state of `from` whose encoding starts at `cursor`
+    /// (with a codec, copied as it is) or at index `i` (without), with
+    /// fingerprint `fp` and link `link`.
     pub(super) fn push_from(
         &mut self,
-        from: &Part<S>,
+        from: &Part<S, W>,
         i: usize,
-        fp: u64,
-        codec: Option<&dyn StateCodec<S>>,
+        cursor: usize,
+        fp: W,
+        link: Link,
     ) {
-        match codec {
-            None => self.states.push(from.states[i].clone()),
-            Some(_) => {
-                let start = if i == 0 { 0 } else { from.ends[i - 1] as usize };
-                self.bytes
-                    .extend_from_slice(&from.bytes[start..from.ends[i] as usize]);
-                let end = u32::try_from(self.bytes.len())
-                    .expect("one shard of one level holds less than 4 GiB of encoded states");
-                self.ends.push(end);
-            }
+        if !from.states.is_empty() {
+            self.states.push(from.states[i].clone());
+        } else {
+            let end = cursor + encoded_len(&from.bytes[cursor..]);
+            self.bytes.extend_from_slice(&from.bytes[cursor..end]);
         }
         self.fps.push(fp);
+        self.links.push(link);
     }
 
-    pub(super) fn get(&self, i: usize, codec: Option<&dyn StateCodec<S>>) -> Cow<'_, S> {
-        match codec {
+    /// The byte offset after the encoding starting at `cursor` (0 when the
+    /// part holds values: a part holds either values or encodings).
+    pub(super) fn skip(&self, cursor: usize) -> usize {
+        if !self.states.is_empty() {
+            0
+        } else {
+            cursor + encoded_len(&self.bytes[cursor..])
+        }
+    }
+
+    /// Appends the encoding of `state`, after its length.
+    fn encode(&mut self, state: &S, codec: &dyn StateCodec<S>) {
+        let at = self.bytes.len();
+        self.bytes.push(0);
+        codec.encode(state, &mut self.bytes);
+        let len = self.bytes.len() - at - 1;
+        if len >= 0x80 {
+            let mut prefix = Vec::with_capacity(3);
+            write_len(len, &mut prefix);
+            self.bytes.splice(at..at + 1, prefix);
+        } else {
+            self.bytes[at] = len as u8;
+        }
+    }
+
+    /// The states `lo..hi` (`lo` a multiple of [`CHUNK_STATES`]) in order.
+    pub(super) fn states<'p>(
+        &'p self,
+        lo: usize,
+        hi: usize,
+        codec: Option<&'p dyn StateCodec<S>>,
+    ) -> impl Iterator<Item = Cow<'p, S>> + 'p {
+        let mut at = self.marks.get(lo / CHUNK_STATES).copied().unwrap_or(0);
+        (lo..hi).map(move |i| match codec {
             None => Cow::Borrowed(&self.states[i]),
             Some(c) => {
-                let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-                Cow::Owned(c.decode(&self.bytes[start..self.ends[i] as usize]))
+                let (len, head) = read_len(&self.bytes[at..]);
+                let start = at + head;
+                at = start + len;
+                Cow::Owned(c.decode(&self.bytes[start..at]))
             }
+        })
+    }
+
+    /// Sorts the part by fingerprint (states, fingerprints and links
+    /// alike) and marks where each chunk starts.
+    pub(super) fn sort(&mut self) {
+        let mut order: Vec<(W, u32)> = self.fps.iter().copied().zip(0u32..).collect();
+        order.sort_unstable();
+        self.fps = order.iter().map(|&(fp, _)| fp).collect();
+        if self.links.len() == order.len() {
+            self.links = order.iter().map(|&(_, i)| self.links[i as usize]).collect();
         }
+        if self.bytes.is_empty() {
+            let mut old: Vec<Option<S>> = self.states.drain(..).map(Some).collect();
+            self.states = order
+                .iter()
+                .map(|&(_, i)| old[i as usize].take().expect("a permutation"))
+                .collect();
+            return;
+        }
+        let mut starts = Vec::with_capacity(order.len());
+        let mut at = 0;
+        while at < self.bytes.len() {
+            starts.push(at);
+            at += encoded_len(&self.bytes[at..]);
+        }
+        let mut bytes = Vec::with_capacity(self.bytes.len());
+        self.marks.clear();
+        for (k, &(_, i)) in order.iter().enumerate() {
+            if k % CHUNK_STATES == 0 {
+                self.marks.push(bytes.len());
+            }
+            let start = starts[i as usize];
+            bytes.extend_from_slice(&self.bytes[start..start + encoded_len(&self.bytes[start..])]);
+        }
+        self.bytes = bytes;
+    }
+}
+
+impl<S, W> Part<S, W> {
+    /// With a codec: the fingerprints and the encodings, as a checkpoint
+    /// stores them.
+    pub(super) fn encoded(&self) -> (&[W], &[u8]) {
+        (&self.fps, &self.bytes)
+    }
+
+    /// A sorted part read back from [`Part::encoded`]'s output.
+    pub(super) fn from_encoded(fps: Vec<W>, bytes: Vec<u8>) -> Self {
+        let mut marks = Vec::with_capacity(fps.len() / CHUNK_STATES + 1);
+        let mut at = 0;
+        for k in 0..fps.len() {
+            if k % CHUNK_STATES == 0 {
+                marks.push(at);
+            }
+            at += encoded_len(&bytes[at..]);
+        }
+        Part {
+            states: Vec::new(),
+            bytes,
+            marks,
+            fps,
+            links: Vec::new(),
+        }
+    }
+}
+
+/// Bytes of the length prefix plus encoding that start `bytes`.
+fn encoded_len(bytes: &[u8]) -> usize {
+    let (len, head) = read_len(bytes);
+    head + len
+}
+
+/// LEB128: seven bits a byte, low first.
+fn write_len(mut len: usize, out: &mut Vec<u8>) {
+    while len >= 0x80 {
+        out.push(len as u8 | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
+}
+
+/// The length at the start of `bytes` and the bytes it took.
+#[inline]
+fn read_len(bytes: &[u8]) -> (usize, usize) {
+    let (mut len, mut shift, mut i) = (0usize, 0, 0);
+    loop {
+        let b = bytes[i];
+        len |= ((b & 0x7f) as usize) << shift;
+        i += 1;
+        if b < 0x80 {
+            return (len, i);
+        }
+        shift += 7;
     }
 }

@@ -1,62 +1,157 @@
-//! Trace reconstruction: from a state's fingerprint, walk the parent links
-//! back to an initial state, then replay forward through the model so the
-//! trace holds real states and actions.
+//! Trace reconstruction: from a deciding state, follow the parent links
+//! back to level 0 (positions and action indices), then replay the
+//! actions forward through the model so the trace holds real states and
+//! actions. Under a symmetry the replay runs through representatives
+//! first, giving the fingerprint of each step's representative, and then
+//! again from a real initial state, choosing at each step the first action
+//! whose successor's representative has the next fingerprint: a real trace
+//! of the unreduced model.
 
-use super::fingerprint::{fingerprint, NO_PARENT};
+use super::decisions::{Decision, Witness};
+use super::fp::Fp;
+use super::labels::Transitions;
+use super::links::LinkStore;
 use super::Trace;
 use stateright::Model;
 use std::hash::Hash;
 
-/// The fingerprints from an initial state to `fp`, following `parent_of`
-/// (which returns [`NO_PARENT`] for an initial state).
-fn fingerprint_chain(fp: u64, parent_of: impl Fn(u64) -> u64) -> Vec<u64> {
-    let mut chain = vec![fp];
-    let mut cur = fp;
-    loop {
-        let parent = parent_of(cur);
-        if parent == NO_PARENT {
-            break;
-        }
-        chain.push(parent);
-        cur = parent;
-    }
-    chain.reverse();
-    chain
-}
-
-/// Replays a fingerprint chain: the first in-boundary initial state with
-/// the first fingerprint, then at each step the first action (in
-/// `model.actions` order) whose successor has the next fingerprint.
-///
-/// Panics if no such state or action exists (a non-deterministic model or
-/// a fingerprint collision).
-fn replay<M>(model: &M, chain: &[u64]) -> Trace<M::State, M::Action>
+/// Level 0: the in-boundary initial states (their representatives, under
+/// a symmetry), one per fingerprint, in fingerprint order.
+pub(super) fn initial_level<M, T, W>(model: &M) -> Vec<(W, M::State)>
 where
     M: Model,
     M::State: Hash,
-    M::Action: Clone,
+    T: Transitions<M>,
+    W: Fp,
 {
+    let mut level: Vec<(W, M::State)> = model
+        .init_states()
+        .into_iter()
+        .map(|s| T::canonical(model, s))
+        .filter(|s| model.within_boundary(s))
+        .map(|s| (W::of(&s), s))
+        .collect();
+    level.sort_by_key(|&(fp, _)| fp);
+    level.dedup_by_key(|&mut (fp, _)| fp);
+    level
+}
+
+/// The position in level 0 and the action indices leading to `d`'s state.
+fn walk_back<W>(d: &Decision<W>, links: &LinkStore) -> (u64, Vec<u32>) {
+    let mut actions = Vec::with_capacity(d.depth);
+    let (mut depth, mut pos) = match d.witness {
+        Witness::At(pos) => (d.depth, pos),
+        Witness::Via(link) => {
+            actions.push(link.action);
+            (d.depth - 1, link.parent as u64)
+        }
+    };
+    while depth > 0 {
+        let link = links.get(depth, pos);
+        actions.push(link.action);
+        pos = link.parent as u64;
+        depth -= 1;
+    }
+    actions.reverse();
+    (pos, actions)
+}
+
+/// The trace the engine followed to `d`'s state (through representatives,
+/// under a symmetry).
+///
+/// Panics if it does not end at `d`'s fingerprint: the model is not
+/// deterministic, or two states collided.
+fn engine_trace<M, T, W>(
+    model: &M,
+    d: &Decision<W>,
+    links: &LinkStore,
+) -> Trace<M::State, M::Action>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    T: Transitions<M>,
+    W: Fp,
+{
+    let (start, indices) = walk_back(d, links);
+    let mut cur = initial_level::<M, T, W>(model)
+        .into_iter()
+        .nth(start as usize)
+        .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
+        .1;
+    let mut trace = Vec::with_capacity(indices.len() + 1);
+    let mut actions = Vec::new();
+    for (step, &index) in indices.iter().enumerate() {
+        model.actions(&cur, &mut actions);
+        let action = actions.drain(..).nth(index as usize);
+        let next = action.clone().and_then(|a| T::next(model, &cur, a));
+        let (Some(action), Some((next, _))) = (action, next) else {
+            panic!(
+                "trace replay: the action recorded for step {} is gone (non-deterministic model?)",
+                step + 1
+            );
+        };
+        actions.clear();
+        trace.push((cur, Some(action)));
+        cur = next;
+    }
+    assert!(
+        W::of(&cur) == d.fp,
+        "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
+    );
+    trace.push((cur, None));
+    trace
+}
+
+/// A shortest trace to `d`'s state, of real states of the model.
+pub(super) fn reconstruct<M, T, W>(
+    model: &M,
+    d: &Decision<W>,
+    links: &LinkStore,
+) -> Trace<M::State, M::Action>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    T: Transitions<M>,
+    W: Fp,
+{
+    let trace = engine_trace::<M, T, W>(model, d, links);
+    if !T::REDUCED {
+        return trace;
+    }
+    let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
+    realize::<M, T, W>(model, &targets)
+}
+
+/// A real trace whose states' representatives have the fingerprints
+/// `targets`, step by step.
+fn realize<M, T, W>(model: &M, targets: &[W]) -> Trace<M::State, M::Action>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    T: Transitions<M>,
+    W: Fp,
+{
+    let rep_fp = |s: &M::State| W::of(&T::canonical(model, s.clone()));
     let mut cur = model
         .init_states()
         .into_iter()
-        .find(|s| model.within_boundary(s) && fingerprint(s) == chain[0])
-        .expect("trace replay: no initial state has the recorded fingerprint (non-deterministic model?)");
-    let mut trace = Vec::with_capacity(chain.len());
+        .find(|s| rep_fp(s) == targets[0])
+        .expect("trace replay: no initial state has the recorded representative");
+    let mut trace = Vec::with_capacity(targets.len());
     let mut actions = Vec::new();
-    for (step, &target) in chain[1..].iter().enumerate() {
+    for (step, &target) in targets[1..].iter().enumerate() {
         model.actions(&cur, &mut actions);
         let found = actions.drain(..).find_map(|a| {
             model
                 .next_state(&cur, a.clone())
-                .filter(|next| fingerprint(next) == target)
+                .filter(|next| rep_fp(next) == target)
                 .map(|next| (a, next))
         });
         let (action, next) = found.unwrap_or_else(|| {
-            panic!(
-                "trace replay: no action of step {} reaches the recorded fingerprint \
-                 (non-deterministic model or fingerprint collision)",
-                step + 1
-            )
+            panic!("trace replay: no real action of step {} reaches the recorded class (is the symmetry sound?)", step + 1)
         });
         actions.clear();
         trace.push((cur, Some(action)));
@@ -64,19 +159,4 @@ where
     }
     trace.push((cur, None));
     trace
-}
-
-/// The shortest-path trace (as recorded by the parent links) ending in the
-/// state with fingerprint `fp`.
-pub(crate) fn reconstruct<M>(
-    model: &M,
-    fp: u64,
-    parent_of: impl Fn(u64) -> u64,
-) -> Trace<M::State, M::Action>
-where
-    M: Model,
-    M::State: Hash,
-    M::Action: Clone,
-{
-    replay(model, &fingerprint_chain(fp, parent_of))
 }

@@ -1,7 +1,7 @@
 //! What a run reports: counts per level, a verdict (with a shortest
 //! trace) per property, and per-label transition counts.
 
-use super::{collision_probability, LabelCount, Trace};
+use super::{collision_probability_bits, LabelCount, Trace};
 use stateright::Expectation;
 
 /// Counts for one BFS level (depth).
@@ -60,6 +60,21 @@ pub struct PropertyResult<S, A> {
     pub verdict: Verdict<S, A>,
 }
 
+/// Why a run stopped before its bound and its fixpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The memory guard: exploring level `depth` was estimated to need
+    /// `needed` bytes at its peak, past the bound of `limit` bytes. The
+    /// levels before it are complete and checked.
+    MemoryBound {
+        depth: usize,
+        needed: u64,
+        limit: u64,
+    },
+    /// [`super::EngineOptions::max_levels`] levels were discovered.
+    LevelLimit,
+}
+
 /// The result of a run ([`super::enumerate`] and the other entry points).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineReport<S, A> {
@@ -79,6 +94,11 @@ pub struct EngineReport<S, A> {
     /// For a labelled model ([`super::enumerate_labelled`]): one entry per
     /// label, in `label_names()` order. Empty for a plain model.
     pub labels: Vec<LabelCount>,
+    /// Bits of the fingerprints the run stored (64 or 128).
+    pub fingerprint_bits: u32,
+    /// Why the run stopped early, if it did (the report then is not
+    /// `complete`, and its verdicts cover the levels it lists).
+    pub stopped: Option<Stopped>,
 }
 
 impl<S, A> EngineReport<S, A> {
@@ -92,9 +112,10 @@ impl<S, A> EngineReport<S, A> {
         self.levels.iter().map(LevelStats::counts).collect()
     }
 
-    /// [`collision_probability`] for this run.
+    /// [`super::collision_probability`] for this run, at the width it
+    /// used.
     pub fn collision_probability(&self) -> f64 {
-        collision_probability(self.unique_states, self.transitions)
+        collision_probability_bits(self.fingerprint_bits, self.unique_states, self.transitions)
     }
 
     /// The count of the label called `name`.

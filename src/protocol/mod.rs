@@ -10,6 +10,7 @@
 //! lean on the protocol's own bookkeeping; and they take a [`StoreView`],
 //! from which no store can be had to run the protocol on.
 
+pub mod bits;
 mod commit;
 mod conflict;
 mod dispatch;
@@ -39,7 +40,7 @@ pub use operation::{Op, ProtocolError};
 pub use outcome::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict, Refusal,
 };
-pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_TOOLS};
+pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_RECORDS, MAX_PACKED_TOOLS};
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};

@@ -1,17 +1,24 @@
-//! A compact byte encoding of stores whose records all come from a fixed
+//! A compact bit encoding of stores whose records all come from a fixed
 //! dictionary of proposals (a model's templates) or from tool calls, as in
 //! the model checker, where a level of millions of stores waits in memory.
-//! A record becomes its dictionary index, parent set, state and owner; a
-//! transaction its agent, tier, status, snapshot and staging; a log entry
-//! three bytes. It lives in `protocol` because it must carry the revocation
+//! A record becomes its origin (dictionary index or tool), parent set,
+//! state, quarantine reason and owner; a transaction its agent, tier,
+//! status, snapshot and staging; a log entry its five fields; each field in
+//! just the bits its range needs (a record of the default model takes 14
+//! bits). It lives in `protocol` because it must carry the revocation
 //! registry, which nothing outside this module may read.
 
+use super::bits::{bits_for, BitReader, BitWriter};
 use super::dispatch::{tool_action_fields, Tool};
 use super::lifecycle::Lifecycle;
 use super::record::{Proposal, Reason, Record};
-use super::record_set::RecordSet;
+use super::record_set::{RecordSet, MAX_RECORDS};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{Tier, Transaction, TxStatus};
+
+/// The widest stores that can be packed: every record id fits a
+/// [`RecordSet`]. The one size limit of this encoding.
+pub const MAX_PACKED_RECORDS: usize = MAX_RECORDS;
 
 /// Packs and unpacks stores over one dictionary of proposals.
 #[derive(Clone, Debug)]
@@ -19,32 +26,43 @@ pub struct StorePacker {
     /// Parentless proposals, with their own `owner` field as given.
     dictionary: Vec<Proposal>,
     tools: Vec<Tool>,
-    /// Bytes per record set: enough for the largest id that can occur.
-    width: usize,
+    /// Bits of a record set, a record count, a record id, an origin, an
+    /// owner or agent.
+    set_bits: u32,
+    count_bits: u32,
+    id_bits: u32,
+    origin_bits: u32,
+    agent_bits: u32,
 }
 
-/// Bit 7 of a record's origin byte marks a tool action (tool index below).
-const TOOL: u8 = 0x80;
+/// The most proposals a dictionary may hold. The bit encoding itself has
+/// no such limit, but a validated model is the packer's to bound, so that
+/// an origin fits a byte and the limits live in one place: validation
+/// takes its template limit from here (`config::limits::MAX_TEMPLATES`).
+pub const MAX_PACKED_PROPOSALS: usize = 128;
 
-/// The most proposals a dictionary may hold: a record's origin is one
-/// byte, and without bit 7 it is the proposal's index. Validation takes
-/// its template limit from here (`config::limits::MAX_TEMPLATES`).
-pub const MAX_PACKED_PROPOSALS: usize = TOOL as usize;
-
-/// The most tools: a tool action's origin byte is bit 7 and the tool's
-/// index. Validation's tool limit (`config::limits::MAX_TOOLS`).
-pub const MAX_PACKED_TOOLS: usize = TOOL as usize;
+/// The most tools (validation's `config::limits::MAX_TOOLS`).
+pub const MAX_PACKED_TOOLS: usize = 128;
 
 impl StorePacker {
-    /// `max_records` bounds the stores that will be packed (≤ 64).
-    ///
-    /// # Panics
-    /// With more than [`MAX_PACKED_PROPOSALS`] proposals or
-    /// [`MAX_PACKED_TOOLS`] tools, which a validated configuration never
-    /// has: origins are one byte.
-    pub fn new(dictionary: Vec<Proposal>, tools: Vec<Tool>, max_records: usize) -> StorePacker {
+    /// `max_records` bounds the stores that will be packed (at most
+    /// [`MAX_PACKED_RECORDS`]); owners and agents are below `agents`, or
+    /// are a template's own owner.
+    pub fn new(
+        dictionary: Vec<Proposal>,
+        tools: Vec<Tool>,
+        max_records: usize,
+        agents: u8,
+    ) -> StorePacker {
         assert!(dictionary.len() <= MAX_PACKED_PROPOSALS && tools.len() <= MAX_PACKED_TOOLS);
-        let dictionary = dictionary
+        let max_records = max_records.clamp(1, MAX_PACKED_RECORDS);
+        let owners = dictionary
+            .iter()
+            .filter_map(|p| p.owner)
+            .chain([agents.saturating_sub(1)])
+            .max()
+            .unwrap_or(0);
+        let dictionary: Vec<Proposal> = dictionary
             .into_iter()
             .map(|p| Proposal {
                 derived_from: RecordSet::EMPTY,
@@ -52,148 +70,143 @@ impl StorePacker {
             })
             .collect();
         StorePacker {
+            origin_bits: bits_for((dictionary.len() + tools.len()).saturating_sub(1) as u64),
             dictionary,
             tools,
-            width: max_records.clamp(1, 64).div_ceil(8),
+            set_bits: max_records as u32,
+            count_bits: bits_for(max_records as u64),
+            id_bits: bits_for(max_records as u64 - 1),
+            agent_bits: bits_for(u64::from(owners)),
         }
     }
 
-    /// Appends the encoding of `store` to `out`.
+    /// Appends the encoding of `store` to `w`.
     ///
     /// # Panics
     /// If a record is neither a dictionary proposal nor a tool action, or a
     /// store exceeds the bound given to [`StorePacker::new`]: the caller
     /// packs only stores of its own model.
-    pub fn pack(&self, store: &Store, out: &mut Vec<u8>) {
-        out.push(store.records.len() as u8);
-        out.push(store.txs.len() as u8);
-        out.push(store.log.len() as u8);
-        self.set(store.registry, out);
+    pub fn pack(&self, store: &Store, w: &mut BitWriter) {
+        assert!(
+            store.records.len() < 1 << self.count_bits,
+            "a store past the packer's bound"
+        );
+        w.put(store.records.len() as u64, self.count_bits);
+        w.put_count(store.txs.len() as u64);
+        w.put_count(store.log.len() as u64);
+        w.put_wide(store.registry.bits(), self.set_bits);
         for r in &store.records {
-            let origin = match r.tool {
-                Some(tool) => TOOL | tool,
-                None => {
-                    let key = Proposal {
-                        derived_from: RecordSet::EMPTY,
-                        ..r.fields
-                    };
-                    self.dictionary
-                        .iter()
-                        .position(|p| *p == key)
-                        .expect("every record of a packed store comes from the dictionary")
-                        as u8
-                }
-            };
-            out.push(origin);
-            self.set(r.fields.derived_from, out);
-            out.push(r.state as u8 | (r.reason.map_or(0, |x| x as u8 + 1) << 3));
-            out.push(r.owner);
+            w.put(self.origin(r), self.origin_bits);
+            w.put_wide(r.fields.derived_from.bits(), self.set_bits);
+            w.put(r.state as u64, 3);
+            w.put(r.reason.map_or(0, |x| x as u64 + 1), 4);
+            w.put(u64::from(r.owner), self.agent_bits);
         }
         for t in &store.txs {
-            out.push(t.agent);
-            out.push(t.tier as u8 | ((t.status as u8) << 2));
-            self.set(t.snapshot, out);
-            self.set(t.staged, out);
+            w.put(u64::from(t.agent), self.agent_bits);
+            w.put(t.tier as u64 | (t.status as u64) << 2, 4);
+            w.put_wide(t.snapshot.bits(), self.set_bits);
+            w.put_wide(t.staged.bits(), self.set_bits);
         }
         for e in &store.log {
-            out.push(e.record);
-            out.push(e.repair as u8 | (u8::from(e.root) << 2) | ((e.from as u8) << 3));
-            out.push(e.horizon);
+            w.put(u64::from(e.record), self.id_bits);
+            w.put(
+                e.repair as u64 | u64::from(e.root) << 2 | (e.from as u64) << 3,
+                6,
+            );
+            w.put(u64::from(e.horizon), self.count_bits);
         }
     }
 
-    /// The store `pack` encoded at the start of `bytes`, and the bytes it
-    /// took.
-    pub fn unpack(&self, bytes: &[u8]) -> (Store, usize) {
-        let mut at = 3;
-        let (n_records, n_txs, n_log) = (bytes[0] as usize, bytes[1] as usize, bytes[2] as usize);
-        let mut next = |n: usize| {
-            let slice = &bytes[at..at + n];
-            at += n;
-            slice
+    /// A record's origin: its dictionary index, or the dictionary's size
+    /// plus its tool's index.
+    fn origin(&self, r: &Record) -> u64 {
+        match r.tool {
+            Some(tool) => (self.dictionary.len() + tool as usize) as u64,
+            None => {
+                let key = Proposal {
+                    derived_from: RecordSet::EMPTY,
+                    ..r.fields
+                };
+                self.dictionary
+                    .iter()
+                    .position(|p| *p == key)
+                    .expect("every record of a packed store comes from the dictionary")
+                    as u64
+            }
+        }
+    }
+
+    /// The store [`StorePacker::pack`] wrote next in `r`.
+    pub fn unpack(&self, r: &mut BitReader) -> Store {
+        let n_records = r.get(self.count_bits) as usize;
+        let n_txs = r.get_count() as usize;
+        let n_log = r.get_count() as usize;
+        let registry = RecordSet::from_bits(r.get_wide(self.set_bits));
+        let records = (0..n_records).map(|_| self.unpack_record(r)).collect();
+        let txs = (0..n_txs)
+            .map(|_| {
+                let agent = r.get(self.agent_bits) as u8;
+                let flags = r.get(4) as usize;
+                Transaction {
+                    agent,
+                    tier: Tier::ALL[flags & 3],
+                    status: STATUSES[flags >> 2],
+                    snapshot: RecordSet::from_bits(r.get_wide(self.set_bits)),
+                    staged: RecordSet::from_bits(r.get_wide(self.set_bits)),
+                }
+            })
+            .collect();
+        let log = (0..n_log)
+            .map(|_| {
+                let record = r.get(self.id_bits) as u8;
+                let flags = r.get(6) as usize;
+                LogEntry {
+                    record,
+                    repair: REPAIRS[flags & 3],
+                    root: flags & 4 != 0,
+                    from: LIFECYCLE[flags >> 3],
+                    horizon: r.get(self.count_bits) as u8,
+                }
+            })
+            .collect();
+        Store {
+            records,
+            txs,
+            registry,
+            log,
+        }
+    }
+
+    fn unpack_record(&self, r: &mut BitReader) -> Record {
+        let origin = r.get(self.origin_bits) as usize;
+        let parents = RecordSet::from_bits(r.get_wide(self.set_bits));
+        let state = LIFECYCLE[r.get(3) as usize];
+        let reason = match r.get(4) {
+            0 => None,
+            k => Some(REASONS[k as usize - 1]),
         };
-        let registry = self.get_set(next(self.width));
-        let mut records = Vec::with_capacity(n_records);
-        for _ in 0..n_records {
-            let origin = next(1)[0];
-            let parents = self.get_set(next(self.width));
-            let (packed_state, owner) = {
-                let b = next(2);
-                (b[0], b[1])
-            };
-            let (fields, tool) = if origin & TOOL != 0 {
-                let tool = origin & !TOOL;
-                (
-                    tool_action_fields(self.tools[tool as usize], owner, parents),
-                    Some(tool),
-                )
-            } else {
-                let base = self.dictionary[origin as usize];
-                (
-                    Proposal {
-                        derived_from: parents,
-                        ..base
-                    },
-                    None,
-                )
-            };
-            records.push(Record {
-                fields,
-                owner,
-                state: LIFECYCLE[(packed_state & 7) as usize],
-                reason: match packed_state >> 3 {
-                    0 => None,
-                    k => Some(REASONS[k as usize - 1]),
+        let owner = r.get(self.agent_bits) as u8;
+        let (fields, tool) = match origin.checked_sub(self.dictionary.len()) {
+            Some(tool) => (
+                tool_action_fields(self.tools[tool], owner, parents),
+                Some(tool as u8),
+            ),
+            None => (
+                Proposal {
+                    derived_from: parents,
+                    ..self.dictionary[origin]
                 },
-                tool,
-            });
+                None,
+            ),
+        };
+        Record {
+            fields,
+            owner,
+            state,
+            reason,
+            tool,
         }
-        let mut txs = Vec::with_capacity(n_txs);
-        for _ in 0..n_txs {
-            let (agent, flags) = {
-                let b = next(2);
-                (b[0], b[1])
-            };
-            let snapshot = self.get_set(next(self.width));
-            let staged = self.get_set(next(self.width));
-            txs.push(Transaction {
-                agent,
-                tier: Tier::ALL[(flags & 3) as usize],
-                status: STATUSES[((flags >> 2) & 3) as usize],
-                snapshot,
-                staged,
-            });
-        }
-        let mut log = Vec::with_capacity(n_log);
-        for _ in 0..n_log {
-            let b = next(3);
-            log.push(LogEntry {
-                record: b[0],
-                repair: REPAIRS[(b[1] & 3) as usize],
-                root: b[1] & 4 != 0,
-                from: LIFECYCLE[(b[1] >> 3) as usize],
-                horizon: b[2],
-            });
-        }
-        (
-            Store {
-                records,
-                txs,
-                registry,
-                log,
-            },
-            at,
-        )
-    }
-
-    fn set(&self, set: RecordSet, out: &mut Vec<u8>) {
-        out.extend_from_slice(&set.bits().to_le_bytes()[..self.width]);
-    }
-
-    fn get_set(&self, bytes: &[u8]) -> RecordSet {
-        let mut word = [0u8; 8];
-        word[..bytes.len()].copy_from_slice(bytes);
-        RecordSet::from_bits(u64::from_le_bytes(word))
     }
 }
 
@@ -263,7 +276,7 @@ mod tests {
             window: Window::default(),
         };
         let dict = vec![p(&mut syms, "yes", 80), p(&mut syms, "no", 10)];
-        let packer = StorePacker::new(dict.clone(), tools, 8);
+        let packer = StorePacker::new(dict.clone(), tools, 8, 4);
         let mut store = Store::new();
         let ops = [
             Op::Open {
@@ -302,18 +315,21 @@ mod tests {
             protocol.apply(&mut store, &op).unwrap();
             bytes.clear();
             bytes.push(0xAA); // packing appends
-            packer.pack(&store, &mut bytes);
-            let (back, used) = packer.unpack(&bytes[1..]);
+            let mut w = BitWriter::new(&mut bytes);
+            packer.pack(&store, &mut w);
+            w.finish();
+            let mut r = BitReader::new(&bytes[1..]);
+            let back = packer.unpack(&mut r);
             assert_eq!(back, store, "after {op:?}");
-            assert_eq!(used, bytes.len() - 1);
+            assert_eq!(r.bytes_used(), bytes.len() - 1);
         }
         assert!(!store.log.is_empty() && store.records.iter().any(|r| r.reason.is_some()));
     }
 
     #[test]
     fn a_full_dictionary_and_a_full_tool_table_round_trip() {
-        // The last proposal and the last tool use every origin bit below
-        // and beside the tool flag (issue 13.1: 128 panicked).
+        // The last proposal and the last tool take the largest origins
+        // (issue 13.1: 128 panicked under the byte encoding).
         let mut syms = Symbols::new();
         let tools: Vec<Tool> = (0..MAX_PACKED_TOOLS)
             .map(|i| Tool {
@@ -337,7 +353,7 @@ mod tests {
             })
             .collect();
         let protocol = Protocol::new(tools.clone(), None, Variant::default());
-        let packer = StorePacker::new(dict.clone(), tools, 2);
+        let packer = StorePacker::new(dict.clone(), tools, 2, 1);
         let mut store = Store::new();
         for op in [
             Op::Open {
@@ -359,7 +375,11 @@ mod tests {
         }
         assert_eq!(store.records.len(), 2);
         let mut bytes = Vec::new();
-        packer.pack(&store, &mut bytes);
-        assert_eq!(packer.unpack(&bytes), (store, bytes.len()));
+        let mut w = BitWriter::new(&mut bytes);
+        packer.pack(&store, &mut w);
+        w.finish();
+        let mut r = BitReader::new(&bytes);
+        assert_eq!(packer.unpack(&mut r), store);
+        assert_eq!(r.bytes_used(), bytes.len());
     }
 }

@@ -81,6 +81,7 @@ pub fn run(
         // found is a shortest one and the same for every thread count.
         stop_on_violation: true,
         observer: options.observer,
+        ..EngineOptions::default()
     };
     let report = engine::enumerate_with_codec(&product, &codec, &engine_options);
     let parting = match report.property(SAME_OUTCOMES) {

@@ -181,7 +181,7 @@ fn labels_count_only_the_levels_counted() {
 
 /// [`Counter`] with its transitions labelled by action, by whether the
 /// result wrapped around the modulus, and (bit 127) by reaching 0.
-struct LabelledCounter(Counter);
+pub(super) struct LabelledCounter(pub(super) Counter);
 
 impl Model for LabelledCounter {
     type State = u32;

@@ -7,14 +7,16 @@ use super::*;
 use stateright::Property;
 use std::fmt::Debug;
 
-mod labels;
+pub(super) mod labels;
 pub(crate) mod models;
 mod observer;
 mod oracle;
+mod run_control;
+mod symmetry;
 mod two_phase;
 
 use models::*;
-use oracle::naive_bfs;
+use oracle::{assert_parent_rule, naive_bfs};
 use two_phase::TwoPhase;
 
 fn run<M>(model: &M, max_depth: Option<usize>, threads: usize) -> EngineReport<M::State, M::Action>
@@ -242,6 +244,27 @@ fn shortest_path_through_a_dag() {
         v => panic!("expected a violation, got {v:?}"),
     }
     check_against_oracle(&m, &[Some(2), None]);
+}
+
+#[test]
+fn parents_and_deciding_states_follow_the_smallest_fingerprint_rule() {
+    // Four-way grid: many states have several discoverers at their depth.
+    let m = grid(7);
+    let r = run(&m, None, 2);
+    let Some(Verdict::Violated { trace, .. }) = r.property("sum below") else {
+        panic!("the grid's limit is reached");
+    };
+    assert_parent_rule(&m, trace, |s| s.0 + s.1 >= 7);
+    let Some(Verdict::Reached { trace, .. }) = r.property("at (3, 2)") else {
+        panic!("(3, 2) is reached");
+    };
+    assert_parent_rule(&m, trace, |s| *s == (3, 2));
+    // The same at the depth bound, where the last level is never held.
+    let r = run(&m, Some(7), 3);
+    let Some(Verdict::Violated { trace, .. }) = r.property("sum below") else {
+        panic!("the grid's limit is reached at the bound");
+    };
+    assert_parent_rule(&m, trace, |s| s.0 + s.1 >= 7);
 }
 
 #[test]

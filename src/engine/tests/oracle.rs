@@ -109,3 +109,79 @@ where
         labels,
     }
 }
+
+/// Checks the parent rule on `trace`, a trace the engine reported for a
+/// property decided at `trace.len() − 1`: every step's parent is the
+/// smallest (parent fingerprint, action index) among the discoverers of
+/// its state at its depth, and the final state is the deciding state with
+/// the smallest fingerprint at that depth (`decides` says which states
+/// decide the property). Depths come from a naive BFS.
+pub(super) fn assert_parent_rule<M>(
+    model: &M,
+    trace: &crate::engine::Trace<M::State, M::Action>,
+    decides: impl Fn(&M::State) -> bool,
+) where
+    M: Model,
+    M::State: Hash + Eq + Clone + std::fmt::Debug,
+    M::Action: PartialEq + Clone + std::fmt::Debug,
+{
+    use crate::engine::fingerprint;
+    let mut depth_of = std::collections::HashMap::new();
+    let mut level: Vec<M::State> = Vec::new();
+    for s in model.init_states() {
+        if model.within_boundary(&s) && !depth_of.contains_key(&s) {
+            depth_of.insert(s.clone(), 0usize);
+            level.push(s);
+        }
+    }
+    let mut levels = vec![level.clone()];
+    for depth in 1..trace.len() {
+        let mut next = Vec::new();
+        for s in &level {
+            let mut actions = Vec::new();
+            model.actions(s, &mut actions);
+            for a in actions {
+                if let Some(n) = model.next_state(s, a) {
+                    if model.within_boundary(&n) && !depth_of.contains_key(&n) {
+                        depth_of.insert(n.clone(), depth);
+                        next.push(n);
+                    }
+                }
+            }
+        }
+        levels.push(next.clone());
+        level = next;
+    }
+    for (d, step) in trace.windows(2).enumerate() {
+        let target = &step[1].0;
+        let best = levels[d]
+            .iter()
+            .flat_map(|p| {
+                let mut actions = Vec::new();
+                model.actions(p, &mut actions);
+                actions
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, a)| model.next_state(p, a.clone()).as_ref() == Some(target))
+                    .map(|(i, a)| (fingerprint(p), i, p.clone(), a))
+                    .collect::<Vec<_>>()
+            })
+            .min_by_key(|&(fp, i, _, _)| (fp, i))
+            .expect("a discoverer");
+        assert_eq!(
+            (&best.2, &best.3),
+            (&step[0].0, step[0].1.as_ref().unwrap()),
+            "step {d}"
+        );
+    }
+    let last = trace.last().unwrap().0.clone();
+    let smallest = levels[trace.len() - 1]
+        .iter()
+        .filter(|s| decides(s))
+        .min_by_key(|s| fingerprint(*s))
+        .expect("a deciding state");
+    assert_eq!(
+        &last, smallest,
+        "the deciding state with the smallest fingerprint"
+    );
+}

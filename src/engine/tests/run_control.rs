@@ -1,0 +1,172 @@
+//! Run control: 128-bit fingerprints, parent links spilled to files,
+//! checkpoints and resuming (a resumed run ends exactly as an
+//! uninterrupted one), and the memory guard.
+
+use super::labels::LabelledCounter;
+use super::models::{Counter, Grid};
+use super::TableCodec;
+use crate::engine::{
+    check_resumable, enumerate, enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions,
+    EngineReport, FingerprintWidth, Stopped, Verdict,
+};
+use std::path::PathBuf;
+
+fn grid() -> Grid {
+    Grid {
+        w: 9,
+        h: 7,
+        four_way: true,
+        max_x: None,
+        limit: 9,
+    }
+}
+
+/// A fresh directory under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-engine-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// What must not differ between two runs of the same model and bounds.
+fn key<S, A>(r: &EngineReport<S, A>) -> impl PartialEq + std::fmt::Debug + '_
+where
+    S: PartialEq + Clone + std::fmt::Debug,
+    A: PartialEq + Clone + std::fmt::Debug,
+{
+    (r.level_counts(), &r.properties, r.complete, &r.labels)
+}
+
+#[test]
+fn wide_fingerprints_give_the_same_counts_and_traces() {
+    for bound in [Some(6), None] {
+        let narrow = enumerate(&grid(), &EngineOptions::new(bound, 2));
+        let wide = enumerate(
+            &grid(),
+            &EngineOptions {
+                fingerprint: FingerprintWidth::Bits128,
+                ..EngineOptions::new(bound, 3)
+            },
+        );
+        assert_eq!(wide.level_counts(), narrow.level_counts());
+        assert_eq!((narrow.fingerprint_bits, wide.fingerprint_bits), (64, 128));
+        for (w, n) in wide.properties.iter().zip(&narrow.properties) {
+            match (&w.verdict, &n.verdict) {
+                (Verdict::Violated { depth: a, trace }, Verdict::Violated { depth: b, .. })
+                | (Verdict::Reached { depth: a, trace }, Verdict::Reached { depth: b, .. }) => {
+                    assert_eq!(a, b);
+                    super::assert_valid_trace(&grid(), trace);
+                }
+                (w, n) => assert_eq!(w, n),
+            }
+        }
+        assert!(wide.collision_probability() < narrow.collision_probability() * 1e-18);
+    }
+}
+
+#[test]
+fn links_spilled_to_files_give_the_same_report_and_are_removed() {
+    let dir = scratch("spill");
+    let memory = enumerate(&grid(), &EngineOptions::new(None, 2));
+    let spilled = enumerate(
+        &grid(),
+        &EngineOptions {
+            spill_dir: Some(dir.clone()),
+            ..EngineOptions::new(None, 2)
+        },
+    );
+    assert_eq!(key(&spilled), key(&memory));
+    assert!(!dir.exists(), "the link files are removed at the end");
+}
+
+#[test]
+fn a_resumed_run_ends_as_an_uninterrupted_one() {
+    let m = LabelledCounter(Counter { m: 5_003, bad: 777 });
+    let codec = TableCodec {
+        table: Default::default(),
+    };
+    for bound in [Some(8), None] {
+        let whole = enumerate_labelled_with_codec(&m, &codec, &EngineOptions::new(bound, 2));
+        for k in [1, 3, 7] {
+            let dir = scratch(&format!("resume-{k}-{bound:?}"));
+            let opts = |threads, resume: bool, max_levels| EngineOptions {
+                checkpoint: Some(dir.clone()),
+                resume: resume.then(|| dir.clone()),
+                identity: "counter 5003".into(),
+                max_levels,
+                ..EngineOptions::new(bound, threads)
+            };
+            let cut = enumerate_labelled_with_codec(&m, &codec, &opts(1, false, Some(k)));
+            assert_eq!(cut.stopped, Some(Stopped::LevelLimit));
+            assert_eq!(cut.levels.len(), k);
+            let resumed = enumerate_labelled_with_codec(&m, &codec, &opts(3, true, None));
+            assert_eq!(
+                key(&resumed),
+                key(&whole),
+                "bound {bound:?}, cut after {k} levels"
+            );
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_model_or_bound_is_refused() {
+    let dir = scratch("refuse");
+    let codec = TableCodec {
+        table: Default::default(),
+    };
+    let opts = |identity: &str, depth| EngineOptions {
+        checkpoint: Some(dir.clone()),
+        identity: identity.into(),
+        max_levels: Some(2),
+        ..EngineOptions::new(depth, 1)
+    };
+    assert!(
+        check_resumable(&dir, &opts("grid", Some(5))).is_err(),
+        "nothing yet"
+    );
+    enumerate_with_codec(&grid(), &codec, &opts("grid", Some(5)));
+    assert_eq!(check_resumable(&dir, &opts("grid", Some(5))), Ok(1));
+    let other = check_resumable(&dir, &opts("ladder", Some(5))).unwrap_err();
+    assert!(
+        other.contains("another model") && !other.contains('\n'),
+        "{other}"
+    );
+    assert!(check_resumable(&dir, &opts("grid", Some(6))).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
+    let roomy = enumerate(
+        &grid(),
+        &EngineOptions {
+            max_memory: Some(u64::MAX),
+            ..EngineOptions::new(None, 2)
+        },
+    );
+    assert!(roomy.complete && roomy.stopped.is_none());
+    // Nothing fits in one byte: level 0 is checked, never expanded.
+    let m = Grid { limit: 0, ..grid() };
+    let tight = enumerate(
+        &m,
+        &EngineOptions {
+            max_memory: Some(1),
+            ..EngineOptions::new(None, 2)
+        },
+    );
+    assert!(!tight.complete);
+    assert!(matches!(
+        tight.stopped,
+        Some(Stopped::MemoryBound { depth: 1, limit: 1, needed }) if needed > 1
+    ));
+    assert_eq!(tight.level_counts(), vec![(0, 1, 1, 0, 0)]);
+    assert!(
+        matches!(
+            tight.property("sum below"),
+            Some(Verdict::Violated { depth: 0, .. })
+        ),
+        "the levels explored are checked"
+    );
+}

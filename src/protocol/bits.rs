@@ -1,0 +1,168 @@
+//! Bit-level writing and reading, for the packed store encoding: fields
+//! of any width, least significant bit first, back to back.
+
+/// Appends fields to a byte vector, bit by bit.
+pub struct BitWriter<'a> {
+    out: &'a mut Vec<u8>,
+    acc: u64,
+    used: u32,
+}
+
+impl<'a> BitWriter<'a> {
+    /// A writer appending to `out`; call [`BitWriter::finish`] at the end.
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        BitWriter {
+            out,
+            acc: 0,
+            used: 0,
+        }
+    }
+
+    /// Writes the low `bits` bits of `value` (`bits` ≤ 56).
+    #[inline]
+    pub fn put(&mut self, value: u64, bits: u32) {
+        debug_assert!(bits <= 56 && (bits == 64 || value >> bits == 0));
+        self.acc |= value << self.used;
+        self.used += bits;
+        while self.used >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.used -= 8;
+        }
+    }
+
+    /// Writes `value` (any width up to 64 bits) in `bits` bits.
+    pub fn put_wide(&mut self, value: u64, bits: u32) {
+        if bits > 32 {
+            self.put(value & 0xffff_ffff, 32);
+            self.put(value >> 32, bits - 32);
+        } else {
+            self.put(value, bits);
+        }
+    }
+
+    /// A small count: three bits at a time, each group followed by a bit
+    /// saying whether more follow (4 bits below 8, 8 below 64).
+    pub fn put_count(&mut self, mut n: u64) {
+        loop {
+            let more = n >= 8;
+            self.put(n & 7 | u64::from(more) << 3, 4);
+            n >>= 3;
+            if !more {
+                return;
+            }
+        }
+    }
+
+    /// Flushes the last partial byte (zero-padded).
+    pub fn finish(self) {
+        if self.used > 0 {
+            self.out.push(self.acc as u8);
+        }
+    }
+}
+
+/// Reads fields written by a [`BitWriter`].
+pub struct BitReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    acc: u64,
+    have: u32,
+}
+
+impl<'a> BitReader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        BitReader {
+            bytes,
+            at: 0,
+            acc: 0,
+            have: 0,
+        }
+    }
+
+    /// Reads a field of `bits` bits (≤ 56).
+    #[inline]
+    pub fn get(&mut self, bits: u32) -> u64 {
+        while self.have < bits {
+            let byte = self.bytes.get(self.at).copied().unwrap_or(0);
+            self.acc |= u64::from(byte) << self.have;
+            self.at += 1;
+            self.have += 8;
+        }
+        let value = self.acc & ((1u64 << bits) - 1);
+        self.acc >>= bits;
+        self.have -= bits;
+        value
+    }
+
+    /// Reads a field written by [`BitWriter::put_wide`].
+    pub fn get_wide(&mut self, bits: u32) -> u64 {
+        if bits > 32 {
+            let lo = self.get(32);
+            lo | self.get(bits - 32) << 32
+        } else {
+            self.get(bits)
+        }
+    }
+
+    /// Reads a count written by [`BitWriter::put_count`].
+    pub fn get_count(&mut self) -> u64 {
+        let (mut n, mut shift) = (0, 0);
+        loop {
+            let group = self.get(4);
+            n |= (group & 7) << shift;
+            if group & 8 == 0 {
+                return n;
+            }
+            shift += 3;
+        }
+    }
+
+    /// Whole bytes consumed so far.
+    pub fn bytes_used(&self) -> usize {
+        self.at - (self.have / 8) as usize
+    }
+}
+
+/// Bits needed to write every value `0..=max`.
+pub fn bits_for(max: u64) -> u32 {
+    64 - max.leading_zeros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip() {
+        let mut out = vec![0xAA];
+        let mut w = BitWriter::new(&mut out);
+        let fields = [
+            (5, 3),
+            (0, 0),
+            (1, 1),
+            (0xABCD, 16),
+            (u64::MAX >> 1, 63),
+            (300, 9),
+        ];
+        for &(v, b) in &fields {
+            w.put_wide(v, b);
+        }
+        for n in [0, 7, 8, 63, 64, 1000] {
+            w.put_count(n);
+        }
+        w.finish();
+        let mut r = BitReader::new(&out[1..]);
+        for &(v, b) in &fields {
+            assert_eq!(r.get_wide(b), v);
+        }
+        for n in [0, 7, 8, 63, 64, 1000] {
+            assert_eq!(r.get_count(), n);
+        }
+        assert_eq!(r.bytes_used(), out.len() - 1);
+        assert_eq!(
+            (bits_for(0), bits_for(1), bits_for(4), bits_for(255)),
+            (0, 1, 3, 8)
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! End-to-end tests of `check`'s run control: a run interrupted after a
+//! level and resumed from its checkpoint writes exactly what an
+//! uninterrupted run writes; a checkpoint of another model is refused; the
+//! memory guard stops cleanly with exit 3; 128-bit fingerprints.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn check(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A run's files without timings: growth.csv without its last column,
+/// summary.json without `elapsed_ms` and with trace paths relative, and
+/// every trace file.
+fn outputs(out: &Path, traces: &Path) -> Vec<(String, String)> {
+    let growth: String = std::fs::read_to_string(out.join("growth.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_owned() + "\n")
+        .collect();
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    summary.as_object_mut().unwrap().remove("elapsed_ms");
+    let summary = summary
+        .to_string()
+        .replace(&traces.display().to_string(), "T");
+    let mut files = vec![("growth".into(), growth), ("summary".into(), summary)];
+    let mut names: Vec<_> = std::fs::read_dir(traces)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        files.push((name, std::fs::read_to_string(&path).unwrap()));
+    }
+    files
+}
+
+#[test]
+fn an_interrupted_and_resumed_check_writes_what_an_uninterrupted_one_does() {
+    let model = "models/ablations/no-cascade.json";
+    let dir = scratch("resume");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let whole = check(&[
+        model,
+        "--depth",
+        "7",
+        "--threads",
+        "2",
+        "--out",
+        &p("a"),
+        "--traces",
+        &p("ta"),
+    ]);
+    assert_eq!(whole.status.code(), Some(1), "{}", text(&whole));
+    let cut = check(&[
+        model,
+        "--depth",
+        "7",
+        "--threads",
+        "1",
+        "--out",
+        &p("b"),
+        "--traces",
+        &p("tb"),
+        "--checkpoint",
+        &p("c"),
+        "--max-levels",
+        "5",
+    ]);
+    assert_eq!(cut.status.code(), Some(3), "{}", text(&cut));
+    assert!(
+        text(&cut).contains("the bound was NOT reached"),
+        "{}",
+        text(&cut)
+    );
+    let resumed = check(&[
+        model,
+        "--depth",
+        "7",
+        "--threads",
+        "2",
+        "--out",
+        &p("b"),
+        "--traces",
+        &p("tb"),
+        "--resume",
+        &p("c"),
+    ]);
+    assert_eq!(resumed.status.code(), Some(1), "{}", text(&resumed));
+    let (a, b) = (
+        outputs(&dir.join("a"), &dir.join("ta")),
+        outputs(&dir.join("b"), &dir.join("tb")),
+    );
+    assert_eq!(
+        a.len(),
+        6,
+        "growth, summary and two traces with their ITF twins"
+    );
+    assert_eq!(a, b);
+    assert!(
+        !dir.join("a").join("links").exists(),
+        "spilled links are removed"
+    );
+    // Another model, or other bounds, may not resume this checkpoint.
+    for args in [
+        vec!["models/ablations/no-gate.json", "--depth", "7"],
+        vec![model, "--depth", "8"],
+        vec![model, "--depth", "7", "--fingerprint", "128"],
+    ] {
+        let mut args = args.clone();
+        let c = p("c");
+        args.extend(["--out", &c, "--resume", &c]);
+        let refused = check(&args);
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&refused)
+        );
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_memory_guard_stops_cleanly_with_exit_3() {
+    let dir = scratch("guard");
+    let out = dir.join("out").display().to_string();
+    let o = check(&["models/default.json", "--max-memory", "1M", "--out", &out]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("stopped before depth 1") && t.contains("NOT reached"),
+        "{t}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["stopped"]["reason"], "memory_bound");
+    assert_eq!(summary["complete"], false);
+    assert_eq!(summary["states"], 1);
+    for bad in ["12X", "0", "-3G"] {
+        let o = check(&["models/default.json", "--max-memory", bad, "--out", &out]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wide_fingerprints_find_the_same_and_say_so() {
+    let dir = scratch("wide");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let narrow = check(&[
+        "models/ablations/no-gate.json",
+        "--depth",
+        "5",
+        "--out",
+        &p("a"),
+        "--traces",
+        &p("ta"),
+    ]);
+    let wide = check(&[
+        "models/ablations/no-gate.json",
+        "--depth",
+        "5",
+        "--out",
+        &p("b"),
+        "--traces",
+        &p("tb"),
+        "--fingerprint",
+        "128",
+    ]);
+    assert_eq!(
+        (narrow.status.code(), wide.status.code()),
+        (Some(1), Some(1))
+    );
+    assert!(text(&wide).contains("(128-bit)"), "{}", text(&wide));
+    let states = |d: &str| {
+        let s: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(d).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        (
+            s["states"].clone(),
+            s["collision_probability"]["fingerprint_bits"].clone(),
+        )
+    };
+    assert_eq!(states("a").0, states("b").0);
+    assert_eq!((states("a").1, states("b").1), (64.into(), 128.into()));
+    let bad = check(&["models/default.json", "--fingerprint", "32"]);
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
