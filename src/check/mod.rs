@@ -5,6 +5,7 @@
 //! counterexample trace.
 
 pub mod counterexample;
+pub mod dump;
 pub mod summary;
 
 pub use counterexample::Counterexample;
@@ -35,6 +36,8 @@ pub struct CheckOptions {
     pub resume: Option<PathBuf>,
     /// Stop after this many levels, as an interruption would.
     pub max_levels: Option<usize>,
+    /// Stream every state and transition into this folder (see [`dump`]).
+    pub dump: Option<PathBuf>,
 }
 
 impl CheckOptions {
@@ -50,6 +53,7 @@ impl CheckOptions {
             checkpoint: None,
             resume: None,
             max_levels: None,
+            dump: None,
         }
     }
 }
@@ -179,6 +183,8 @@ pub struct CheckReport {
     pub fingerprint_bits: u32,
     /// Why the run stopped before its bound, if it did.
     pub stopped: Option<Stopped>,
+    /// What `--dump` wrote, or why it could not.
+    pub dump: Option<Result<dump::DumpTotals, String>>,
 }
 
 impl CheckReport {
@@ -217,10 +223,25 @@ impl CheckReport {
 pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
+    let dump_dir = options.dump.clone();
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
-    let report: EngineReport<ModelState, Action> =
-        engine::enumerate_with_codec(&model, &codec, &engine_options);
+    let (report, dump): (EngineReport<ModelState, Action>, _) = match dump_dir {
+        None => (
+            engine::enumerate_with_codec(&model, &codec, &engine_options),
+            None,
+        ),
+        Some(dir) => match dump::DumpSink::create(&model, &dir, &config.to_json().to_string()) {
+            Ok(sink) => {
+                let report = engine::enumerate_streamed(&model, &codec, &engine_options, &sink);
+                (report, Some(sink.finish()))
+            }
+            Err(e) => (
+                engine::enumerate_with_codec(&model, &codec, &engine_options),
+                Some(Err(e)),
+            ),
+        },
+    };
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
@@ -263,6 +284,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         ),
         fingerprint_bits: report.fingerprint_bits,
         stopped: report.stopped.clone(),
+        dump,
         properties,
         counterexamples,
         model,

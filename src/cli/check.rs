@@ -1,6 +1,6 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
 //! [--threads N] [--out DIR] [--traces DIR] [--expect] [--fingerprint 64|128]
-//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR]`: the exhaustive
+//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR] [--dump DIR]`: the exhaustive
 //! bounded check. Writes `growth.csv`, `growth.svg` and `summary.json`, a
 //! replayable trace (and its ITF twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with each counterexample
@@ -13,6 +13,7 @@ use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::progress;
 use super::{print, CliError, Verdict};
+use crate::check::dump::DumpTotals;
 use crate::check::summary::{growth_csv, growth_series, human_summary, summary_json, Written};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::config::flags;
@@ -66,6 +67,11 @@ pub struct CheckArgs {
     /// model and bounds), checkpointing on into DIR.
     #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
     pub resume: Option<PathBuf>,
+    /// Stream every state to DIR/states.csv and every transition to
+    /// DIR/transitions.csv as the run goes (on one thread, so that rows
+    /// and parents come in the engine's order).
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub dump: Option<PathBuf>,
     /// Stop after N levels, as an interruption would (for testing resume).
     #[arg(long, value_name = "N", hide = true)]
     pub max_levels: Option<usize>,
@@ -93,6 +99,9 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         growth_path.display(),
         summary_path.display()
     ));
+    if let Some(dump) = &report.dump {
+        text.push_str(&dump_line(dump.as_ref().map_err(|e| CliError(e.clone()))?));
+    }
     for (c, w) in report.counterexamples.iter().zip(&written) {
         text.push_str(&format!(
             "\n── {} counterexample ({} steps) ──\n",
@@ -139,8 +148,23 @@ fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOpti
         checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
         resume: args.resume.clone(),
         max_levels: args.max_levels,
-        ..CheckOptions::quiet(threads)
+        dump: args.dump.clone(),
+        ..CheckOptions::quiet(if args.dump.is_some() { 1 } else { threads })
     })
+}
+
+/// The dump's two files with their rows and sizes.
+fn dump_line(d: &DumpTotals) -> String {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    format!(
+        "dumped {} ({} states, {:.1} MiB) and {} ({} transitions, {:.1} MiB)\n",
+        d.states_path.display(),
+        d.state_rows,
+        mib(d.states_bytes),
+        d.transitions_path.display(),
+        d.transition_rows,
+        mib(d.transitions_bytes)
+    )
 }
 
 /// Where a check's report set went.

@@ -4,6 +4,11 @@
 //! every verdict), 1 when they differ, 2 for bad input, like diff(1).
 //! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
 //!
+//! When both are dumps (`check --dump DIR`), they are compared state by
+//! state ([`crate::diff::states`]): per depth the states only in A and
+//! only in B, and the shallowest one's trace (`traces/A-vs-B-state.json`);
+//! the counts per depth go to `reports/A-vs-B/states-diff.csv`.
+//!
 //! With `--behaviour`, both are model files explored in lockstep
 //! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
 //! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
@@ -16,6 +21,7 @@ use super::{print, progress, CliError, Verdict};
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
+use crate::diff::states::{compare_dumps, is_dump, Dump};
 use crate::diff::{compare, load_side, render};
 use crate::outputs::{checksum, growth_svg, ReportSet};
 use clap::Args;
@@ -33,8 +39,8 @@ use std::path::{Path, PathBuf};
     )))
 )]
 pub struct DiffArgs {
-    /// The result before the change: reports/NAME/, its summary.json, or a
-    /// model file.
+    /// The result before the change: reports/NAME/, its summary.json, a
+    /// model file, or a dump folder (check --dump) to compare state by state.
     pub before: PathBuf,
     /// The result after the change, the same kinds of path.
     pub after: PathBuf,
@@ -58,6 +64,9 @@ pub struct DiffArgs {
 pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     if args.behaviour {
         return run_behaviour(args);
+    }
+    if is_dump(&args.before) && is_dump(&args.after) {
+        return run_states(args);
     }
     let depth = overrides(None, Some(&args.depth))?.depth;
     let threads = args.threads.count()?;
@@ -137,6 +146,56 @@ fn run_behaviour(args: &DiffArgs) -> Result<Verdict, CliError> {
     set.commit()?;
     print(&behaviour::render(&report, trace.as_deref()))?;
     Ok(if report.parting.is_some() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+fn run_states(args: &DiffArgs) -> Result<Verdict, CliError> {
+    let a = Dump::load(&args.before)?;
+    let b = Dump::load(&args.after)?;
+    let d = compare_dumps(&a, &b)?;
+    let (na, nb) = (&a.config.name, &b.config.name);
+    let mut set = diff_set(args, "states", na, nb)?;
+    let trace_name = format!("{na}-vs-{nb}-state.json");
+    inside(&args.traces, &trace_name)?;
+    let mut csv = String::from("depth,only_in_a,only_in_b\n");
+    let mut text = format!(
+        "states: A = {} (model {na}), B = {} (model {nb})\n",
+        a.origin, b.origin
+    );
+    if d.per_depth.is_empty() {
+        text.push_str("the same states at every depth\n");
+    } else {
+        text.push_str("depth  only in A  only in B\n");
+    }
+    for (depth, x, y) in &d.per_depth {
+        csv.push_str(&format!("{depth},{x},{y}\n"));
+        text.push_str(&format!("{depth:>5}  {x:>9}  {y:>9}\n"));
+    }
+    set.retire_traces([trace_name.clone()]);
+    if let Some(f) = &d.first {
+        let path = set.add_trace(&trace_name, f.trace.to_json_string().as_bytes())?;
+        text.push_str(&format!(
+            "the shallowest state only in {}: {:032x} at depth {}, reached by\n",
+            f.side, f.state, f.depth
+        ));
+        for (i, label) in f.labels.iter().enumerate() {
+            text.push_str(&format!("  step {i}  {label}\n"));
+        }
+        text.push_str(&format!(
+            "wrote its trace (model {}): {} — memtx-check replay {}\n",
+            if f.side == 'A' { na } else { nb },
+            path.display(),
+            path.display()
+        ));
+    }
+    let csv_path = set.add("states-diff.csv", csv.as_bytes())?;
+    set.commit()?;
+    text.push_str(&format!("wrote {}\n", csv_path.display()));
+    print(&text)?;
+    Ok(if d.first.is_some() {
         Verdict::Violated
     } else {
         Verdict::Holds

@@ -11,6 +11,7 @@
 
 pub mod behaviour;
 mod load;
+pub mod states;
 
 pub use load::{load_side, Level, Side, Verdict};
 
