@@ -76,11 +76,13 @@
 //!   [`check`] (the exhaustive bounded check and its reports, each
 //!   counterexample re-found by replay), [`random`] (random walks, shrunk
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
-//!   (stateright's web explorer with MemTX's step text and picture).
+//!   (stateright's web explorer with MemTX's step text and picture), [`ci`]
+//!   (a folder of models judged against their baselines, as JUnit XML).
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
 pub mod atomic_file;
 pub mod check;
+pub mod ci;
 pub mod cli;
 pub mod config;
 pub mod diff;

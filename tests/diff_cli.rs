@@ -4,10 +4,19 @@
 
 use std::process::Command;
 
+/// Each run its own output folder: the tests run in parallel.
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn diff(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
         .arg("diff")
         .args(args)
+        .arg("--out")
+        .arg(std::env::temp_dir().join(format!(
+            "memtx-check-diff-{}-{}",
+            std::process::id(),
+            RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        )))
         .output()
         .expect("the binary runs");
     (

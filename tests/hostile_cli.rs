@@ -255,6 +255,8 @@ fn the_widest_valid_model_is_checked_and_diffed() {
         .arg("diff")
         .arg(&model)
         .arg(dir.join("out"))
+        .arg("--out")
+        .arg(dir.join("diff"))
         .output()
         .unwrap();
     assert_eq!(
@@ -305,6 +307,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
         [
             "coverage.csv",
             "growth.csv",
+            "growth.svg",
             "manifest.json",
             "random-coverage.csv",
             "random-summary.json",
@@ -328,6 +331,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
         [
             "coverage.csv",
             "growth.csv",
+            "growth.svg",
             "manifest.json",
             "summary.json"
         ]

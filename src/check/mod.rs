@@ -6,6 +6,7 @@
 //! and each violation into a replayable counterexample trace.
 
 pub mod counterexample;
+pub mod dump;
 #[cfg(test)]
 mod faults;
 pub mod summary;
@@ -41,6 +42,8 @@ pub struct CheckOptions {
     pub resume: Option<PathBuf>,
     /// Stop after this many levels, as an interruption would.
     pub max_levels: Option<usize>,
+    /// Stream every state and transition into this folder (see [`dump`]).
+    pub dump: Option<PathBuf>,
 }
 
 impl CheckOptions {
@@ -57,6 +60,7 @@ impl CheckOptions {
             checkpoint: None,
             resume: None,
             max_levels: None,
+            dump: None,
         }
     }
 }
@@ -199,6 +203,8 @@ pub struct CheckReport {
     pub fingerprint_bits: u32,
     /// Why the run stopped before its bound, if it did.
     pub stopped: Option<Stopped>,
+    /// What `--dump` wrote, or why it could not.
+    pub dump: Option<Result<dump::DumpTotals, String>>,
 }
 
 impl CheckReport {
@@ -249,15 +255,28 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let mut spec = ModelSpec::from_config(config);
     spec.select(options.properties);
     let model = MemtxModel::new(spec);
+    let dump_dir = options.dump.clone();
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
-    // Under symmetry the engine stores representatives (`model::symmetry`):
-    // the counts are of classes (transitions and branch labels too), the
-    // traces real ones.
-    let report: EngineReport<ModelState, Action> = if config.symmetry {
-        engine::enumerate_labelled_symmetric(&model, Some(&codec), &engine_options)
-    } else {
-        engine::enumerate_labelled_with_codec(&model, &codec, &engine_options)
+    let plain = |model: &MemtxModel| -> EngineReport<ModelState, Action> {
+        // Under symmetry the engine stores representatives
+        // (`model::symmetry`): the counts are of classes (transitions and
+        // branch labels too), the traces real ones.
+        if config.symmetry {
+            engine::enumerate_labelled_symmetric(model, Some(&codec), &engine_options)
+        } else {
+            engine::enumerate_labelled_with_codec(model, &codec, &engine_options)
+        }
+    };
+    let (report, dump): (EngineReport<ModelState, Action>, _) = match dump_dir {
+        None => (plain(&model), None),
+        Some(dir) => match dump::DumpSink::create(&model, &dir, &config.to_json().to_string()) {
+            Ok(sink) => {
+                let report = engine::enumerate_streamed(&model, &codec, &engine_options, &sink);
+                (report, Some(sink.finish()))
+            }
+            Err(e) => (plain(&model), Some(Err(e))),
+        },
     };
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
@@ -305,6 +324,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         ),
         fingerprint_bits: report.fingerprint_bits,
         stopped: report.stopped.clone(),
+        dump,
         properties,
         coverage: Coverage::from_labels(&report.labels),
         counterexamples,

@@ -1,13 +1,14 @@
-//! What a check writes: `growth.csv` (one row per depth), `coverage.csv`
-//! (one row per protocol branch) and `summary.json`, through
-//! serialize-only wire types kept apart from the logic, and the short
-//! human summary printed on stdout.
+//! What a check writes: `growth.csv` (one row per depth), the series of
+//! `growth.svg`, `coverage.csv` (one row per protocol branch) and
+//! `summary.json`, through serialize-only wire types kept apart from the
+//! logic, and the short human summary printed on stdout.
 
 use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::config::ExpectCoverage;
 use crate::engine::Stopped;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
+use crate::outputs::GrowthSeries;
 use crate::protocol::Variant;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -101,6 +102,19 @@ pub fn coverage_lines(coverage: &Coverage, suffix: &str) -> String {
         let _ = writeln!(out, "  unreached: {}", unreached.join(", "));
     }
     out
+}
+
+/// The run's growth for `growth.svg`: new states and transitions per
+/// depth.
+pub fn growth_series(report: &CheckReport) -> GrowthSeries {
+    GrowthSeries {
+        name: report.config.name.clone(),
+        levels: report
+            .levels
+            .iter()
+            .map(|l| (l.depth, l.new_states, l.transitions))
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]

@@ -1,10 +1,10 @@
 //! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
 //! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
 //! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
-//! [--checkpoint DIR] [--resume DIR] [--symmetry]`: the exhaustive
-//! bounded check.
-//! Writes `growth.csv`, `coverage.csv` and `summary.json`, a replayable
-//! trace (and its ITF twin) per violated invariant, as one report set
+//! [--checkpoint DIR] [--resume DIR] [--symmetry] [--dump DIR]`: the
+//! exhaustive bounded check. Writes `growth.csv`, `growth.svg`,
+//! `coverage.csv` and `summary.json`, a replayable trace (and its ITF
+//! twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with the branch coverage
 //! and each counterexample step by step. A directory is a suite
 //! (`super::suite`). A run stopped by the memory guard still writes its
@@ -14,15 +14,19 @@
 use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::warn;
+use super::progress;
 use super::suite;
 use super::{print, CliError, Verdict};
-use crate::check::summary::{coverage_csv, growth_csv, human_summary, summary_json, Written};
+use crate::check::dump::DumpTotals;
+use crate::check::summary::{
+    coverage_csv, growth_csv, growth_series, human_summary, summary_json, Written,
+};
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::config::{flags, BoundOverrides, ModelConfig};
-use crate::engine::{self, FingerprintWidth, LevelProgress, LevelStats, RunObserver};
+use crate::engine::{self, FingerprintWidth};
 use crate::explore;
 use crate::model::coverage::unknown_branch;
-use crate::outputs::ReportSet;
+use crate::outputs::{growth_svg, ReportSet};
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -81,6 +85,11 @@ pub struct CheckArgs {
     /// model and bounds), checkpointing on into DIR.
     #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
     pub resume: Option<PathBuf>,
+    /// Stream every state to DIR/states.csv and every transition to
+    /// DIR/transitions.csv as the run goes (on one thread, so that rows
+    /// and parents come in the engine's order).
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub dump: Option<PathBuf>,
     /// Stop after N levels, as an interruption would (for testing resume).
     #[arg(long, value_name = "N", hide = true)]
     pub max_levels: Option<usize>,
@@ -102,6 +111,9 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         out.join("coverage.csv").display(),
         out.join("summary.json").display()
     ));
+    if let Some(dump) = &report.dump {
+        text.push_str(&dump_line(dump.as_ref().map_err(|e| CliError(e.clone()))?));
+    }
     for (c, w) in report.counterexamples.iter().zip(&written) {
         text.push_str(&format!(
             "\n── {} counterexample ({} steps) ──\n",
@@ -159,22 +171,18 @@ pub fn check_and_write(
     threads: usize,
     out: &Path,
 ) -> Result<(CheckReport, Vec<Written>), CliError> {
+    if args.dump.is_some() && config.symmetry {
+        return Err(CliError(format!(
+            "{}: --dump writes every state, and --symmetry keeps one per class: use one or the other",
+            args.model.display()
+        )));
+    }
     let options = run_options(args, threads, out)?;
     if let Some(dir) = &options.resume {
         check::resumable(config, &options, dir).map_err(CliError)?;
     }
     let report = check::run(config, options);
-    let mut set = report_set(out, &args.traces, "check", config);
-    let written = write_counterexamples(&mut set, &report)?;
-    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
-    let csv_error = |e: csv::Error| CliError(format!("{}: {e}", out.display()));
-    set.add("growth.csv", &growth_csv(&report).map_err(csv_error)?)?;
-    set.add(
-        "coverage.csv",
-        &coverage_csv(&report.coverage).map_err(csv_error)?,
-    )?;
-    set.add("summary.json", summary_json(&report, &written).as_bytes())?;
-    set.commit()?;
+    let written = write_reports(&report, out, &args.traces)?;
     Ok((report, written))
 }
 
@@ -189,55 +197,57 @@ fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOpti
     };
     Ok(CheckOptions {
         properties: args.properties.selection()?,
-        observer: Box::new(StderrProgress),
+        observer: progress::observer(),
         fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
         max_memory,
         spill_dir: Some(out.join("links")),
         checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
         resume: args.resume.clone(),
         max_levels: args.max_levels,
-        ..CheckOptions::quiet(threads)
+        dump: args.dump.clone(),
+        ..CheckOptions::quiet(if args.dump.is_some() { 1 } else { threads })
     })
 }
 
-/// The check's progress on stderr: a line per level once the run has
-/// lasted a second, and a heartbeat line within long levels.
-struct StderrProgress;
-
-impl RunObserver for StderrProgress {
-    fn level_done(&self, level: &LevelStats) {
-        progress_line(level)
-    }
-    fn heartbeat(&self, progress: &LevelProgress) {
-        heartbeat_line(progress)
-    }
+/// The dump's two files with their rows and sizes.
+fn dump_line(d: &DumpTotals) -> String {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    format!(
+        "dumped {} ({} states, {:.1} MiB) and {} ({} transitions, {:.1} MiB)\n",
+        d.states_path.display(),
+        d.state_rows,
+        mib(d.states_bytes),
+        d.transitions_path.display(),
+        d.transition_rows,
+        mib(d.transitions_bytes)
+    )
 }
 
-/// Within a long level, a line a second: how far its expansion has got.
-fn heartbeat_line(p: &LevelProgress) {
-    eprintln!(
-        "  depth {:>3}: {:>3.0}% of the {} states at depth {} expanded; {} states so far, {:.0} states/s",
-        p.depth + 1,
-        100.0 * p.expanded as f64 / p.level_size.max(1) as f64,
-        p.level_size,
-        p.depth,
-        p.discovered,
-        p.discovered as f64 * 1000.0 / p.elapsed_ms.max(1) as f64
-    );
-}
-
-/// Progress on stderr, once the run has lasted a second.
-fn progress_line(l: &LevelStats) {
-    if l.elapsed_ms >= 1000 {
-        eprintln!(
-            "  depth {:>3}: {:>12} states ({:>+11} new), {:>13} transitions, {:>9.0} states/s",
-            l.depth,
-            l.total_states,
-            l.new_states,
-            l.total_transitions,
-            l.total_states as f64 * 1000.0 / l.elapsed_ms as f64
-        );
-    }
+/// Writes a check's report set: growth.csv, growth.svg, coverage.csv and
+/// summary.json in `out`, a trace per counterexample in `traces`.
+pub(super) fn write_reports(
+    report: &CheckReport,
+    out: &Path,
+    traces: &Path,
+) -> Result<Vec<Written>, CliError> {
+    let config = &report.config;
+    let mut set = report_set(out, traces, "check", config);
+    let written = write_counterexamples(&mut set, report)?;
+    retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
+    let csv_error = |e: csv::Error| CliError(format!("{}: {e}", out.display()));
+    set.add("growth.csv", &growth_csv(report).map_err(csv_error)?)?;
+    let title = format!("{}: growth per depth", config.name);
+    set.add(
+        "growth.svg",
+        growth_svg(&title, &[growth_series(report)])?.as_bytes(),
+    )?;
+    set.add(
+        "coverage.csv",
+        &coverage_csv(&report.coverage).map_err(csv_error)?,
+    )?;
+    set.add("summary.json", summary_json(report, &written).as_bytes())?;
+    set.commit()?;
+    Ok(written)
 }
 
 fn write_counterexamples(

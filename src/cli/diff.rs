@@ -2,28 +2,45 @@
 //! two check results (a report directory, a `summary.json`, or a model
 //! file checked now). Exit 0 when they are identical (totals, every level,
 //! every verdict), 1 when they differ, 2 for bad input, like diff(1).
+//! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
+//!
+//! When both are dumps (`check --dump DIR`), they are compared state by
+//! state ([`crate::diff::states`]): per depth the states only in A and
+//! only in B, and the shallowest one's trace (`traces/A-vs-B-state.json`);
+//! the counts per depth go to `reports/A-vs-B/states-diff.csv`.
+//!
+//! With `--behaviour`, both are model files explored in lockstep
+//! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
+//! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
+//! parts them, 2 when their action alphabets differ.
 
 use super::args::{overrides, DepthArg, ThreadsArg};
-use super::model::warn;
-use super::{print, CliError, Verdict};
+use super::files::{inside, report_dir};
+use super::model::{load_model, warn};
+use super::{print, progress, CliError, Verdict};
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
+use crate::config::{Depth, ModelConfig};
+use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
+use crate::diff::states::{compare_dumps, is_dump, Dump};
 use crate::diff::{compare, load_side, render};
+use crate::outputs::{checksum, growth_svg, ReportSet};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 // The shared flags' help, said of the model file they apply to.
 #[command(
     mut_arg("depth", |a| a.help(format!(
-        "For a model file: check to this depth (0..={MAX_DEPTH} or `full`) instead of the model's own"
+        "For a model file: check to this depth (0..={MAX_DEPTH} or `full`) instead of the model's own; \
+         with --behaviour: the longest action sequence tried (default: the smaller model depth)"
     ))),
     mut_arg("threads", |a| a.help(format!(
         "For a model file: worker threads, 1..={MAX_THREADS} (default: every core)"
     )))
 )]
 pub struct DiffArgs {
-    /// The result before the change: reports/NAME/, its summary.json, or a
-    /// model file.
+    /// The result before the change: reports/NAME/, its summary.json, a
+    /// model file, or a dump folder (check --dump) to compare state by state.
     pub before: PathBuf,
     /// The result after the change, the same kinds of path.
     pub after: PathBuf,
@@ -31,9 +48,26 @@ pub struct DiffArgs {
     pub depth: DepthArg,
     #[command(flatten)]
     pub threads: ThreadsArg,
+    /// Explore two model files in lockstep (the same actions applied to
+    /// both) and stop at the shortest action sequence after which the
+    /// protocol's outcomes differ.
+    #[arg(long)]
+    pub behaviour: bool,
+    /// Where the diff's reports go (default: reports/A-vs-B).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where the parting trace goes (--behaviour).
+    #[arg(long, default_value = "traces")]
+    pub traces: PathBuf,
 }
 
 pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
+    if args.behaviour {
+        return run_behaviour(args);
+    }
+    if is_dump(&args.before) && is_dump(&args.after) {
+        return run_states(args);
+    }
     let depth = overrides(None, Some(&args.depth))?.depth;
     let threads = args.threads.count()?;
     let load = |path: &PathBuf| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
@@ -41,10 +75,145 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
-    print(&render(&a, &b, &differences))?;
+    let mut set = diff_set(args, "diff", &a.model, &b.model)?;
+    let chart = growth_svg(
+        &format!(
+            "{} (A, solid) and {} (B, dashed): growth per depth",
+            a.model, b.model
+        ),
+        &[a.growth("A"), b.growth("B")],
+    )?;
+    let chart_path = set.add("growth.svg", chart.as_bytes())?;
+    set.commit()?;
+    let mut text = render(&a, &b, &differences);
+    text.push_str(&format!(
+        "drew both sides on one chart: {}\n",
+        chart_path.display()
+    ));
+    print(&text)?;
     Ok(if differences.is_empty() {
         Verdict::Holds
     } else {
         Verdict::Violated
     })
+}
+
+/// The report set of a diff of `a` and `b`, named `A-vs-B`: one folder
+/// per pair of models, whatever the command that wrote into it.
+fn diff_set(args: &DiffArgs, command: &str, a: &str, b: &str) -> Result<ReportSet, CliError> {
+    let name = format!("{a}-vs-{b}");
+    let dir = report_dir(args.out.as_deref(), &name)?;
+    let digest = checksum(name.as_bytes()).fnv1a64;
+    Ok(ReportSet::new(&dir, command, &name, &digest).with_traces(&args.traces))
+}
+
+fn run_behaviour(args: &DiffArgs) -> Result<Verdict, CliError> {
+    let flag_depth = overrides(None, Some(&args.depth))?.depth;
+    let threads = args.threads.count()?;
+    let a = load_model(&args.before)?;
+    let b = load_model(&args.after)?;
+    let depth = match flag_depth.unwrap_or_else(|| smaller(&a, &b)) {
+        Depth::Bounded(d) => Some(d),
+        Depth::Full => None,
+    };
+    let report = behaviour::run(
+        &a,
+        &b,
+        BehaviourOptions {
+            depth,
+            threads,
+            observer: progress::observer(),
+        },
+    )
+    .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
+    let mut set = diff_set(args, "behaviour", &a.name, &b.name)?;
+    let trace_name = format!("{}-vs-{}.json", a.name, b.name);
+    // A path check before any work is written.
+    inside(&args.traces, &trace_name)?;
+    let trace = match &report.parting {
+        Some(p) => Some(
+            set.add_trace(&trace_name, p.trace.to_json_string().as_bytes())?
+                .display()
+                .to_string(),
+        ),
+        None => None,
+    };
+    set.retire_traces([trace_name]);
+    set.add(
+        "behaviour.json",
+        behaviour_json(&report, trace.as_deref()).as_bytes(),
+    )?;
+    set.commit()?;
+    print(&behaviour::render(&report, trace.as_deref()))?;
+    Ok(if report.parting.is_some() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+fn run_states(args: &DiffArgs) -> Result<Verdict, CliError> {
+    let a = Dump::load(&args.before)?;
+    let b = Dump::load(&args.after)?;
+    let d = compare_dumps(&a, &b)?;
+    let (na, nb) = (&a.config.name, &b.config.name);
+    let mut set = diff_set(args, "states", na, nb)?;
+    let trace_name = format!("{na}-vs-{nb}-state.json");
+    inside(&args.traces, &trace_name)?;
+    let mut csv = String::from("depth,only_in_a,only_in_b\n");
+    let mut text = format!(
+        "states: A = {} (model {na}), B = {} (model {nb})\n",
+        a.origin, b.origin
+    );
+    if d.per_depth.is_empty() {
+        text.push_str("the same states at every depth\n");
+    } else {
+        text.push_str("depth  only in A  only in B\n");
+    }
+    for (depth, x, y) in &d.per_depth {
+        csv.push_str(&format!("{depth},{x},{y}\n"));
+        text.push_str(&format!("{depth:>5}  {x:>9}  {y:>9}\n"));
+    }
+    set.retire_traces([trace_name.clone()]);
+    if let Some(f) = &d.first {
+        let path = set.add_trace(&trace_name, f.trace.to_json_string().as_bytes())?;
+        text.push_str(&format!(
+            "the shallowest state only in {}: {:032x} at depth {}, reached by\n",
+            f.side, f.state, f.depth
+        ));
+        for (i, label) in f.labels.iter().enumerate() {
+            text.push_str(&format!("  step {i}  {label}\n"));
+        }
+        text.push_str(&format!(
+            "wrote its trace (model {}): {} — memtx-check replay {}\n",
+            if f.side == 'A' { na } else { nb },
+            path.display(),
+            path.display()
+        ));
+    }
+    let csv_path = set.add("states-diff.csv", csv.as_bytes())?;
+    set.commit()?;
+    text.push_str(&format!("wrote {}\n", csv_path.display()));
+    print(&text)?;
+    Ok(if d.first.is_some() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+/// The smaller of the two models' depth bounds (`full` is the larger).
+fn smaller(a: &ModelConfig, b: &ModelConfig) -> Depth {
+    match (a.bounds.depth, b.bounds.depth) {
+        (Depth::Bounded(x), Depth::Bounded(y)) => Depth::Bounded(x.min(y)),
+        (Depth::Bounded(x), Depth::Full) | (Depth::Full, Depth::Bounded(x)) => Depth::Bounded(x),
+        (Depth::Full, Depth::Full) => Depth::Full,
+    }
+}
+
+fn shown(config: &ModelConfig) -> String {
+    config
+        .source_path
+        .as_deref()
+        .map_or_else(|| config.name.clone(), |p: &Path| p.display().to_string())
 }

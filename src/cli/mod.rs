@@ -11,12 +11,14 @@
 
 mod args;
 pub mod check;
+pub mod ci;
 pub mod diff;
 mod exit;
 pub mod explore;
 mod files;
 mod model;
 mod output;
+mod progress;
 pub mod random;
 pub mod replay;
 pub mod suite;
@@ -51,6 +53,9 @@ pub enum Command {
     /// Compare two check results (saved reports or models checked now): a
     /// changed state space, a new violation, a lost one.
     Diff(diff::DiffArgs),
+    /// Check every model of a folder and judge each against its `expect`
+    /// and its committed baseline (reports/NAME); JUnit XML for CI.
+    Ci(ci::CiArgs),
     /// Serve stateright's web explorer for a model, or open it on a
     /// trace's last state (prints the deep link).
     Explore(explore::ExploreArgs),
@@ -64,6 +69,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Random(args) => random::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Ci(args) => ci::run(args),
     }
 }
 

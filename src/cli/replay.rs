@@ -5,10 +5,11 @@
 
 use super::{print, CliError, Verdict};
 use crate::atomic_file::write_atomic;
+use crate::config::ModelConfig;
 use crate::replay::{render_json, render_text, replay};
-use crate::trace::{to_itf, Trace};
+use crate::trace::{to_itf, ConfigRef, Trace};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -21,10 +22,18 @@ pub struct ReplayArgs {
     /// read by Apalache and Quint) to this file.
     #[arg(long, value_name = "FILE")]
     pub itf: Option<PathBuf>,
+    /// Replay under this model file instead of the trace's own
+    /// configuration; the steps are checked against it (its tools, tiers
+    /// and agents), as a `behaviour` diff's trace fits both its models.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
 }
 
 pub fn run(args: &ReplayArgs) -> Result<Verdict, CliError> {
-    let trace = Trace::load(&args.file)?;
+    let mut trace = Trace::load(&args.file)?;
+    if let Some(model) = &args.model {
+        trace = under(trace, ModelConfig::load(model)?, model)?;
+    }
     let report = replay(&trace)?;
     if let Some(path) = &args.itf {
         let itf = to_itf(&report.stores, &trace.steps, &report.compiled);
@@ -44,4 +53,13 @@ pub fn run(args: &ReplayArgs) -> Result<Verdict, CliError> {
     } else {
         Verdict::Holds
     })
+}
+
+/// `trace` with `config` in place of its own, its steps validated against
+/// it as when a trace is read.
+fn under(mut trace: Trace, config: ModelConfig, model: &Path) -> Result<Trace, CliError> {
+    let origin = format!("{} (under {})", trace.origin, model.display());
+    trace.config = config;
+    trace.config_ref = ConfigRef::Inline;
+    Ok(Trace::parse(&trace.to_json_string(), &origin, None)?)
 }

@@ -28,9 +28,9 @@ pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<
             args.model.display()
         )));
     }
-    if args.checkpoint.is_some() || args.resume.is_some() {
+    if args.checkpoint.is_some() || args.resume.is_some() || args.dump.is_some() {
         return Err(CliError(format!(
-            "{}: --checkpoint and --resume take one model file, not a directory",
+            "{}: --checkpoint, --resume and --dump take one model file, not a directory",
             args.model.display()
         )));
     }

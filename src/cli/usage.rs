@@ -26,7 +26,7 @@ where
     Cli::try_parse_from(args).map_err(|e| match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => NotRun::Display(e),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => NotRun::Usage(
-            "a subcommand is required: check, replay, random, diff or explore \
+            "a subcommand is required: check, replay, random, diff, ci or explore \
              (see memtx-check --help)"
                 .to_owned(),
         ),

@@ -5,10 +5,10 @@
 //! model configuration, checked now.
 
 use crate::check::summary::GROWTH_HEADER;
-use crate::check::{self, CheckOptions};
+use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Depth, ModelConfig};
 use crate::input::{from_value, parse_json, read_bytes, read_text, InputError};
-use crate::outputs::verify_set;
+use crate::outputs::{verify_set, GrowthSeries};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +49,14 @@ pub struct Side {
 impl Side {
     pub fn summary_line(&self) -> String {
         format!("model {}, {}", self.model, self.bounds)
+    }
+
+    /// Its growth for a chart, named `LETTER: model`.
+    pub fn growth(&self, letter: &str) -> GrowthSeries {
+        GrowthSeries {
+            name: format!("{letter}: {}", self.model),
+            levels: self.levels.iter().map(|l| (l.0, l.1, l.3)).collect(),
+        }
     }
 }
 
@@ -232,26 +240,34 @@ fn agree(origin: &str, s: &SummaryIn, levels: &[Level], growth: &Path) -> Result
 
 fn checked_now(config: &ModelConfig, threads: usize, path: &Path) -> Side {
     let report = check::run(config, CheckOptions::quiet(threads));
-    let b = &config.bounds;
-    Side {
-        origin: format!("{} (checked now)", path.display()),
-        model: config.name.clone(),
-        bounds: bounds_text(b.records, b.transactions, &b.depth.to_string()),
-        variant: config.to_json()["variant"].to_string(),
-        states: report.unique_states,
-        transitions: report.transitions,
-        complete: report.complete,
-        levels: report.levels.iter().map(|l| l.counts()).collect(),
-        properties: report
-            .properties
-            .iter()
-            .map(|p| Verdict {
-                name: p.name.to_owned(),
-                kind: p.kind.label().to_owned(),
-                verdict: p.outcome.name().to_owned(),
-                depth: p.outcome.depth(),
-            })
-            .collect(),
-        warnings: Vec::new(),
+    Side::of_report(&report, format!("{} (checked now)", path.display()))
+}
+
+impl Side {
+    /// The side a check run gives, `origin` naming it.
+    pub fn of_report(report: &CheckReport, origin: String) -> Side {
+        let config = &report.config;
+        let b = &config.bounds;
+        Side {
+            origin,
+            model: config.name.clone(),
+            bounds: bounds_text(b.records, b.transactions, &b.depth.to_string()),
+            variant: config.to_json()["variant"].to_string(),
+            states: report.unique_states,
+            transitions: report.transitions,
+            complete: report.complete,
+            levels: report.levels.iter().map(|l| l.counts()).collect(),
+            properties: report
+                .properties
+                .iter()
+                .map(|p| Verdict {
+                    name: p.name.to_owned(),
+                    kind: p.kind.label().to_owned(),
+                    verdict: p.outcome.name().to_owned(),
+                    depth: p.outcome.depth(),
+                })
+                .collect(),
+            warnings: Vec::new(),
+        }
     }
 }

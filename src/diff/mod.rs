@@ -9,7 +9,9 @@
 //! keeps): two different spaces with equal counts at every depth differ
 //! only through their verdicts.
 
+pub mod behaviour;
 mod load;
+pub mod states;
 
 pub use load::{load_side, Level, Side, Verdict};
 
@@ -71,32 +73,50 @@ pub fn compare(a: &Side, b: &Side) -> Differences {
         d.state_space
             .push(format!("complete: {} → {}", a.complete, b.complete));
     }
+    d.verdicts = verdict_changes(a, b).into_iter().map(|c| c.line).collect();
+    d
+}
+
+/// One property whose verdict differs between the sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerdictChange {
+    pub name: String,
+    /// `I2: holds → violated at depth 5   ← NEW VIOLATION`.
+    pub line: String,
+}
+
+/// Every property whose verdict (or its depth) differs, or that only one
+/// side has: A's properties in order, then B's own.
+pub fn verdict_changes(a: &Side, b: &Side) -> Vec<VerdictChange> {
+    let mut changes = Vec::new();
     for va in &a.properties {
-        match b.properties.iter().find(|vb| vb.name == va.name) {
-            None => d
-                .verdicts
-                .push(format!("{}: {} → absent", va.name, describe(va))),
-            Some(vb) if (&va.verdict, va.depth) != (&vb.verdict, vb.depth) => {
-                d.verdicts.push(format!(
-                    "{}: {} → {}{}",
-                    va.name,
-                    describe(va),
-                    describe(vb),
-                    label(va, vb)
-                ))
-            }
-            Some(_) => {}
-        }
+        let line = match b.properties.iter().find(|vb| vb.name == va.name) {
+            None => format!("{}: {} → absent", va.name, describe(va)),
+            Some(vb) if (&va.verdict, va.depth) != (&vb.verdict, vb.depth) => format!(
+                "{}: {} → {}{}",
+                va.name,
+                describe(va),
+                describe(vb),
+                label(va, vb)
+            ),
+            Some(_) => continue,
+        };
+        changes.push(VerdictChange {
+            name: va.name.clone(),
+            line,
+        });
     }
     for vb in b
         .properties
         .iter()
         .filter(|vb| a.properties.iter().all(|va| va.name != vb.name))
     {
-        d.verdicts
-            .push(format!("{}: absent → {}", vb.name, describe(vb)));
+        changes.push(VerdictChange {
+            name: vb.name.clone(),
+            line: format!("{}: absent → {}", vb.name, describe(vb)),
+        });
     }
-    d
+    changes
 }
 
 fn describe(v: &Verdict) -> String {

@@ -32,7 +32,9 @@ use super::parallel::for_each_dynamic;
 use super::part::Part;
 use super::path::{initial_level, reconstruct};
 use super::visited::Visited;
-use super::{EngineOptions, EngineReport, LevelProgress, LevelStats, StateCodec, Stopped};
+use super::{
+    EngineOptions, EngineReport, LevelProgress, LevelStats, StateCodec, StateStream, Stopped,
+};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -53,6 +55,7 @@ pub(crate) fn run<M, T, W>(
     model: &M,
     opts: &EngineOptions,
     codec: Option<&dyn StateCodec<M::State>>,
+    stream: Option<&dyn StateStream<M>>,
 ) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,
@@ -66,6 +69,7 @@ where
         Some(dir) => Run::<M, T, W>::resume(model, &properties, opts, codec, dir),
         None => Run::<M, T, W>::new(model, &properties, opts, codec),
     };
+    run.stream = stream;
     let end = loop {
         if let Some(end) = run.run_level() {
             break end;
@@ -81,6 +85,8 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) properties: &'a [Property<M>],
     pub(super) opts: &'a EngineOptions,
     pub(super) codec: Option<&'a dyn StateCodec<M::State>>,
+    /// Told of each state and transition, if anyone is.
+    pub(super) stream: Option<&'a dyn StateStream<M>>,
     pub(super) threads: usize,
     pub(super) start: Instant,
     pub(super) visited: Visited<W>,
@@ -152,6 +158,7 @@ where
             properties,
             opts,
             codec,
+            stream: None,
             threads,
             start: Instant::now(),
             depth: 0,
@@ -198,6 +205,7 @@ where
             self.threads,
         );
         level.expanding = self.opts.max_depth.is_none_or(|d| self.depth < d);
+        level.stream = self.stream;
         if level.size() == 0 {
             return Some(End::Complete);
         }

@@ -29,6 +29,7 @@ impl<M, T, W> Level<'_, M, T, W>
 where
     M: Model + Sync,
     M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
     T: Transitions<M>,
     W: Fp,
 {
@@ -68,11 +69,15 @@ where
             let state: &M::State = &state;
             let (pos, state_fp) = (base + k as u64, part.fps[k]);
             self.check(state, &mut slot.hits, (pos, state_fp));
+            if let Some(stream) = self.stream {
+                stream.state(state);
+            }
             if !self.expanding {
                 continue;
             }
             model.actions(state, &mut actions);
             for (a, action) in actions.drain(..).enumerate() {
+                let taken = self.stream.map(|_| action.clone());
                 let (next, label) = match T::next(model, state, action) {
                     Ok(transition) => transition,
                     Err(attempt) => {
@@ -83,6 +88,9 @@ where
                 };
                 if !model.within_boundary(&next) {
                     continue;
+                }
+                if let (Some(stream), Some(action)) = (self.stream, &taken) {
+                    stream.transition(state, action, &next);
                 }
                 slot.transitions += 1;
                 label.count_into(&mut slot.labels);

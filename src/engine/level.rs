@@ -6,7 +6,7 @@
 use super::chunk::CHUNK_STATES;
 use super::fp::SHARDS;
 use super::part::Part;
-use super::StateCodec;
+use super::{StateCodec, StateStream};
 use stateright::{Model, Property};
 use std::marker::PhantomData;
 
@@ -28,6 +28,8 @@ pub(super) struct Level<'a, M: Model, T, W> {
     pub(super) expanding: bool,
     /// Threads for the phases.
     pub(super) threads: usize,
+    /// Told of each state and transition (see [`StateStream`]).
+    pub(super) stream: Option<&'a dyn StateStream<M>>,
     /// `offsets[s]` = position of the first state of part `s`; one more
     /// entry holding the level's size.
     pub(super) offsets: Vec<u64>,
@@ -65,6 +67,7 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
             leaf,
             expanding: true,
             threads,
+            stream: None,
             offsets,
             marker: PhantomData,
         }

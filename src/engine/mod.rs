@@ -2,6 +2,7 @@
 //! deterministic breadth-first explorer over any [`stateright::Model`].
 //!
 //! This module owns the entry points ([`enumerate`], [`enumerate_with_codec`],
+//! [`enumerate_streamed`],
 //! [`enumerate_labelled`], [`enumerate_labelled_with_codec`], and
 //! [`enumerate_symmetric`], [`enumerate_labelled_symmetric`] for a
 //! [`Symmetric`] model). The public types live one concept a file:
@@ -68,6 +69,8 @@
 //!   the same way but never as a transition; see `labels`.
 //! * **Observer**: [`EngineOptions::observer`] is told of each level as it
 //!   is discovered and, about once a second, of the progress within a level.
+//! * **Stream** ([`enumerate_streamed`]): a [`StateStream`] is told of every
+//!   state processed and every transition counted, as the run takes them.
 //! * Visited states are stored only as fingerprints of 64 or 128 bits
 //!   ([`EngineOptions::fingerprint`]), so distinct states with equal
 //!   fingerprints would be merged; see [`collision_probability`].
@@ -111,7 +114,7 @@ pub use fingerprint::{
 pub use fp::{fingerprint128, FingerprintWidth};
 pub use guard::default_max_memory;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
-pub use observer::{LevelProgress, RunObserver, Silent, StderrLevels};
+pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
@@ -148,7 +151,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Unlabelled>(model, opts, None)
+    dispatch::<M, Unlabelled>(model, opts, None, None)
 }
 
 /// [`enumerate`], holding each level's states encoded by `codec` rather
@@ -164,7 +167,23 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Unlabelled>(model, opts, Some(codec))
+    dispatch::<M, Unlabelled>(model, opts, Some(codec), None)
+}
+
+/// [`enumerate_labelled_with_codec`], telling `stream` of every state and
+/// transition as the run takes them (see [`StateStream`]).
+pub fn enumerate_streamed<M>(
+    model: &M,
+    codec: &dyn StateCodec<M::State>,
+    opts: &EngineOptions,
+    stream: &dyn StateStream<M>,
+) -> EngineReport<M::State, M::Action>
+where
+    M: LabelledModel + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    dispatch::<M, Labelled>(model, opts, Some(codec), Some(stream))
 }
 
 /// [`enumerate`] for a labelled model: the same counts, verdicts and
@@ -175,7 +194,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Labelled>(model, opts, None)
+    dispatch::<M, Labelled>(model, opts, None, None)
 }
 
 /// [`enumerate_labelled`], holding each level's states encoded by `codec`
@@ -190,7 +209,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Labelled>(model, opts, Some(codec))
+    dispatch::<M, Labelled>(model, opts, Some(codec), None)
 }
 
 /// [`enumerate_with_codec`] (or [`enumerate`] without a codec) for a
@@ -206,7 +225,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Reduced<Unlabelled>>(model, opts, codec)
+    dispatch::<M, Reduced<Unlabelled>>(model, opts, codec, None)
 }
 
 /// [`enumerate_symmetric`] for a labelled model, its labels counted.
@@ -220,7 +239,7 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    dispatch::<M, Reduced<Labelled>>(model, opts, codec)
+    dispatch::<M, Reduced<Labelled>>(model, opts, codec, None)
 }
 
 /// The run at the fingerprint width the options ask for.
@@ -228,6 +247,7 @@ fn dispatch<M, T>(
     model: &M,
     opts: &EngineOptions,
     codec: Option<&dyn StateCodec<M::State>>,
+    stream: Option<&dyn StateStream<M>>,
 ) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,
@@ -236,7 +256,7 @@ where
     T: Transitions<M>,
 {
     match opts.fingerprint {
-        FingerprintWidth::Bits64 => bfs::run::<M, T, u64>(model, opts, codec),
-        FingerprintWidth::Bits128 => bfs::run::<M, T, u128>(model, opts, codec),
+        FingerprintWidth::Bits64 => bfs::run::<M, T, u64>(model, opts, codec, stream),
+        FingerprintWidth::Bits128 => bfs::run::<M, T, u128>(model, opts, codec, stream),
     }
 }

@@ -5,11 +5,13 @@
 //! checks a run is whole before reading it ([`verify_set`]).
 
 mod checksum;
+mod growth_chart;
 mod manifest;
 mod path;
 mod report_set;
 
 pub use checksum::{checksum, Checksum};
+pub use growth_chart::{growth_svg, GrowthSeries};
 pub use manifest::{verify_set, MANIFEST};
 pub use path::path_inside;
 pub use report_set::ReportSet;

@@ -1,0 +1,17 @@
+//! The CI suite (`memtx-check ci`): every model of a folder checked and
+//! judged, one verdict per property (against the model's `expect`) and
+//! one for its committed baseline (`reports/NAME/`: counts per level and
+//! verdicts), then told to CI dashboards as JUnit XML and to GitHub as a
+//! step-summary table. This module is the judging and the rendering; the
+//! command (`cli::ci`) runs the checks and writes the files.
+
+pub mod baseline;
+pub mod judge;
+pub mod junit;
+pub mod markdown;
+pub mod suite;
+
+pub use judge::{Case, Failure, ModelResult};
+
+#[cfg(test)]
+mod tests;

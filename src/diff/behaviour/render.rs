@@ -1,0 +1,120 @@
+//! The behavioural diff in text: the steps both models take alike, one
+//! line each with the protocol's outcome ([`brief`]), then the parting
+//! step with A's and B's full accounts ([`account`]) side by side.
+
+use super::{differs_in, BehaviourReport, Parting};
+use crate::outcome_text::{account, brief, StepStores};
+use crate::protocol::{Outcome, ProtocolError};
+use crate::replay::ReplayReport;
+use std::fmt::Write as _;
+
+/// The readable report; `trace` is where the parting trace was written.
+pub fn render(r: &BehaviourReport, trace: Option<&str>) -> String {
+    let mut out = String::new();
+    let depth = r.depth.map_or_else(|| "full".to_owned(), |d| d.to_string());
+    let _ = writeln!(
+        out,
+        "behaviour: A = {}, B = {}; one action alphabet; lockstep to depth {depth}",
+        r.a.name, r.b.name
+    );
+    let secs = r.elapsed.as_secs_f64();
+    let Some(p) = &r.parting else {
+        let reached = r.levels.last().map_or(0, |l| l.depth);
+        let up_to = r.depth.unwrap_or(reached);
+        let _ = writeln!(
+            out,
+            "no behavioural difference up to depth {up_to} ({} pairs of states in {secs:.2} s{})",
+            r.pairs,
+            if r.complete {
+                "; complete: every reachable pair was explored"
+            } else {
+                ""
+            }
+        );
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "the outcomes part after {} actions ({} pairs of states in {secs:.2} s):",
+        p.actions.len(),
+        r.pairs
+    );
+    let width = p
+        .labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (i, label) in p.labels.iter().enumerate().take(p.step()) {
+        let outcome = match &p.replay_a.steps[i].result {
+            Ok(o) => brief(o),
+            Err(e) => format!("refused: {e}"),
+        };
+        let _ = writeln!(out, "step {i:<2} {label:<width$}  {outcome}");
+    }
+    let _ = writeln!(
+        out,
+        "step {:<2} {:<width$}  ← the outcomes part here",
+        p.step(),
+        p.labels[p.step()]
+    );
+    let (on_a, on_b) = p.answers();
+    let left = lines(&format!("A: {}", r.a.name), on_a, &p.replay_a, p);
+    let right = lines(&format!("B: {}", r.b.name), on_b, &p.replay_b, p);
+    out.push_str(&side_by_side(&left, &right));
+    let _ = writeln!(out, "differs in: {}", differs_in(on_a, on_b));
+    if let Some(path) = trace {
+        let b_model =
+            r.b.source_path
+                .as_ref()
+                .map_or_else(|| "B.json".to_owned(), |p| p.display().to_string());
+        let _ = writeln!(
+            out,
+            "wrote {path}; replay it under each model:\n  memtx-check replay {path}\n  memtx-check replay {path} --model {b_model}"
+        );
+    }
+    out
+}
+
+/// A side's account of the parting step, title first.
+fn lines(
+    title: &str,
+    answer: &Result<Outcome, ProtocolError>,
+    replay: &ReplayReport,
+    p: &Parting,
+) -> Vec<String> {
+    let i = p.step();
+    let text = match answer {
+        Ok(outcome) => account(
+            outcome,
+            &StepStores {
+                before: &replay.stores[i],
+                after: &replay.stores[i + 1],
+                symbols: &replay.compiled.symbols,
+                irreversible_tool: match p.actions[i] {
+                    crate::model::Action::ToolCall { tool, .. } => {
+                        replay.compiled.invariant_context.is_irreversible(tool)
+                    }
+                    _ => true,
+                },
+            },
+        ),
+        Err(e) => format!("refused: {e}\n"),
+    };
+    std::iter::once(title.to_owned())
+        .chain(text.lines().map(str::to_owned))
+        .collect()
+}
+
+/// Two columns, `│` between them.
+fn side_by_side(left: &[String], right: &[String]) -> String {
+    let width = left.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for i in 0..left.len().max(right.len()) {
+        let l = left.get(i).map_or("", String::as_str);
+        let r = right.get(i).map_or("", String::as_str);
+        let pad = width - l.chars().count();
+        let _ = writeln!(out, "    {l}{} │ {r}", " ".repeat(pad));
+    }
+    out
+}
