@@ -84,6 +84,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod distributed;
 pub mod engine;
 pub mod explore;
 pub mod input;

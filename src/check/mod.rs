@@ -221,6 +221,21 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     let codec = ModelCodec::new(&model.spec);
     let report: EngineReport<ModelState, Action> =
         engine::enumerate_with_codec(&model, &codec, &engine_options);
+    assemble(config, model, &report, engine_options.threads, started)
+}
+
+/// The check's report from the engine's `report` on `model` (built from
+/// `config`), run with `threads` workers since `started`: the property
+/// outcomes and a replayable counterexample per violated invariant. Any
+/// engine giving the same report (the distributed one) gives the same
+/// check.
+pub fn assemble(
+    config: &ModelConfig,
+    model: MemtxModel,
+    report: &EngineReport<ModelState, Action>,
+    threads: usize,
+    started: Instant,
+) -> CheckReport {
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
@@ -251,7 +266,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     }
     CheckReport {
         config: config.clone(),
-        threads: engine_options.threads,
+        threads,
         levels: report.levels.clone(),
         complete: report.complete,
         unique_states: report.unique_states,

@@ -1,7 +1,9 @@
 //! `memtx-check check [MODEL] [--records N] [--transactions N] [--depth N|full]
 //! [--threads N] [--out DIR] [--traces DIR] [--expect] [--fingerprint 64|128]
-//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR]`: the exhaustive
-//! bounded check. Writes `growth.csv` and `summary.json`, a replayable
+//! [--max-memory SIZE] [--checkpoint DIR] [--resume DIR]
+//! [--hosts FILE --process I | --local-processes N] [--connect-timeout SECS]`:
+//! the exhaustive bounded check, in this process or across several
+//! (`cluster`). Writes `growth.csv` and `summary.json`, a replayable
 //! trace (and its ITF twin) per violated invariant, as one report set
 //! (`outputs::ReportSet`), and prints a summary with each counterexample
 //! step by step. A run stopped by the memory guard still writes its
@@ -9,6 +11,7 @@
 //! it found a violation.
 
 use super::args::{overrides, BoundArgs, DepthArg, ThreadsArg};
+use super::cluster;
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
 use super::{print, CliError, Verdict};
@@ -68,6 +71,25 @@ pub struct CheckArgs {
     /// Stop after N levels, as an interruption would (for testing resume).
     #[arg(long, value_name = "N", hide = true)]
     pub max_levels: Option<usize>,
+    /// Run as one of several processes (on timely dataflow): FILE lists
+    /// one host:port a line, process I listening on line I; every process
+    /// runs the same command with its own --process, and process 0 writes
+    /// the reports. Results are those of a plain check.
+    #[arg(long, value_name = "FILE", requires = "process",
+          conflicts_with_all = ["checkpoint", "resume", "max_memory", "max_levels"])]
+    pub hosts: Option<PathBuf>,
+    /// This process's line in the --hosts file, counting from 0.
+    #[arg(long, value_name = "I", requires = "hosts", allow_hyphen_values = true)]
+    pub process: Option<String>,
+    /// Start N processes of this program on free loopback ports, as
+    /// --hosts would on N machines, and wait for them.
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          conflicts_with_all = ["hosts", "process", "checkpoint", "resume", "max_memory", "max_levels"])]
+    pub local_processes: Option<String>,
+    /// With --hosts: end the run (exit 2) when a process has not
+    /// connected within SECS seconds.
+    #[arg(long, value_name = "SECS", default_value = "30", allow_hyphen_values = true)]
+    pub connect_timeout: String,
 }
 
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
@@ -76,11 +98,26 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let out = report_dir(args.out.as_deref(), &config.name)?;
-    let options = run_options(args, threads, &out)?;
-    if let Some(dir) = &options.resume {
-        check::resumable(&config, &options, dir).map_err(CliError)?;
+    flags::connect_timeout(&args.connect_timeout)?;
+    if let Some(n) = &args.local_processes {
+        return cluster::run_local(flags::local_processes(n)?);
     }
-    let report = check::run(&config, options);
+    let options = run_options(args, threads, &out)?;
+    let report = match &args.hosts {
+        Some(hosts) => {
+            match cluster::check_on_hosts(args, hosts, &config, threads, options.fingerprint)? {
+                Some(report) => report,
+                // Process 0 reports; this one's part is done.
+                None => return Ok(Verdict::Holds),
+            }
+        }
+        None => {
+            if let Some(dir) = &options.resume {
+                check::resumable(&config, &options, dir).map_err(CliError)?;
+            }
+            check::run(&config, options)
+        }
+    };
     let mut set = report_set(&out, &args.traces, "check", &config);
     let written = write_counterexamples(&mut set, &report)?;
     retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
@@ -171,7 +208,7 @@ fn heartbeat_line(p: &LevelProgress) {
 }
 
 /// Progress on stderr, once the run has lasted a second.
-fn progress_line(l: &LevelStats) {
+pub(super) fn progress_line(l: &LevelStats) {
     if l.elapsed_ms >= 1000 {
         eprintln!(
             "  depth {:>3}: {:>12} states ({:>+11} new), {:>13} transitions, {:>9.0} states/s",

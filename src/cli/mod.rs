@@ -11,6 +11,7 @@
 
 mod args;
 pub mod check;
+mod cluster;
 pub mod diff;
 mod exit;
 pub mod explore;
