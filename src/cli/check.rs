@@ -88,7 +88,12 @@ pub struct CheckArgs {
     pub local_processes: Option<String>,
     /// With --hosts: end the run (exit 2) when a process has not
     /// connected within SECS seconds.
-    #[arg(long, value_name = "SECS", default_value = "30", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "30",
+        allow_hyphen_values = true
+    )]
     pub connect_timeout: String,
 }
 

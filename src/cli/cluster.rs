@@ -200,7 +200,9 @@ fn verdict_of(statuses: &[Option<ExitStatus>]) -> Result<Verdict, CliError> {
 /// The run failed in process `i`: its own line is on stderr already.
 fn failed(i: usize, status: ExitStatus) -> Result<Verdict, CliError> {
     match status.code() {
-        Some(2) => Err(CliError(format!("process {i} of --local-processes failed (exit 2)"))),
+        Some(2) => Err(CliError(format!(
+            "process {i} of --local-processes failed (exit 2)"
+        ))),
         Some(3) | Some(1) => Ok(Verdict::Inconclusive),
         _ => {
             eprintln!("memtx-check: process {i} of --local-processes ended abnormally ({status}); the run is abandoned");

@@ -4,8 +4,8 @@
 //! flag.
 
 use super::limits::{
-    MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS, MAX_THREADS,
-    MAX_TRANSACTIONS,
+    MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS,
+    MAX_THREADS, MAX_TRANSACTIONS,
 };
 use super::model_config::{Bounds, Depth};
 use crate::input::flag::whole_number;

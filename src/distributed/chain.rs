@@ -107,7 +107,11 @@ pub(crate) fn walk_chains<M: Model + 'static, W: Word>(
                 done[p] = Some(chain);
                 continue;
             }
-            let dest = if chain.depth == 0 { 0 } else { chain.fp.owner(peers) };
+            let dest = if chain.depth == 0 {
+                0
+            } else {
+                chain.fp.owner(peers)
+            };
             chain.write(out[dest].get_or_insert_with(|| Packet::new(CHAINS)));
         }
         for (dest, packet) in out.into_iter().enumerate() {
@@ -119,7 +123,10 @@ pub(crate) fn walk_chains<M: Model + 'static, W: Word>(
     }
     for mut chain in hand {
         chain.resolve(links, me, peers);
-        assert!(me == 0 && chain.depth == 0, "every chain reaches level 0 in time");
+        assert!(
+            me == 0 && chain.depth == 0,
+            "every chain reaches level 0 in time"
+        );
         let p = chain.property as usize;
         done[p] = Some(chain);
     }

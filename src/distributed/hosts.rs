@@ -13,13 +13,11 @@ pub struct Hosts {
     pub addresses: Vec<String>,
 }
 
-
 impl Hosts {
     /// Reads and checks the hosts file `path` for the run of process
     /// `process`: it must name at least `process + 1` processes.
     pub fn read(path: &Path, process: usize) -> Result<Hosts, String> {
-        let text = crate::input::read_text(path)
-            .map_err(|e| format!("--hosts: {}", e.0))?;
+        let text = crate::input::read_text(path).map_err(|e| format!("--hosts: {}", e.0))?;
         Hosts::parse(&path.display().to_string(), &text, process)
     }
 
@@ -32,7 +30,10 @@ impl Hosts {
                 continue;
             }
             check_address(line).map_err(|why| {
-                format!("{name}:{}: {line:?} is not a host:port address: {why}", n + 1)
+                format!(
+                    "{name}:{}: {line:?} is not a host:port address: {why}",
+                    n + 1
+                )
             })?;
             if addresses.iter().any(|a| a == line) {
                 return Err(format!(
@@ -105,12 +106,32 @@ mod tests {
         let remote = Hosts::parse("h", "10.0.0.2:7000\n[::1]:7001\n", 0).unwrap();
         assert!(!remote.is_loopback(0) && remote.is_loopback(1));
         for (text, process, expected) in [
-            ("127.0.0.1\n", 0, "h:1: \"127.0.0.1\" is not a host:port address: no `:port`"),
-            ("a:1\nb:0\n", 0, "h:2: \"b:0\" is not a host:port address: port 0"),
-            ("a:1\n:2\n", 0, "h:2: \":2\" is not a host:port address: no host"),
-            ("a:1\nb:x\n", 0, "h:2: \"b:x\" is not a host:port address: the port"),
+            (
+                "127.0.0.1\n",
+                0,
+                "h:1: \"127.0.0.1\" is not a host:port address: no `:port`",
+            ),
+            (
+                "a:1\nb:0\n",
+                0,
+                "h:2: \"b:0\" is not a host:port address: port 0",
+            ),
+            (
+                "a:1\n:2\n",
+                0,
+                "h:2: \":2\" is not a host:port address: no host",
+            ),
+            (
+                "a:1\nb:x\n",
+                0,
+                "h:2: \"b:x\" is not a host:port address: the port",
+            ),
             ("a:1\na:1\n", 0, "h:2: \"a:1\" is named twice"),
-            ("a:1\nb:2\n", 2, "h: names 2 processes, so there is no process 2"),
+            (
+                "a:1\nb:2\n",
+                2,
+                "h: names 2 processes, so there is no process 2",
+            ),
             ("", 0, "h: names 0 processes, so there is no process 0"),
         ] {
             let err = Hosts::parse("h", text, process).unwrap_err();

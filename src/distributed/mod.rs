@@ -55,6 +55,9 @@ use timely::WorkerConfig;
 /// Told of each level's totals, on the first worker of each process.
 pub type Progress = Arc<dyn Fn(&LevelStats) + Send + Sync>;
 
+/// The engine's report on a model.
+pub type Report<M> = EngineReport<<M as Model>::State, <M as Model>::Action>;
+
 /// This process's place in the run.
 #[derive(Clone, Debug)]
 pub struct Cluster {
@@ -94,7 +97,7 @@ pub fn enumerate<M>(
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
     opts: RunOptions,
-) -> Result<Option<EngineReport<M::State, M::Action>>, String>
+) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
     M::State: Hash + Clone + Send,
@@ -105,7 +108,8 @@ where
     let links = connect::connect(&cluster.addresses, me, cluster.connect_timeout)?;
     install_failure_hook(me);
     let hooks = Hooks::default();
-    let local = ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+    let local =
+        ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
     let (builders, comms) = initialize_networking_from_sockets(local, links, me, threads, hooks)
         .map_err(|e| format!("process {me}: cannot start the links to the other processes: {e}"))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
@@ -117,12 +121,15 @@ where
         threads,
     });
     let fingerprint = opts.fingerprint;
-    let guards = timely::execute::execute_from(builders, Box::new(comms), WorkerConfig::default(), move |w| {
-        match fingerprint {
+    let guards = timely::execute::execute_from(
+        builders,
+        Box::new(comms),
+        WorkerConfig::default(),
+        move |w| match fingerprint {
             FingerprintWidth::Bits64 => worker::run::<M, u64>(w, &setup),
             FingerprintWidth::Bits128 => worker::run::<M, u128>(w, &setup),
-        }
-    })
+        },
+    )
     .map_err(|e| format!("process {me}: cannot start timely: {e}"))?;
     let mut results = guards.join().into_iter();
     let first = results

@@ -141,7 +141,15 @@ where
         }
     };
     let chains = run.chains(worker);
-    (worker.index() == 0).then(|| super::report::build(setup, run.levels, run.decisions, chains, matches!(end, End::Complete)))
+    (worker.index() == 0).then(|| {
+        super::report::build(
+            setup,
+            run.levels,
+            run.decisions,
+            chains,
+            matches!(end, End::Complete),
+        )
+    })
 }
 
 struct WorkerRun<'a, M: Model, W> {
@@ -214,7 +222,7 @@ where
             total_transitions: total_tr + transitions,
             elapsed_ms: self.start.elapsed().as_millis() as u64,
         };
-        if self.me % self.setup.threads == 0 {
+        if self.me.is_multiple_of(self.setup.threads) {
             if let Some(progress) = &self.setup.progress {
                 progress(&stats);
             }
@@ -385,6 +393,13 @@ where
     /// The decided properties' chains of links, walked back to level 0
     /// through their owners; worker 0 gets them all.
     fn chains(&mut self, worker: &mut Worker) -> Vec<Option<Chain<W>>> {
-        walk_chains(&mut self.net, worker, &self.links, &self.decisions, self.me, self.peers)
+        walk_chains(
+            &mut self.net,
+            worker,
+            &self.links,
+            &self.decisions,
+            self.me,
+            self.peers,
+        )
     }
 }
