@@ -2,7 +2,9 @@
 //! whose fingerprints it owns (see `word::Word::owner`), and per level
 //! (a) checks its states of the level in fingerprint order, (b) below the
 //! bound expands them, sending each successor to its owner as a candidate
-//! with its link (one round), (c) sends its counts and hits to every
+//! with its link (one round per batch of states, the same number of
+//! rounds on every worker, so that what is in flight stays bounded), (c)
+//! sends its counts and hits to every
 //! worker (a second round), so that every worker adds the same totals and
 //! decides the same properties, and knows whether to go on. The rules are
 //! the engine's (see `engine`'s module docs): a level's counts are sums,
@@ -12,6 +14,7 @@
 
 use super::chain::{walk_chains, Chain};
 use super::net::{Net, PACKET_BYTES};
+
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, STATS};
 use super::word::Word;
@@ -21,6 +24,10 @@ use stateright::{Expectation, Model};
 use std::hash::Hash;
 use std::time::Instant;
 use timely::worker::Worker;
+
+/// States a worker expands in one round: about 10 MB of candidates in
+/// flight from it (at the MemTX model's ~1.7 successors a state).
+const BATCH: usize = 1 << 17;
 
 /// The state that decided a property: at its level (`link` `None`), or
 /// at the last level, found by `link`.
@@ -58,6 +65,8 @@ impl<W> Default for Frontier<W> {
 /// level checked, and at the last level built).
 struct LevelReport<W> {
     new: u64,
+    /// The most new states any one worker owns (in a combined report).
+    widest: u64,
     transitions: u64,
     hits: Vec<Option<W>>,
     leaf: Vec<Option<(W, Link<W>)>>,
@@ -82,12 +91,14 @@ impl<W: Word> LevelReport<W> {
     fn read(packet: &Packet, properties: usize) -> Self {
         let mut r = packet.body();
         let (new, transitions) = (r.u64(), r.u64());
+        let widest = new;
         let hits = (0..properties).map(|_| r.maybe()).collect();
         let leaf = (0..properties)
             .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
             .collect();
         LevelReport {
             new,
+            widest,
             transitions,
             hits,
             leaf,
@@ -98,12 +109,14 @@ impl<W: Word> LevelReport<W> {
     fn combine(reports: Vec<LevelReport<W>>, properties: usize) -> Self {
         let mut all = LevelReport {
             new: 0,
+            widest: 0,
             transitions: 0,
             hits: vec![None; properties],
             leaf: vec![None; properties],
         };
         for r in reports {
             all.new += r.new;
+            all.widest = all.widest.max(r.widest);
             all.transitions += r.transitions;
             for (a, h) in all.hits.iter_mut().zip(r.hits) {
                 *a = min_some(*a, h);
@@ -160,6 +173,8 @@ struct WorkerRun<'a, M: Model, W> {
     start: Instant,
     properties: Vec<stateright::Property<M>>,
     frontier: Frontier<W>,
+    /// The most states of the level held that any one worker holds.
+    widest: u64,
     /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
     /// fingerprint order.
     links: Vec<Vec<(W, Link<W>)>>,
@@ -190,8 +205,13 @@ where
                 frontier.states.push((*fp, start, len));
             }
         }
+        let mut owned = vec![0; peers];
+        for (fp, _) in &initial {
+            owned[fp.owner(peers)] += 1;
+        }
         let properties = setup.model.properties();
         let mut run = WorkerRun {
+            widest: owned.into_iter().max().unwrap_or(0),
             net: Net::new(worker, shard),
             decisions: vec![None; properties.len()],
             properties,
@@ -253,20 +273,35 @@ where
             shard.leaf_best = vec![None; undecided.len()];
             shard.undecided = undecided.clone();
         }
-        self.net.begin();
         let frontier = std::mem::take(&mut self.frontier);
-        let (hits, transitions) = self.expand(worker, &frontier, &undecided, expanding);
-        drop(frontier);
+        let mut hits = vec![None; undecided.len()];
+        let mut transitions = 0;
         if expanding {
-            self.net.end(worker);
+            // The same number of rounds on every worker, each expanding at
+            // most BATCH states: what is in flight stays bounded.
+            let batches = self.widest.div_ceil(BATCH as u64).max(1) as usize;
+            for b in 0..batches {
+                let lo = (b * BATCH).min(frontier.states.len());
+                let hi = ((b + 1) * BATCH).min(frontier.states.len());
+                self.net.begin();
+                transitions +=
+                    self.expand(worker, &frontier, lo..hi, &undecided, true, &mut hits);
+                self.net.end(worker);
+            }
+        } else {
+            let all = 0..frontier.states.len();
+            self.expand(worker, &frontier, all, &undecided, false, &mut hits);
         }
+        drop(frontier);
         let (next, arena) = self.net.shard.borrow_mut().take_level();
         let (leaf_new, leaf_best) = {
             let shard = self.net.shard.borrow();
             (shard.leaf_new, shard.leaf_best.clone())
         };
+        let new = if leaf { leaf_new } else { next.len() as u64 };
         let mine = LevelReport {
-            new: if leaf { leaf_new } else { next.len() as u64 },
+            new,
+            widest: new,
             transitions,
             hits,
             leaf: leaf_best,
@@ -307,27 +342,29 @@ where
             states: next.iter().map(|s| (s.fp, s.start, s.len)).collect(),
             arena,
         };
+        self.widest = all.widest;
         None
     }
 
-    /// Checks each state of `frontier` (in fingerprint order, so the first
-    /// hit of a property is this worker's smallest) and, when
-    /// `expanding`, sends its successors to their owners. Returns the hits
-    /// and the transitions taken.
+    /// Checks the states `range` of `frontier` (in fingerprint order, and
+    /// ranges in order, so the first hit of a property in `hits` is this
+    /// worker's smallest) and, when `expanding`, sends their successors
+    /// to their owners. Returns the transitions taken.
     fn expand(
         &mut self,
         worker: &mut Worker,
         frontier: &Frontier<W>,
+        range: std::ops::Range<usize>,
         undecided: &[bool],
         expanding: bool,
-    ) -> (Vec<Option<W>>, u64) {
+        hits: &mut [Option<W>],
+    ) -> u64 {
         let model = &*self.setup.model;
         let codec = &*self.setup.codec;
-        let mut hits: Vec<Option<W>> = vec![None; undecided.len()];
         let mut transitions = 0;
         let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
         let mut actions = Vec::new();
-        for &(fp, start, len) in &frontier.states {
+        for &(fp, start, len) in &frontier.states[range] {
             let state = codec.decode(&frontier.arena[start..start + len as usize]);
             for (p, prop) in self.properties.iter().enumerate() {
                 if undecided[p] && hits[p].is_none() && decides(prop, model, &state) {
@@ -370,7 +407,7 @@ where
                 self.net.send(worker, dest, packet);
             }
         }
-        (hits, transitions)
+        transitions
     }
 
     /// Sends this worker's report of the level to every worker and
