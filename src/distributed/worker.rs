@@ -230,18 +230,8 @@ where
     /// Counts a level and tells the progress callback (on each process's
     /// first worker).
     fn push_level(&mut self, new: u64, transitions: u64) {
-        let (total, total_tr) = self
-            .levels
-            .last()
-            .map_or((0, 0), |l| (l.total_states, l.total_transitions));
-        let stats = LevelStats {
-            depth: self.levels.len(),
-            new_states: new,
-            total_states: total + new,
-            transitions,
-            total_transitions: total_tr + transitions,
-            elapsed_ms: self.start.elapsed().as_millis() as u64,
-        };
+        let elapsed_ms = self.start.elapsed().as_millis() as u64;
+        let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
         if self.me.is_multiple_of(self.setup.threads) {
             if let Some(progress) = &self.setup.progress {
                 progress(&stats);
@@ -284,8 +274,7 @@ where
                 let lo = (b * BATCH).min(frontier.states.len());
                 let hi = ((b + 1) * BATCH).min(frontier.states.len());
                 self.net.begin();
-                transitions +=
-                    self.expand(worker, &frontier, lo..hi, &undecided, true, &mut hits);
+                transitions += self.expand(worker, &frontier, lo..hi, &undecided, true, &mut hits);
                 self.net.end(worker);
             }
         } else {
