@@ -77,6 +77,8 @@
 //!   counterexample re-found by replay), [`random`] (random walks, shrunk
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
 //!   (stateright's web explorer with MemTX's step text and picture).
+//! - [`distributed`]: the same exact BFS across processes on timely
+//!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
 pub mod atomic_file;
