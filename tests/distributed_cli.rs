@@ -91,82 +91,58 @@ fn traces(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// A plain check and the same check on 1 × 2, 2 × 1 and 3 × 1 workers
-/// write the same counts, verdicts and traces.
-fn same_everywhere(model: &str, depth: &str, name: &str) {
+/// Worker layouts: 1 process × 2 threads, 2 × 1, 3 × 1.
+const LAYOUTS: [(&str, [&str; 4]); 3] = [
+    ("1x2", ["--local-processes", "1", "--threads", "2"]),
+    ("2x1", ["--local-processes", "2", "--threads", "1"]),
+    ("3x1", ["--local-processes", "3", "--threads", "1"]),
+];
+
+/// A plain check with `args` and the same check on each of `layouts`
+/// write the same counts, verdicts and traces, and exit alike.
+fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
     let dir = scratch(name);
     let run = |tag: &str, extra: &[&str]| {
         let out = dir.join(tag);
         let tr = dir.join(format!("{tag}-traces"));
-        let mut args = vec![
-            model,
-            "--depth",
-            depth,
-            "--out",
-            out.to_str().unwrap(),
-            "--traces",
-            tr.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let o = check(&args);
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        all.extend_from_slice(&["--traces", tr.to_str().unwrap()]);
+        all.extend_from_slice(extra);
+        let o = check(&all);
         assert!(
             matches!(o.status.code(), Some(0 | 1)),
-            "{model} {tag}: {}",
+            "{args:?} {tag}: {}",
             stderr(&o)
         );
         (o.status.code(), counts(&out), verdicts(&out), traces(&tr))
     };
     let plain = run("plain", &["--threads", "1"]);
     assert!(!plain.1.is_empty());
-    for (tag, extra) in [
-        ("1x2", ["--local-processes", "1", "--threads", "2"]),
-        ("2x1", ["--local-processes", "2", "--threads", "1"]),
-        ("3x1", ["--local-processes", "3", "--threads", "1"]),
-    ] {
-        let got = run(tag, &extra);
-        assert_eq!(got.0, plain.0, "{model} {tag}: exit code");
-        assert_eq!(got.1, plain.1, "{model} {tag}: growth.csv");
-        assert_eq!(got.2, plain.2, "{model} {tag}: verdicts");
-        assert_eq!(got.3, plain.3, "{model} {tag}: traces");
+    for (tag, extra) in layouts {
+        let got = run(tag, extra);
+        assert_eq!(got.0, plain.0, "{args:?} {tag}: exit code");
+        assert_eq!(got.1, plain.1, "{args:?} {tag}: growth.csv");
+        assert_eq!(got.2, plain.2, "{args:?} {tag}: verdicts");
+        assert_eq!(got.3, plain.3, "{args:?} {tag}: traces");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_default_model_is_the_same_on_every_layout() {
-    same_everywhere("models/default.json", "8", "default");
+    same_everywhere(
+        &["models/default.json", "--depth", "8"],
+        "default",
+        &LAYOUTS,
+    );
 }
 
 #[test]
 fn wide_fingerprints_are_the_same_across_processes() {
-    let dir = scratch("wide");
-    let run = |tag: &str, extra: &[&str]| {
-        let out = dir.join(tag);
-        let tr = dir.join(format!("{tag}-traces"));
-        let mut args = vec![
-            "models/ablations/no-typed-repair.json",
-            "--depth",
-            "6",
-            "--fingerprint",
-            "128",
-        ];
-        args.extend_from_slice(&[
-            "--out",
-            out.to_str().unwrap(),
-            "--traces",
-            tr.to_str().unwrap(),
-        ]);
-        args.extend_from_slice(extra);
-        let o = check(&args);
-        assert_eq!(o.status.code(), Some(1), "{tag}: {}", stderr(&o));
-        (counts(&out), verdicts(&out), traces(&tr))
-    };
-    let plain = run("plain", &["--threads", "1"]);
-    assert_eq!(
-        run("2x1", &["--local-processes", "2", "--threads", "1"]),
-        plain
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    let model = "models/ablations/no-typed-repair.json";
+    let args = [model, "--depth", "6", "--fingerprint", "128"];
+    same_everywhere(&args, "wide", &LAYOUTS[1..2]);
 }
 
 #[test]
@@ -174,7 +150,7 @@ fn every_ablation_is_the_same_on_every_layout() {
     for entry in std::fs::read_dir("models/ablations").unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        same_everywhere(path.to_str().unwrap(), "7", &name);
+        same_everywhere(&[path.to_str().unwrap(), "--depth", "7"], &name, &LAYOUTS);
     }
 }
 
