@@ -55,6 +55,7 @@ pub(super) fn check_on_hosts(
         progress: Some(Arc::new(progress_line)),
     };
     let workers = cluster.addresses.len() * threads;
+    distributed::install_failure_hook(process);
     let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts)?;
     Ok(report.map(|report| {
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());

@@ -26,8 +26,9 @@
 //! Not here: the memory guard, checkpoints and symmetry of the
 //! single-process engine (the command line refuses them with `--hosts`).
 //! Timely is fail-stop: a process that dies (or a link that breaks) makes
-//! the others' timely threads panic; [`enumerate`] turns that into one
-//! line and exit code 3 (see [`install_failure_hook`]).
+//! the others' timely threads panic; a command calls
+//! [`install_failure_hook`] first, to turn that into one line and exit
+//! code 3.
 
 mod chain;
 mod connect;
@@ -38,6 +39,9 @@ mod shard;
 mod wire;
 mod word;
 mod worker;
+
+#[cfg(test)]
+mod tests;
 
 pub use hosts::Hosts;
 
@@ -91,7 +95,9 @@ pub(crate) struct Setup<M: Model> {
 /// Explores `model` as one process of `cluster`: the same semantics and
 /// results as [`crate::engine::enumerate_with_codec`] (without its memory
 /// guard and checkpoints). Process 0 returns the report; the others
-/// `None`. `Err` (one line) when the processes could not connect.
+/// `None`. `Err` (one line) when the processes could not connect. A
+/// process that dies mid-run makes this one panic (see
+/// [`install_failure_hook`]).
 pub fn enumerate<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
@@ -106,7 +112,6 @@ where
     let threads = cluster.threads.max(1);
     let me = cluster.process;
     let links = connect::connect(&cluster.addresses, me, cluster.connect_timeout)?;
-    install_failure_hook(me);
     let hooks = Hooks::default();
     let local =
         ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
