@@ -312,3 +312,44 @@ fn a_bad_hosts_file_is_one_line_and_exit_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn processes_given_different_runs_stop_before_the_first_level() {
+    let dir = scratch("mismatch");
+    let hosts = hosts_file(&dir, &free_ports(2));
+    let mut children: Vec<Child> = ["5", "6"]
+        .iter()
+        .enumerate()
+        .map(|(i, depth)| {
+            bin()
+                .args(["check", "models/ablations/no-gate.json", "--threads", "1"])
+                .args(["--depth", depth, "--process", &i.to_string()])
+                .arg("--hosts")
+                .arg(&hosts)
+                .arg("--out")
+                .arg(dir.join(format!("out{i}")))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let errors: Vec<String> = children
+        .iter_mut()
+        .enumerate()
+        .map(|(i, child)| {
+            let o = wait_within(child, Duration::from_secs(20), &format!("process {i}"));
+            assert_eq!(o.status.code(), Some(3), "process {i}: {}", stderr(&o));
+            stderr(&o)
+        })
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("not given the same run")),
+        "{errors:?}"
+    );
+    assert!(
+        !dir.join("out0").join("growth.csv").exists(),
+        "nothing written"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

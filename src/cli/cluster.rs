@@ -45,6 +45,7 @@ pub(super) fn check_on_hosts(
         process,
         threads,
         connect_timeout,
+        identity: check::identity(config),
     };
     let opts = RunOptions {
         max_depth: match config.bounds.depth {

@@ -73,6 +73,10 @@ pub struct Cluster {
     pub threads: usize,
     /// How long to wait for the other processes to connect.
     pub connect_timeout: Duration,
+    /// What this process was asked to run (model, bounds, options), as
+    /// the caller names it: every process must name the same, or the run
+    /// stops before its first level.
+    pub identity: String,
 }
 
 /// What to explore.
@@ -90,6 +94,7 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) max_depth: Option<usize>,
     pub(crate) progress: Option<Progress>,
     pub(crate) threads: usize,
+    pub(crate) identity: String,
 }
 
 /// Explores `model` as one process of `cluster`: the same semantics and
@@ -124,6 +129,12 @@ where
         max_depth: opts.max_depth,
         progress: opts.progress,
         threads,
+        identity: format!(
+            "{} threads={threads} fingerprint={} depth={:?}",
+            cluster.identity,
+            opts.fingerprint.bits(),
+            opts.max_depth
+        ),
     });
     let fingerprint = opts.fingerprint;
     let guards = timely::execute::execute_from(

@@ -78,6 +78,7 @@ fn every_worker_count_gives_the_engine_s_report() {
                     process: 0,
                     threads,
                     connect_timeout: Duration::from_secs(5),
+                    identity: "walk".into(),
                 };
                 let run = RunOptions {
                     max_depth,

@@ -16,6 +16,8 @@ pub(crate) const CANDIDATES: u8 = 0;
 pub(crate) const STATS: u8 = 1;
 /// Counterexample chains being walked back (see `chain`).
 pub(crate) const CHAINS: u8 = 2;
+/// What a process was asked to run (see `worker::WorkerRun::agree`).
+pub(crate) const IDENTITY: u8 = 3;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]

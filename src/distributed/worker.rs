@@ -16,7 +16,7 @@ use super::chain::{walk_chains, Chain};
 use super::net::{Net, PACKET_BYTES};
 
 use super::shard::{decides, Link, Shard};
-use super::wire::{Packet, CANDIDATES, STATS};
+use super::wire::{Packet, CANDIDATES, IDENTITY, STATS};
 use super::word::Word;
 use super::Setup;
 use crate::engine::{EngineReport, LevelStats};
@@ -223,8 +223,35 @@ where
             links: Vec::new(),
             levels: Vec::new(),
         };
+        run.agree(worker);
         run.push_level(initial.len() as u64, 0);
         run
+    }
+
+    /// Before the first level: every process must run the same command
+    /// (model, bounds, threads, fingerprint width), or their levels would
+    /// not add up; a difference stops the run here.
+    fn agree(&mut self, worker: &mut Worker) {
+        self.net.begin();
+        let mut mine = Packet::new(IDENTITY);
+        mine.buffer()
+            .extend_from_slice(self.setup.identity.as_bytes());
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, mine.clone());
+        }
+        let all = self.net.end(worker);
+        assert_eq!(
+            all.len(),
+            self.peers,
+            "a process left before the first level"
+        );
+        if let Some(other) = all.iter().find(|p| p.0 != mine.0) {
+            panic!(
+                "the processes were not given the same run: this one runs {:?}, another {:?}",
+                self.setup.identity,
+                String::from_utf8_lossy(&other.0[1..])
+            );
+        }
     }
 
     /// Counts a level and tells the progress callback (on each process's
@@ -407,9 +434,15 @@ where
         for dest in 0..self.peers {
             self.net.send(worker, dest, packet.clone());
         }
-        let reports = self
-            .net
-            .end(worker)
+        let packets = self.net.end(worker);
+        // A process that stopped early (it was given another bound) would
+        // leave the totals short.
+        assert_eq!(
+            packets.len(),
+            self.peers,
+            "a process left the run early (were all given the same command?)"
+        );
+        let reports = packets
             .iter()
             .map(|p| LevelReport::read(p, self.properties.len()))
             .collect();
