@@ -78,6 +78,8 @@
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
 //!   (stateright's web explorer with MemTX's step text and picture), [`ci`]
 //!   (a folder of models judged against their baselines, as JUnit XML).
+//! - [`distributed`]: the same exact BFS across processes on timely
+//!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
 pub mod atomic_file;
@@ -86,6 +88,7 @@ pub mod ci;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod distributed;
 pub mod engine;
 pub mod explore;
 pub mod input;

@@ -278,6 +278,29 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
             Err(e) => (plain(&model), Some(Err(e))),
         },
     };
+    assemble(
+        config,
+        model,
+        &report,
+        dump,
+        engine_options.threads,
+        started,
+    )
+}
+
+/// The check's report from the engine's `report` on `model` (built from
+/// `config`), run with `threads` workers since `started`, with the totals
+/// of its `dump` if any: the property outcomes, the branch coverage and a
+/// replayable counterexample per violated invariant. Any engine giving the
+/// same report (the distributed one) gives the same check.
+pub fn assemble(
+    config: &ModelConfig,
+    model: MemtxModel,
+    report: &EngineReport<ModelState, Action>,
+    dump: Option<Result<dump::DumpTotals, String>>,
+    threads: usize,
+    started: Instant,
+) -> CheckReport {
     let mut properties = Vec::new();
     let mut counterexamples = Vec::new();
     for result in &report.properties {
@@ -312,7 +335,7 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
     }
     CheckReport {
         config: config.clone(),
-        threads: engine_options.threads,
+        threads,
         levels: report.levels.clone(),
         complete: report.complete,
         unique_states: report.unique_states,

@@ -1,17 +1,19 @@
 //! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
 //! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
 //! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
-//! [--checkpoint DIR] [--resume DIR] [--symmetry] [--dump DIR]`: the
-//! exhaustive bounded check. Writes `growth.csv`, `growth.svg`,
-//! `coverage.csv` and `summary.json`, a replayable trace (and its ITF
-//! twin) per violated invariant, as one report set
-//! (`outputs::ReportSet`), and prints a summary with the branch coverage
-//! and each counterexample step by step. A directory is a suite
-//! (`super::suite`). A run stopped by the memory guard still writes its
-//! reports, for the depths it completed, and exits 3 (inconclusive)
-//! unless it found a violation.
+//! [--checkpoint DIR] [--resume DIR] [--symmetry] [--dump DIR]
+//! [--hosts FILE --process I | --local-processes N] [--connect-timeout SECS]`:
+//! the exhaustive bounded check, in this process or across several
+//! (`cluster`). Writes `growth.csv`, `growth.svg`, `coverage.csv` and
+//! `summary.json`, a replayable trace (and its ITF twin) per violated
+//! invariant, as one report set (`outputs::ReportSet`), and prints a
+//! summary with the branch coverage and each counterexample step by step.
+//! A directory is a suite (`super::suite`). A run stopped by the memory
+//! guard still writes its reports, for the depths it completed, and exits
+//! 3 (inconclusive) unless it found a violation.
 
 use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
+use super::cluster;
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::warn;
 use super::progress;
@@ -93,6 +95,30 @@ pub struct CheckArgs {
     /// Stop after N levels, as an interruption would (for testing resume).
     #[arg(long, value_name = "N", hide = true)]
     pub max_levels: Option<usize>,
+    /// Run as one of several processes (on timely dataflow): FILE lists
+    /// one host:port a line, process I listening on line I; every process
+    /// runs the same command with its own --process, and process 0 writes
+    /// the reports. Results are those of a plain check.
+    #[arg(long, value_name = "FILE", requires = "process",
+          conflicts_with_all = ["checkpoint", "resume", "max_memory", "max_levels"])]
+    pub hosts: Option<PathBuf>,
+    /// This process's line in the --hosts file, counting from 0.
+    #[arg(long, value_name = "I", requires = "hosts", allow_hyphen_values = true)]
+    pub process: Option<String>,
+    /// Start N processes of this program on free loopback ports, as
+    /// --hosts would on N machines, and wait for them.
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          conflicts_with_all = ["hosts", "process", "checkpoint", "resume", "max_memory", "max_levels"])]
+    pub local_processes: Option<String>,
+    /// With --hosts: end the run (exit 2) when a process has not
+    /// connected within SECS seconds.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "30",
+        allow_hyphen_values = true
+    )]
+    pub connect_timeout: String,
 }
 
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
@@ -103,7 +129,14 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     }
     let config = load(&args.model, &bounds, args.symmetry)?;
     let out = report_dir(args.out.as_deref(), &config.name)?;
-    let (report, written) = check_and_write(args, &config, threads, &out)?;
+    flags::connect_timeout(&args.connect_timeout)?;
+    if let Some(n) = &args.local_processes {
+        return cluster::run_local(flags::local_processes(n)?);
+    }
+    let Some((report, written)) = check_and_write(args, &config, threads, &out)? else {
+        // Another process of a distributed run: process 0 reports.
+        return Ok(Verdict::Holds);
+    };
     let mut text = human_summary(&report, &written);
     text.push_str(&format!(
         "wrote {}, {} and {}\n",
@@ -162,7 +195,8 @@ pub fn load(path: &Path, bounds: &BoundOverrides, symmetry: bool) -> Result<Mode
     Ok(config)
 }
 
-/// Checks `config` with the flags' run options and writes its report set:
+/// Checks `config` with the flags' run options (across processes with
+/// `--hosts`; `None` for a process other than 0) and writes its report set:
 /// `growth.csv`, `coverage.csv` and `summary.json` into `out`, a trace per
 /// counterexample into `--traces`.
 pub fn check_and_write(
@@ -170,7 +204,7 @@ pub fn check_and_write(
     config: &ModelConfig,
     threads: usize,
     out: &Path,
-) -> Result<(CheckReport, Vec<Written>), CliError> {
+) -> Result<Option<(CheckReport, Vec<Written>)>, CliError> {
     if args.dump.is_some() && config.symmetry {
         return Err(CliError(format!(
             "{}: --dump writes every state, and --symmetry keeps one per class: use one or the other",
@@ -178,12 +212,31 @@ pub fn check_and_write(
         )));
     }
     let options = run_options(args, threads, out)?;
-    if let Some(dir) = &options.resume {
-        check::resumable(config, &options, dir).map_err(CliError)?;
-    }
-    let report = check::run(config, options);
-    let written = write_reports(&report, out, &args.traces)?;
-    Ok((report, written))
+    let report = match &args.hosts {
+        Some(hosts) => {
+            if config.symmetry || args.dump.is_some() {
+                return Err(CliError(format!(
+                    "{}: --hosts runs the unreduced, undumped check: leave out --symmetry (or the model's \"symmetry\") and --dump",
+                    args.model.display()
+                )));
+            }
+            match cluster::check_on_hosts(args, hosts, config, threads, options.fingerprint)? {
+                Some(report) => report,
+                None => return Ok(None),
+            }
+        }
+        None => {
+            if let Some(dir) = &options.resume {
+                check::resumable(config, &options, dir).map_err(CliError)?;
+            }
+            check::run(config, options)
+        }
+    };
+    // The distributed worker carries no branch labels: no coverage.csv
+    // rather than one that says nothing was reached.
+    let coverage = args.hosts.is_none();
+    let written = write_reports(&report, out, &args.traces, coverage)?;
+    Ok(Some((report, written)))
 }
 
 /// The check's options from the flags: parent links spilled under `out`
@@ -229,6 +282,7 @@ pub(super) fn write_reports(
     report: &CheckReport,
     out: &Path,
     traces: &Path,
+    coverage: bool,
 ) -> Result<Vec<Written>, CliError> {
     let config = &report.config;
     let mut set = report_set(out, traces, "check", config);
@@ -241,10 +295,12 @@ pub(super) fn write_reports(
         "growth.svg",
         growth_svg(&title, &[growth_series(report)])?.as_bytes(),
     )?;
-    set.add(
-        "coverage.csv",
-        &coverage_csv(&report.coverage).map_err(csv_error)?,
-    )?;
+    if coverage {
+        set.add(
+            "coverage.csv",
+            &coverage_csv(&report.coverage).map_err(csv_error)?,
+        )?;
+    }
     set.add("summary.json", summary_json(report, &written).as_bytes())?;
     set.commit()?;
     Ok(written)

@@ -132,7 +132,7 @@ fn run_one(
             ..CheckOptions::quiet(threads)
         },
     );
-    let written = write_reports(&report, &dir, traces)?;
+    let written = write_reports(&report, &dir, traces, true)?;
     let run = Side::of_report(&report, dir.display().to_string());
     let base_dir = inside(&args.baselines, &config.name)?;
     let baseline = if args.bless {

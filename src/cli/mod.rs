@@ -12,6 +12,7 @@
 mod args;
 pub mod check;
 pub mod ci;
+mod cluster;
 pub mod diff;
 mod exit;
 pub mod explore;

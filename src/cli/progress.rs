@@ -29,11 +29,17 @@ pub fn observer() -> Box<dyn RunObserver> {
 /// The plain lines, for a stderr that is not a terminal.
 pub struct Lines;
 
+/// A level's plain line on stderr, once the run has lasted a second (the
+/// distributed engine reports its levels this way).
+pub fn print_level(level: &LevelStats) {
+    if level.elapsed_ms >= 1000 {
+        eprintln!("{}", level_line(level));
+    }
+}
+
 impl RunObserver for Lines {
     fn level_done(&self, level: &LevelStats) {
-        if level.elapsed_ms >= 1000 {
-            eprintln!("{}", level_line(level));
-        }
+        print_level(level)
     }
 
     fn heartbeat(&self, p: &LevelProgress) {

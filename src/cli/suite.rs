@@ -28,9 +28,14 @@ pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<
             args.model.display()
         )));
     }
-    if args.checkpoint.is_some() || args.resume.is_some() || args.dump.is_some() {
+    if args.checkpoint.is_some()
+        || args.resume.is_some()
+        || args.dump.is_some()
+        || args.hosts.is_some()
+        || args.local_processes.is_some()
+    {
         return Err(CliError(format!(
-            "{}: --checkpoint, --resume and --dump take one model file, not a directory",
+            "{}: --checkpoint, --resume, --dump, --hosts and --local-processes take one model file, not a directory",
             args.model.display()
         )));
     }
@@ -44,7 +49,9 @@ pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<
     let (mut violated, mut as_expected, mut stopped) = (false, true, false);
     for (path, config) in files.iter().zip(&configs) {
         let out = inside(&out_dir, &config.name)?;
-        let (report, _) = check_and_write(args, config, threads, &out)?;
+        let Some((report, _)) = check_and_write(args, config, threads, &out)? else {
+            continue;
+        };
         stopped |= report.stopped.is_some();
         print(&model_line(path, &report, args.expect))?;
         union.merge(&report.coverage);

@@ -3,7 +3,10 @@
 //! [`super::limits`] as the model file; each error is one line naming the
 //! flag.
 
-use super::limits::{MAX_DEPTH, MAX_RECORDS, MAX_THREADS, MAX_TRANSACTIONS};
+use super::limits::{
+    MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS,
+    MAX_THREADS, MAX_TRANSACTIONS,
+};
 use super::model_config::{Bounds, Depth};
 use crate::input::flag::whole_number;
 use crate::input::InputError;
@@ -74,6 +77,23 @@ pub fn properties(text: &str) -> Result<Selection, InputError> {
     Selection::parse(text).map_err(|why| InputError(format!("--properties: {why}")))
 }
 
+/// A `--process` value: this process's index in the hosts file (checked
+/// against the file's length when it is read).
+pub fn process_index(text: &str) -> Result<usize, InputError> {
+    Ok(whole_number("--process", text, 0, MAX_PROCESSES as u64 - 1)? as usize)
+}
+
+/// A `--local-processes` value.
+pub fn local_processes(text: &str) -> Result<usize, InputError> {
+    Ok(whole_number("--local-processes", text, 1, MAX_LOCAL_PROCESSES as u64)? as usize)
+}
+
+/// A `--connect-timeout` value, in whole seconds.
+pub fn connect_timeout(text: &str) -> Result<std::time::Duration, InputError> {
+    let secs = whole_number("--connect-timeout", text, 1, MAX_CONNECT_TIMEOUT_SECS)?;
+    Ok(std::time::Duration::from_secs(secs))
+}
+
 /// A `--fingerprint` value: 64 or 128 bits.
 pub fn fingerprint_bits(text: &str) -> Result<u32, InputError> {
     match text {
@@ -122,5 +142,9 @@ mod tests {
         }
         assert_eq!(fingerprint_bits("128").unwrap(), 128);
         assert!(fingerprint_bits("32").is_err());
+        assert_eq!(process_index("2").unwrap(), 2);
+        assert!(local_processes("0").is_err() && local_processes("65").is_err());
+        assert_eq!(connect_timeout("5").unwrap().as_secs(), 5);
+        assert!(connect_timeout("0").is_err());
     }
 }

@@ -31,3 +31,9 @@ pub const MAX_THREADS: usize = 1024;
 pub const MAX_TRACES: u64 = 100_000_000;
 /// Steps one random walk may ask for.
 pub const MAX_STEPS: u64 = 100_000;
+/// Processes one run across machines may name in its hosts file.
+pub const MAX_PROCESSES: usize = 1024;
+/// Processes `--local-processes` may start on one machine.
+pub const MAX_LOCAL_PROCESSES: usize = 64;
+/// The longest `--connect-timeout`, in seconds (an hour).
+pub const MAX_CONNECT_TIMEOUT_SECS: u64 = 3600;

@@ -344,18 +344,7 @@ where
     /// Counts the next level: `new` states, reached by `transitions`
     /// transitions carrying `labels` (per label), and tells the observer.
     fn push_level(&mut self, new: u64, transitions: u64, labels: &[u64]) {
-        let (total, total_tr) = self
-            .levels
-            .last()
-            .map_or((0, 0), |l| (l.total_states, l.total_transitions));
-        let stats = LevelStats {
-            depth: self.levels.len(),
-            new_states: new,
-            total_states: total + new,
-            transitions,
-            total_transitions: total_tr + transitions,
-            elapsed_ms: self.elapsed_ms(),
-        };
+        let stats = LevelStats::next_after(&self.levels, new, transitions, self.elapsed_ms());
         self.opts.observer.level_done(&stats);
         self.labels.add_level(stats.depth, labels);
         self.levels.push(stats);

@@ -23,6 +23,22 @@ pub struct LevelStats {
 }
 
 impl LevelStats {
+    /// The level after `levels` (all levels so far, from depth 0): `new`
+    /// states reached by `transitions` transitions, at `elapsed_ms`.
+    pub fn next_after(levels: &[LevelStats], new: u64, transitions: u64, elapsed_ms: u64) -> Self {
+        let (total, total_tr) = levels
+            .last()
+            .map_or((0, 0), |l| (l.total_states, l.total_transitions));
+        LevelStats {
+            depth: levels.len(),
+            new_states: new,
+            total_states: total + new,
+            transitions,
+            total_transitions: total_tr + transitions,
+            elapsed_ms,
+        }
+    }
+
     /// Every field but the timing: what must not differ between runs.
     pub fn counts(&self) -> (usize, u64, u64, u64, u64) {
         (

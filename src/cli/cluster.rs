@@ -1,0 +1,218 @@
+//! `check --hosts FILE --process I` and `check --local-processes N`: the
+//! exhaustive check as one process of several, on timely dataflow (see
+//! `distributed`). Process 0 writes the reports and prints as a plain
+//! check does; the others print only their progress and errors, and exit
+//! 0 once their part is done. `--local-processes N` starts N processes of
+//! this binary on free loopback ports, with the same arguments, and waits
+//! for them.
+
+use super::check::CheckArgs;
+use super::progress::print_level;
+use super::{CliError, Verdict};
+use crate::check::{self, CheckReport};
+use crate::config::{flags, Depth, ModelConfig};
+use crate::distributed::{self, Cluster, Hosts, RunOptions};
+use crate::engine::FingerprintWidth;
+use crate::model::{MemtxModel, ModelCodec, ModelSpec};
+use std::ffi::OsString;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Runs this process's part of the check of `config` on the hosts of
+/// `hosts`; process 0 gets the report, the others `None`.
+pub(super) fn check_on_hosts(
+    args: &CheckArgs,
+    hosts: &Path,
+    config: &ModelConfig,
+    threads: usize,
+    fingerprint: FingerprintWidth,
+) -> Result<Option<CheckReport>, CliError> {
+    let process = flags::process_index(args.process.as_deref().unwrap_or_default())?;
+    let connect_timeout = flags::connect_timeout(&args.connect_timeout)?;
+    let hosts = Hosts::read(hosts, process)?;
+    if (0..hosts.addresses.len()).any(|i| !hosts.is_loopback(i)) {
+        eprintln!(
+            "memtx-check: warning: the links between processes are unauthenticated and unencrypted (timely's TCP): use them on a trusted network only"
+        );
+    }
+    let started = Instant::now();
+    let properties = args.properties.selection()?;
+    let mut spec = ModelSpec::from_config(config);
+    spec.select(properties);
+    let model = Arc::new(MemtxModel::new(spec));
+    let codec = Arc::new(ModelCodec::new(&model.spec));
+    let cluster = Cluster {
+        addresses: hosts.addresses,
+        process,
+        threads,
+        connect_timeout,
+        identity: check::identity(config, properties),
+    };
+    let opts = RunOptions {
+        max_depth: match config.bounds.depth {
+            Depth::Bounded(d) => Some(d),
+            Depth::Full => None,
+        },
+        fingerprint,
+        progress: Some(Arc::new(print_level)),
+    };
+    let workers = cluster.addresses.len() * threads;
+    distributed::install_failure_hook(process);
+    let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts)?;
+    Ok(report.map(|report| {
+        let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
+        check::assemble(config, model, &report, None, workers, started)
+    }))
+}
+
+/// How long the others may take to end by themselves once one process
+/// of a local run has failed, before they are stopped.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Starts `n` processes of this binary with this command's arguments on
+/// free loopback ports, waits for them, and ends as process 0 ended
+/// (or as the first process that failed).
+pub(super) fn run_local(n: usize) -> Result<Verdict, CliError> {
+    let hosts_file = std::env::temp_dir().join(format!(
+        "memtx-check-hosts-{}-{}.txt",
+        std::process::id(),
+        started_nanos()
+    ));
+    let ports = free_ports(n)?;
+    let text: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
+    std::fs::write(&hosts_file, text)
+        .map_err(|e| CliError(format!("{}: cannot write: {e}", hosts_file.display())))?;
+    let result = spawn_and_wait(n, &hosts_file);
+    let _ = std::fs::remove_file(&hosts_file);
+    result
+}
+
+fn started_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// `n` loopback ports free at the time of asking (all held at once, so
+/// they differ, then released for the processes to bind).
+fn free_ports(n: usize) -> Result<Vec<u16>, CliError> {
+    let listeners = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError(format!("--local-processes: no free loopback port: {e}")))?;
+    listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError(format!("--local-processes: no free loopback port: {e}")))
+}
+
+/// This command's arguments without `--local-processes`.
+fn own_arguments() -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--local-processes" {
+            args.next();
+        } else if !arg.to_string_lossy().starts_with("--local-processes=") {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+fn spawn_and_wait(n: usize, hosts_file: &PathBuf) -> Result<Verdict, CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError(format!("--local-processes: cannot find this program: {e}")))?;
+    let args = own_arguments();
+    let mut children: Vec<Child> = Vec::with_capacity(n);
+    for i in 0..n {
+        let child = Command::new(&exe)
+            .args(&args)
+            .arg("--hosts")
+            .arg(hosts_file)
+            .arg("--process")
+            .arg(i.to_string())
+            .spawn();
+        match child {
+            Ok(child) => children.push(child),
+            Err(e) => {
+                stop_all(&mut children);
+                return Err(CliError(format!(
+                    "--local-processes: cannot start process {i}: {e}"
+                )));
+            }
+        }
+    }
+    let statuses = wait_all(&mut children);
+    verdict_of(&statuses)
+}
+
+/// Waits for every child; once one has failed, gives the others
+/// [`GRACE`] to end by themselves (they do, losing a peer), then stops
+/// them.
+fn wait_all(children: &mut [Child]) -> Vec<Option<ExitStatus>> {
+    let mut statuses: Vec<Option<ExitStatus>> = vec![None; children.len()];
+    let mut failed_at: Option<Instant> = None;
+    while statuses.iter().any(Option::is_none) {
+        for (child, status) in children.iter_mut().zip(statuses.iter_mut()) {
+            if status.is_none() {
+                if let Ok(Some(s)) = child.try_wait() {
+                    if !s.success() && failed_at.is_none() {
+                        failed_at = Some(Instant::now());
+                    }
+                    *status = Some(s);
+                }
+            }
+        }
+        if failed_at.is_some_and(|t| t.elapsed() > GRACE) {
+            stop_all(children);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    statuses
+}
+
+/// Stops the children still running (each by its own handle).
+fn stop_all(children: &mut [Child]) {
+    for child in children.iter_mut() {
+        if let Ok(None) = child.try_wait() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Process 0's verdict, unless another process failed first.
+fn verdict_of(statuses: &[Option<ExitStatus>]) -> Result<Verdict, CliError> {
+    for (i, status) in statuses.iter().enumerate().skip(1) {
+        let status = status.expect("every child was waited for");
+        if !status.success() {
+            return failed(i, status);
+        }
+    }
+    let status = statuses[0].expect("every child was waited for");
+    match status.code() {
+        Some(0) => Ok(Verdict::Holds),
+        Some(1) => Ok(Verdict::Violated),
+        Some(3) => Ok(Verdict::Inconclusive),
+        _ => failed(0, status),
+    }
+}
+
+/// The run failed in process `i`: its own line is on stderr already.
+fn failed(i: usize, status: ExitStatus) -> Result<Verdict, CliError> {
+    match status.code() {
+        Some(2) => Err(CliError(format!(
+            "process {i} of --local-processes failed (exit 2)"
+        ))),
+        Some(3) | Some(1) => Ok(Verdict::Inconclusive),
+        _ => {
+            eprintln!("memtx-check: process {i} of --local-processes ended abnormally ({status}); the run is abandoned");
+            Ok(Verdict::Inconclusive)
+        }
+    }
+}

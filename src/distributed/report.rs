@@ -1,0 +1,117 @@
+//! Worker 0's report of a distributed run, in the engine's own terms
+//! ([`EngineReport`]): the levels, and per property its verdict with the
+//! trace its chain of action indices gives, replayed forward through the
+//! model from the initial state with the chain's first fingerprint —
+//! exactly the state and actions the single-process engine replays.
+
+use super::chain::Chain;
+use super::word::Word;
+use super::worker::Decision;
+use super::Setup;
+use crate::engine::{EngineReport, LevelStats, PropertyResult, Trace, Verdict};
+use stateright::{Expectation, Model};
+use std::hash::Hash;
+
+/// Level 0: the in-boundary initial states, one per fingerprint, in
+/// fingerprint order (as the engine's).
+pub(crate) fn initial_level<M: Model, W: Word>(model: &M) -> Vec<(W, M::State)>
+where
+    M::State: Hash,
+{
+    let mut level: Vec<(W, M::State)> = model
+        .init_states()
+        .into_iter()
+        .filter(|s| model.within_boundary(s))
+        .map(|s| (W::of(&s), s))
+        .collect();
+    level.sort_by_key(|&(fp, _)| fp);
+    level.dedup_by_key(|&mut (fp, _)| fp);
+    level
+}
+
+/// The real trace a chain names, ending at `target`.
+///
+/// Panics if the replay does not end there: the model is not
+/// deterministic, or two states collided.
+fn replay<M: Model, W: Word>(model: &M, chain: &Chain<W>, target: W) -> Trace<M::State, M::Action>
+where
+    M::State: Hash + Clone,
+    M::Action: Clone,
+{
+    let mut cur = initial_level::<M, W>(model)
+        .into_iter()
+        .find(|(fp, _)| *fp == chain.fp)
+        .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
+        .1;
+    let mut trace = Vec::with_capacity(chain.actions.len() + 1);
+    let mut actions = Vec::new();
+    for &index in chain.actions.iter().rev() {
+        model.actions(&cur, &mut actions);
+        let action = actions.drain(..).nth(index as usize);
+        let next = action.clone().and_then(|a| model.next_state(&cur, a));
+        let (Some(action), Some(next)) = (action, next) else {
+            panic!("trace replay: a recorded action is gone (non-deterministic model?)");
+        };
+        trace.push((cur, Some(action)));
+        cur = next;
+    }
+    assert!(
+        W::of(&cur) == target,
+        "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
+    );
+    trace.push((cur, None));
+    trace
+}
+
+/// The run's report on worker 0.
+pub(crate) fn build<M: Model, W: Word>(
+    setup: &Setup<M>,
+    levels: Vec<LevelStats>,
+    decisions: Vec<Option<Decision<W>>>,
+    chains: Vec<Option<Chain<W>>>,
+    complete: bool,
+) -> EngineReport<M::State, M::Action>
+where
+    M::State: Hash + Clone,
+    M::Action: Clone,
+{
+    let model = &*setup.model;
+    let properties = model
+        .properties()
+        .into_iter()
+        .zip(decisions.iter().zip(&chains))
+        .map(|(p, (d, chain))| {
+            let verdict = match (&p.expectation, d, chain) {
+                (Expectation::Eventually, _, _) => Verdict::Unsupported,
+                (Expectation::Always, None, _) => Verdict::Holds,
+                (Expectation::Sometimes, None, _) => Verdict::NotReached,
+                (e, Some(d), Some(chain)) => {
+                    let trace = replay(model, chain, d.fp);
+                    let depth = d.depth;
+                    if *e == Expectation::Always {
+                        Verdict::Violated { depth, trace }
+                    } else {
+                        Verdict::Reached { depth, trace }
+                    }
+                }
+                (_, Some(_), None) => unreachable!("every decided property's chain is walked"),
+            };
+            PropertyResult {
+                name: p.name,
+                expectation: p.expectation.clone(),
+                verdict,
+            }
+        })
+        .collect();
+    let last = levels.last().expect("level 0 is always present");
+    EngineReport {
+        unique_states: last.total_states,
+        transitions: last.total_transitions,
+        levels,
+        complete,
+        properties,
+        labels: Vec::new(),
+        fingerprint_bits: 8 * W::BYTES as u32,
+        stopped: None,
+    }
+}

@@ -1,0 +1,99 @@
+//! The distributed engine against the single-process one, in one process
+//! with 1, 2 and 3 workers, on a toy model where most states have several
+//! discoverers (so the parent rule decides the traces), with a boundary,
+//! `None` successors, an `Always`, a `Sometimes` and an `Eventually`
+//! property; bounded and to the fixpoint, at both fingerprint widths.
+
+use super::{enumerate, Cluster, RunOptions};
+use crate::engine::{self, EngineOptions, EngineReport, FingerprintWidth, StateCodec};
+use stateright::{Model, Property};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A 7 × 6 torus-free grid walk with four moves and a jump, from two
+/// initial corners; states with x > 5 are outside the boundary.
+struct Walk;
+
+impl Model for Walk {
+    type State = (u8, u8);
+    type Action = u8;
+    fn init_states(&self) -> Vec<(u8, u8)> {
+        vec![(0, 0), (6, 5), (0, 0)]
+    }
+    fn actions(&self, _: &(u8, u8), actions: &mut Vec<u8>) {
+        actions.extend(0..6);
+    }
+    fn next_state(&self, &(x, y): &(u8, u8), a: u8) -> Option<(u8, u8)> {
+        match a {
+            0 if x < 6 => Some((x + 1, y)),
+            1 if y < 5 => Some((x, y + 1)),
+            2 if x > 0 => Some((x - 1, y)),
+            3 if y > 0 => Some((x, y - 1)),
+            4 => Some(((x + 2) % 7, (y + 3) % 6)),
+            5 => Some((x, y)),
+            _ => None,
+        }
+    }
+    fn within_boundary(&self, &(x, _): &(u8, u8)) -> bool {
+        x <= 5
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always("sum below 7", |_, s: &(u8, u8)| s.0 + s.1 < 7),
+            Property::sometimes("at (4, 1)", |_, s: &(u8, u8)| *s == (4, 1)),
+            Property::always("never (5, 5)", |_, s: &(u8, u8)| *s != (5, 5)),
+            Property::eventually("eventually home", |_, s: &(u8, u8)| *s == (0, 0)),
+        ]
+    }
+}
+
+struct Bytes;
+
+impl StateCodec<(u8, u8)> for Bytes {
+    fn encode(&self, s: &(u8, u8), out: &mut Vec<u8>) {
+        out.extend([s.0, s.1]);
+    }
+    fn decode(&self, b: &[u8]) -> (u8, u8) {
+        (b[0], b[1])
+    }
+}
+
+fn without_timing(mut r: EngineReport<(u8, u8), u8>) -> EngineReport<(u8, u8), u8> {
+    r.levels.iter_mut().for_each(|l| l.elapsed_ms = 0);
+    r
+}
+
+#[test]
+fn every_worker_count_gives_the_engine_s_report() {
+    for fingerprint in [FingerprintWidth::Bits64, FingerprintWidth::Bits128] {
+        for max_depth in [None, Some(0), Some(1), Some(3), Some(6)] {
+            let opts = EngineOptions {
+                fingerprint,
+                ..EngineOptions::new(max_depth, 1)
+            };
+            let expected = without_timing(engine::enumerate_with_codec(&Walk, &Bytes, &opts));
+            for threads in 1..=3 {
+                let cluster = Cluster {
+                    addresses: vec!["127.0.0.1:0".into()],
+                    process: 0,
+                    threads,
+                    connect_timeout: Duration::from_secs(5),
+                    identity: "walk".into(),
+                };
+                let run = RunOptions {
+                    max_depth,
+                    fingerprint,
+                    progress: None,
+                };
+                let got = enumerate(Arc::new(Walk), Arc::new(Bytes), &cluster, run)
+                    .expect("one process connects to no one")
+                    .expect("process 0 reports");
+                assert_eq!(
+                    without_timing(got),
+                    expected,
+                    "{fingerprint:?}, depth {max_depth:?}, {threads} threads"
+                );
+            }
+        }
+    }
+}

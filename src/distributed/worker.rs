@@ -1,0 +1,464 @@
+//! One worker's part of the level-synchronous BFS: it owns the states
+//! whose fingerprints it owns (see `word::Word::owner`), and per level
+//! (a) checks its states of the level in fingerprint order, (b) below the
+//! bound expands them, sending each successor to its owner as a candidate
+//! with its link (one round per batch of states, the same number of
+//! rounds on every worker, so that what is in flight stays bounded), (c)
+//! sends its counts and hits to every
+//! worker (a second round), so that every worker adds the same totals and
+//! decides the same properties, and knows whether to go on. The rules are
+//! the engine's (see `engine`'s module docs): a level's counts are sums,
+//! a property is decided by the smallest deciding fingerprint at the
+//! shallowest depth, a state's parent is its smallest (parent
+//! fingerprint, action index).
+
+use super::chain::{walk_chains, Chain};
+use super::net::{Net, PACKET_BYTES};
+
+use super::shard::{decides, Link, Shard};
+use super::wire::{Packet, CANDIDATES, IDENTITY, STATS};
+use super::word::Word;
+use super::Setup;
+use crate::engine::{EngineReport, LevelStats};
+use stateright::{Expectation, Model};
+use std::hash::Hash;
+use std::time::Instant;
+use timely::worker::Worker;
+
+/// States a worker expands in one round: about 10 MB of candidates in
+/// flight from it (at the MemTX model's ~1.7 successors a state).
+const BATCH: usize = 1 << 17;
+
+/// The state that decided a property: at its level (`link` `None`), or
+/// at the last level, found by `link`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Decision<W> {
+    pub(crate) depth: usize,
+    pub(crate) fp: W,
+    pub(crate) link: Option<Link<W>>,
+}
+
+/// How the run ended.
+enum End {
+    Complete,
+    Bounded,
+}
+
+/// A level this worker holds: its states in fingerprint order, their
+/// bytes in `arena`.
+struct Frontier<W> {
+    states: Vec<(W, usize, u32)>,
+    arena: Vec<u8>,
+}
+
+impl<W> Default for Frontier<W> {
+    fn default() -> Self {
+        Frontier {
+            states: Vec::new(),
+            arena: Vec::new(),
+        }
+    }
+}
+
+/// What a worker found at one level: new states it owns, transitions out
+/// of its states, and per property its smallest deciding state (at the
+/// level checked, and at the last level built).
+struct LevelReport<W> {
+    new: u64,
+    /// The most new states any one worker owns (in a combined report).
+    widest: u64,
+    transitions: u64,
+    hits: Vec<Option<W>>,
+    leaf: Vec<Option<(W, Link<W>)>>,
+}
+
+impl<W: Word> LevelReport<W> {
+    fn packet(&self) -> Packet {
+        let mut p = Packet::new(STATS);
+        p.u64(self.new).u64(self.transitions);
+        for &hit in &self.hits {
+            p.maybe(hit);
+        }
+        for leaf in &self.leaf {
+            p.maybe(leaf.map(|(fp, _)| fp));
+            if let Some((_, (parent, action))) = leaf {
+                p.word(*parent).u32(*action);
+            }
+        }
+        p
+    }
+
+    fn read(packet: &Packet, properties: usize) -> Self {
+        let mut r = packet.body();
+        let (new, transitions) = (r.u64(), r.u64());
+        let widest = new;
+        let hits = (0..properties).map(|_| r.maybe()).collect();
+        let leaf = (0..properties)
+            .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
+            .collect();
+        LevelReport {
+            new,
+            widest,
+            transitions,
+            hits,
+            leaf,
+        }
+    }
+
+    /// The sums and minima of every worker's report.
+    fn combine(reports: Vec<LevelReport<W>>, properties: usize) -> Self {
+        let mut all = LevelReport {
+            new: 0,
+            widest: 0,
+            transitions: 0,
+            hits: vec![None; properties],
+            leaf: vec![None; properties],
+        };
+        for r in reports {
+            all.new += r.new;
+            all.widest = all.widest.max(r.widest);
+            all.transitions += r.transitions;
+            for (a, h) in all.hits.iter_mut().zip(r.hits) {
+                *a = min_some(*a, h);
+            }
+            for (a, h) in all.leaf.iter_mut().zip(r.leaf) {
+                *a = min_some(*a, h);
+            }
+        }
+        all
+    }
+}
+
+fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Runs this worker's part; worker 0 returns the report, with traces.
+pub(crate) fn run<M, W>(
+    worker: &mut Worker,
+    setup: &Setup<M>,
+) -> Option<EngineReport<M::State, M::Action>>
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    W: Word,
+{
+    let mut run = WorkerRun::<M, W>::new(worker, setup);
+    let end = loop {
+        if let Some(end) = run.level(worker) {
+            break end;
+        }
+    };
+    let chains = run.chains(worker);
+    (worker.index() == 0).then(|| {
+        super::report::build(
+            setup,
+            run.levels,
+            run.decisions,
+            chains,
+            matches!(end, End::Complete),
+        )
+    })
+}
+
+struct WorkerRun<'a, M: Model, W> {
+    setup: &'a Setup<M>,
+    net: Net<M, W>,
+    me: usize,
+    peers: usize,
+    start: Instant,
+    properties: Vec<stateright::Property<M>>,
+    frontier: Frontier<W>,
+    /// The most states of the level held that any one worker holds.
+    widest: u64,
+    /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
+    /// fingerprint order.
+    links: Vec<Vec<(W, Link<W>)>>,
+    levels: Vec<LevelStats>,
+    decisions: Vec<Option<Decision<W>>>,
+}
+
+impl<'a, M, W> WorkerRun<'a, M, W>
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    W: Word,
+{
+    /// Level 0: the in-boundary initial states, one per fingerprint; each
+    /// worker holds those it owns.
+    fn new(worker: &mut Worker, setup: &'a Setup<M>) -> Self {
+        let (me, peers) = (worker.index(), worker.peers());
+        let mut shard = Shard::new(setup.model.clone(), setup.codec.clone());
+        let mut frontier = Frontier::default();
+        let initial = super::report::initial_level::<M, W>(&setup.model);
+        for (fp, state) in &initial {
+            if fp.owner(peers) == me {
+                shard.visit(*fp);
+                let start = frontier.arena.len();
+                setup.codec.encode(state, &mut frontier.arena);
+                let len = (frontier.arena.len() - start) as u32;
+                frontier.states.push((*fp, start, len));
+            }
+        }
+        let mut owned = vec![0; peers];
+        for (fp, _) in &initial {
+            owned[fp.owner(peers)] += 1;
+        }
+        let properties = setup.model.properties();
+        let mut run = WorkerRun {
+            widest: owned.into_iter().max().unwrap_or(0),
+            net: Net::new(worker, shard),
+            decisions: vec![None; properties.len()],
+            properties,
+            setup,
+            me,
+            peers,
+            start: Instant::now(),
+            frontier,
+            links: Vec::new(),
+            levels: Vec::new(),
+        };
+        run.agree(worker);
+        run.push_level(initial.len() as u64, 0);
+        run
+    }
+
+    /// Before the first level: every process must run the same command
+    /// (model, bounds, threads, fingerprint width), or their levels would
+    /// not add up; a difference stops the run here.
+    fn agree(&mut self, worker: &mut Worker) {
+        self.net.begin();
+        let mut mine = Packet::new(IDENTITY);
+        mine.buffer()
+            .extend_from_slice(self.setup.identity.as_bytes());
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, mine.clone());
+        }
+        let all = self.net.end(worker);
+        assert_eq!(
+            all.len(),
+            self.peers,
+            "a process left before the first level"
+        );
+        if let Some(other) = all.iter().find(|p| p.0 != mine.0) {
+            panic!(
+                "the processes were not given the same run: this one runs {:?}, another {:?}",
+                self.setup.identity,
+                String::from_utf8_lossy(&other.0[1..])
+            );
+        }
+    }
+
+    /// Counts a level and tells the progress callback (on each process's
+    /// first worker).
+    fn push_level(&mut self, new: u64, transitions: u64) {
+        let elapsed_ms = self.start.elapsed().as_millis() as u64;
+        let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
+        if self.me.is_multiple_of(self.setup.threads) {
+            if let Some(progress) = &self.setup.progress {
+                progress(&stats);
+            }
+        }
+        self.levels.push(stats);
+    }
+
+    /// Checks the level held and, below the bound, builds the next;
+    /// `Some` once the run is over.
+    fn level(&mut self, worker: &mut Worker) -> Option<End> {
+        let depth = self.levels.len() - 1;
+        if self.levels[depth].new_states == 0 {
+            return Some(End::Complete);
+        }
+        let max_depth = self.setup.max_depth;
+        let expanding = max_depth.is_none_or(|d| depth < d);
+        let leaf = max_depth == Some(depth + 1);
+        let undecided: Vec<bool> = self
+            .properties
+            .iter()
+            .zip(&self.decisions)
+            .map(|(p, d)| d.is_none() && p.expectation != Expectation::Eventually)
+            .collect();
+        {
+            let mut shard = self.net.shard.borrow_mut();
+            shard.leaf = leaf;
+            shard.leaf_new = 0;
+            shard.leaf_best = vec![None; undecided.len()];
+            shard.undecided = undecided.clone();
+        }
+        let frontier = std::mem::take(&mut self.frontier);
+        let mut hits = vec![None; undecided.len()];
+        let mut transitions = 0;
+        if expanding {
+            // The same number of rounds on every worker, each expanding at
+            // most BATCH states: what is in flight stays bounded.
+            let batches = self.widest.div_ceil(BATCH as u64).max(1) as usize;
+            for b in 0..batches {
+                let lo = (b * BATCH).min(frontier.states.len());
+                let hi = ((b + 1) * BATCH).min(frontier.states.len());
+                self.net.begin();
+                transitions += self.expand(worker, &frontier, lo..hi, &undecided, true, &mut hits);
+                self.net.end(worker);
+            }
+        } else {
+            let all = 0..frontier.states.len();
+            self.expand(worker, &frontier, all, &undecided, false, &mut hits);
+        }
+        drop(frontier);
+        let (next, arena) = self.net.shard.borrow_mut().take_level();
+        let (leaf_new, leaf_best) = {
+            let shard = self.net.shard.borrow();
+            (shard.leaf_new, shard.leaf_best.clone())
+        };
+        let new = if leaf { leaf_new } else { next.len() as u64 };
+        let mine = LevelReport {
+            new,
+            widest: new,
+            transitions,
+            hits,
+            leaf: leaf_best,
+        };
+        let all = self.share(worker, mine);
+        for (d, hit) in self.decisions.iter_mut().zip(&all.hits) {
+            if d.is_none() {
+                *d = hit.map(|fp| Decision {
+                    depth,
+                    fp,
+                    link: None,
+                });
+            }
+        }
+        if !expanding {
+            return Some(End::Bounded);
+        }
+        self.push_level(all.new, all.transitions);
+        if leaf {
+            for (d, hit) in self.decisions.iter_mut().zip(&all.leaf) {
+                if d.is_none() {
+                    *d = hit.map(|(fp, link)| Decision {
+                        depth: depth + 1,
+                        fp,
+                        link: Some(link),
+                    });
+                }
+            }
+            return Some(if all.new == 0 {
+                End::Complete
+            } else {
+                End::Bounded
+            });
+        }
+        self.links
+            .push(next.iter().map(|s| (s.fp, (s.parent, s.action))).collect());
+        self.frontier = Frontier {
+            states: next.iter().map(|s| (s.fp, s.start, s.len)).collect(),
+            arena,
+        };
+        self.widest = all.widest;
+        None
+    }
+
+    /// Checks the states `range` of `frontier` (in fingerprint order, and
+    /// ranges in order, so the first hit of a property in `hits` is this
+    /// worker's smallest) and, when `expanding`, sends their successors
+    /// to their owners. Returns the transitions taken.
+    fn expand(
+        &mut self,
+        worker: &mut Worker,
+        frontier: &Frontier<W>,
+        range: std::ops::Range<usize>,
+        undecided: &[bool],
+        expanding: bool,
+        hits: &mut [Option<W>],
+    ) -> u64 {
+        let model = &*self.setup.model;
+        let codec = &*self.setup.codec;
+        let mut transitions = 0;
+        let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
+        let mut actions = Vec::new();
+        for &(fp, start, len) in &frontier.states[range] {
+            let state = codec.decode(&frontier.arena[start..start + len as usize]);
+            for (p, prop) in self.properties.iter().enumerate() {
+                if undecided[p] && hits[p].is_none() && decides(prop, model, &state) {
+                    hits[p] = Some(fp);
+                }
+            }
+            if !expanding {
+                continue;
+            }
+            model.actions(&state, &mut actions);
+            for (a, action) in actions.drain(..).enumerate() {
+                let Some(next) = model.next_state(&state, action) else {
+                    continue;
+                };
+                if !model.within_boundary(&next) {
+                    continue;
+                }
+                transitions += 1;
+                let next_fp = W::of(&next);
+                // A self-loop is never new (as in the engine).
+                if next_fp == fp {
+                    continue;
+                }
+                let dest = next_fp.owner(self.peers);
+                let packet = &mut out[dest];
+                packet.word(next_fp).word(fp).u32(a as u32);
+                let at = packet.buffer().len();
+                packet.u32(0);
+                codec.encode(&next, packet.buffer());
+                let len = (packet.buffer().len() - at - 4) as u32;
+                packet.buffer()[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                if packet.len() >= PACKET_BYTES {
+                    let full = std::mem::replace(packet, Packet::new(CANDIDATES));
+                    self.net.send(worker, dest, full);
+                }
+            }
+        }
+        for (dest, packet) in out.into_iter().enumerate() {
+            if packet.len() > 0 {
+                self.net.send(worker, dest, packet);
+            }
+        }
+        transitions
+    }
+
+    /// Sends this worker's report of the level to every worker and
+    /// combines everyone's: the same totals on every worker.
+    fn share(&mut self, worker: &mut Worker, mine: LevelReport<W>) -> LevelReport<W> {
+        self.net.begin();
+        let packet = mine.packet();
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, packet.clone());
+        }
+        let packets = self.net.end(worker);
+        // A process that stopped early (it was given another bound) would
+        // leave the totals short.
+        assert_eq!(
+            packets.len(),
+            self.peers,
+            "a process left the run early (were all given the same command?)"
+        );
+        let reports = packets
+            .iter()
+            .map(|p| LevelReport::read(p, self.properties.len()))
+            .collect();
+        LevelReport::combine(reports, self.properties.len())
+    }
+
+    /// The decided properties' chains of links, walked back to level 0
+    /// through their owners; worker 0 gets them all.
+    fn chains(&mut self, worker: &mut Worker) -> Vec<Option<Chain<W>>> {
+        walk_chains(
+            &mut self.net,
+            worker,
+            &self.links,
+            &self.decisions,
+            self.me,
+            self.peers,
+        )
+    }
+}

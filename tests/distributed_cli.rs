@@ -1,0 +1,355 @@
+//! End-to-end tests of `check` across processes (issue 11), on the real
+//! binary: 1 process × 2 threads, 2 × 1 and 3 × 1 give a plain check's
+//! growth counts, verdicts and counterexample traces, byte for byte;
+//! killing one process ends the others with one line and a non-zero exit
+//! within seconds; a peer that never starts times out; a bad hosts file
+//! is one line and exit 2. Ports are picked free by the tests (bound to
+//! port 0, read, released), and every process started is waited for.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+}
+
+fn check(args: &[&str]) -> Output {
+    bin()
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-dist-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `n` free loopback ports, held together so they differ, then released.
+fn free_ports(n: usize) -> Vec<u16> {
+    let held: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+fn hosts_file(dir: &Path, ports: &[u16]) -> PathBuf {
+    let path = dir.join("hosts.txt");
+    let text: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// growth.csv without its timing column.
+fn counts(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("growth.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n")
+        .collect()
+}
+
+/// The summary's counts and verdicts (not its timing or thread count).
+fn verdicts(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    serde_json::json!([
+        s["states"],
+        s["transitions"],
+        s["complete"],
+        s["deepest_level"],
+        s["properties"]
+    ])
+}
+
+/// Every trace file of `dir`, by name.
+fn traces(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Worker layouts: 1 process × 2 threads, 2 × 1, 3 × 1.
+const LAYOUTS: [(&str, [&str; 4]); 3] = [
+    ("1x2", ["--local-processes", "1", "--threads", "2"]),
+    ("2x1", ["--local-processes", "2", "--threads", "1"]),
+    ("3x1", ["--local-processes", "3", "--threads", "1"]),
+];
+
+/// A plain check with `args` and the same check on each of `layouts`
+/// write the same counts, verdicts and traces, and exit alike.
+fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
+    let dir = scratch(name);
+    let run = |tag: &str, extra: &[&str]| {
+        let out = dir.join(tag);
+        let tr = dir.join(format!("{tag}-traces"));
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        all.extend_from_slice(&["--traces", tr.to_str().unwrap()]);
+        all.extend_from_slice(extra);
+        let o = check(&all);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?} {tag}: {}",
+            stderr(&o)
+        );
+        (o.status.code(), counts(&out), verdicts(&out), traces(&tr))
+    };
+    let plain = run("plain", &["--threads", "1"]);
+    assert!(!plain.1.is_empty());
+    for (tag, extra) in layouts {
+        let got = run(tag, extra);
+        assert_eq!(got.0, plain.0, "{args:?} {tag}: exit code");
+        assert_eq!(got.1, plain.1, "{args:?} {tag}: growth.csv");
+        assert_eq!(got.2, plain.2, "{args:?} {tag}: verdicts");
+        assert_eq!(got.3, plain.3, "{args:?} {tag}: traces");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_default_model_is_the_same_on_every_layout() {
+    same_everywhere(
+        &["models/default.json", "--depth", "8"],
+        "default",
+        &LAYOUTS,
+    );
+}
+
+#[test]
+fn wide_fingerprints_are_the_same_across_processes() {
+    let model = "models/ablations/no-typed-repair.json";
+    let args = [model, "--depth", "6", "--fingerprint", "128"];
+    same_everywhere(&args, "wide", &LAYOUTS[1..2]);
+}
+
+#[test]
+fn every_ablation_is_the_same_on_every_layout() {
+    for entry in std::fs::read_dir("models/ablations").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        same_everywhere(&[path.to_str().unwrap(), "--depth", "7"], &name, &LAYOUTS);
+    }
+}
+
+/// Waits up to `limit` for `child`; kills it (and fails) past that.
+fn wait_within(child: &mut Child, limit: Duration, what: &str) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    Output {
+        status,
+        stdout: Vec::new(),
+        stderr: err.into_bytes(),
+    }
+}
+
+#[test]
+fn killing_one_process_ends_the_others_with_one_line() {
+    let dir = scratch("kill");
+    let hosts = hosts_file(&dir, &free_ports(3));
+    let mut children: Vec<Child> = (0..3)
+        .map(|i| {
+            bin()
+                .args([
+                    "check",
+                    "models/default.json",
+                    "--depth",
+                    "9",
+                    "--threads",
+                    "1",
+                ])
+                .arg("--out")
+                .arg(dir.join("out"))
+                .arg("--traces")
+                .arg(dir.join("traces"))
+                .arg("--hosts")
+                .arg(&hosts)
+                .args(["--process", &i.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Long enough to connect and start exploring, far from the end.
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut victim = children.remove(2);
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "still running when killed"
+    );
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    for (i, mut child) in children.into_iter().enumerate() {
+        let o = wait_within(&mut child, Duration::from_secs(20), &format!("process {i}"));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "process {i}: {err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains("abandoned")).collect();
+        assert_eq!(lines.len(), 1, "process {i}: {err}");
+        assert!(
+            lines[0].contains("lost a peer process"),
+            "process {i}: {err}"
+        );
+        assert!(!err.contains("panicked"), "no panic dump: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_peer_that_never_starts_times_out_naming_it() {
+    let dir = scratch("timeout");
+    let hosts = hosts_file(&dir, &free_ports(2));
+    let start = Instant::now();
+    let o = check(&[
+        "models/ablations/no-gate.json",
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--process",
+        "1",
+        "--connect-timeout",
+        "1",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("process 0 (127.0.0.1:") && err.contains("did not connect within 1 s"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_hosts_file_is_one_line_and_exit_2() {
+    let dir = scratch("hosts");
+    let malformed = dir.join("malformed.txt");
+    std::fs::write(&malformed, "127.0.0.1:7000\n127.0.0.1\n").unwrap();
+    let short = dir.join("short.txt");
+    std::fs::write(&short, "127.0.0.1:7000\n").unwrap();
+    let missing = dir.join("missing.txt");
+    for (file, process, expected) in [
+        (&missing, "0", "missing.txt".to_string()),
+        (
+            &malformed,
+            "0",
+            format!(
+                "{}:2: \"127.0.0.1\" is not a host:port address",
+                malformed.display()
+            ),
+        ),
+        (
+            &short,
+            "1",
+            format!(
+                "{}: names 1 process, so there is no process 1",
+                short.display()
+            ),
+        ),
+    ] {
+        let o = check(&[
+            "models/ablations/no-gate.json",
+            "--hosts",
+            file.to_str().unwrap(),
+            "--process",
+            process,
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(&expected), "{expected} in {err}");
+    }
+    for args in [
+        &["--hosts", "h.txt"][..],
+        &["--process", "0"][..],
+        &["--local-processes", "0"][..],
+        &["--local-processes", "2", "--max-memory", "1G"][..],
+    ] {
+        let o = check(&[&["models/ablations/no-gate.json"][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn processes_given_different_runs_stop_before_the_first_level() {
+    let dir = scratch("mismatch");
+    let hosts = hosts_file(&dir, &free_ports(2));
+    let mut children: Vec<Child> = ["5", "6"]
+        .iter()
+        .enumerate()
+        .map(|(i, depth)| {
+            bin()
+                .args(["check", "models/ablations/no-gate.json", "--threads", "1"])
+                .args(["--depth", depth, "--process", &i.to_string()])
+                .arg("--hosts")
+                .arg(&hosts)
+                .arg("--out")
+                .arg(dir.join(format!("out{i}")))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let errors: Vec<String> = children
+        .iter_mut()
+        .enumerate()
+        .map(|(i, child)| {
+            let o = wait_within(child, Duration::from_secs(20), &format!("process {i}"));
+            assert_eq!(o.status.code(), Some(3), "process {i}: {}", stderr(&o));
+            stderr(&o)
+        })
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("not given the same run")),
+        "{errors:?}"
+    );
+    assert!(
+        !dir.join("out0").join("growth.csv").exists(),
+        "nothing written"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
