@@ -5,7 +5,7 @@
 //! text and validated by [`crate::config::flags`] against the limits the
 //! model file obeys, so a bad one gets the usual one-line error.
 
-use super::CliError;
+use super::exit::CliError;
 use crate::config::flags::{self, BoundOverrides};
 use crate::config::limits::{MAX_DEPTH, MAX_RECORDS, MAX_THREADS, MAX_TRANSACTIONS};
 use crate::invariants::Selection;

@@ -14,11 +14,11 @@
 
 use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::cluster;
+use super::exit::{CliError, Verdict};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::warn;
+use super::output::print;
 use super::progress;
-use super::suite;
-use super::{print, CliError, Verdict};
 use crate::check::dump::DumpTotals;
 use crate::check::summary::{
     coverage_csv, growth_csv, growth_series, human_summary, summary_json, Written,
@@ -124,9 +124,6 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
     let threads = args.threads.count()?;
-    if args.model.is_dir() {
-        return suite::run(args, &bounds, threads);
-    }
     let config = load(&args.model, &bounds, args.symmetry)?;
     let out = report_dir(args.out.as_deref(), &config.name)?;
     flags::connect_timeout(&args.connect_timeout)?;
@@ -220,7 +217,15 @@ pub fn check_and_write(
                     args.model.display()
                 )));
             }
-            match cluster::check_on_hosts(args, hosts, config, threads, options.fingerprint)? {
+            match cluster::check_on_hosts(
+                args.process.as_deref(),
+                &args.connect_timeout,
+                options.properties,
+                hosts,
+                config,
+                threads,
+                options.fingerprint,
+            )? {
                 Some(report) => report,
                 None => return Ok(None),
             }

@@ -17,9 +17,11 @@
 
 use super::args::ThreadsArg;
 use super::check::write_reports;
+use super::exit::{CliError, Verdict};
 use super::files::inside;
 use super::model::load_model;
-use super::{print, progress, CliError, Verdict};
+use super::output::print;
+use super::progress;
 use crate::atomic_file::write_atomic;
 use crate::check::{self, CheckOptions};
 use crate::ci::judge::{judge, Baseline};

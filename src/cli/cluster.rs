@@ -6,13 +6,13 @@
 //! this binary on free loopback ports, with the same arguments, and waits
 //! for them.
 
-use super::check::CheckArgs;
+use super::exit::{CliError, Verdict};
 use super::progress::print_level;
-use super::{CliError, Verdict};
 use crate::check::{self, CheckReport};
 use crate::config::{flags, Depth, ModelConfig};
 use crate::distributed::{self, Cluster, Hosts, RunOptions};
 use crate::engine::FingerprintWidth;
+use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
 use std::ffi::OsString;
 use std::net::TcpListener;
@@ -24,14 +24,16 @@ use std::time::{Duration, Instant};
 /// Runs this process's part of the check of `config` on the hosts of
 /// `hosts`; process 0 gets the report, the others `None`.
 pub(super) fn check_on_hosts(
-    args: &CheckArgs,
+    process: Option<&str>,
+    connect_timeout: &str,
+    properties: Selection,
     hosts: &Path,
     config: &ModelConfig,
     threads: usize,
     fingerprint: FingerprintWidth,
 ) -> Result<Option<CheckReport>, CliError> {
-    let process = flags::process_index(args.process.as_deref().unwrap_or_default())?;
-    let connect_timeout = flags::connect_timeout(&args.connect_timeout)?;
+    let process = flags::process_index(process.unwrap_or_default())?;
+    let connect_timeout = flags::connect_timeout(connect_timeout)?;
     let hosts = Hosts::read(hosts, process)?;
     if (0..hosts.addresses.len()).any(|i| !hosts.is_loopback(i)) {
         eprintln!(
@@ -39,7 +41,6 @@ pub(super) fn check_on_hosts(
         );
     }
     let started = Instant::now();
-    let properties = args.properties.selection()?;
     let mut spec = ModelSpec::from_config(config);
     spec.select(properties);
     let model = Arc::new(MemtxModel::new(spec));

@@ -15,9 +15,11 @@
 //! parts them, 2 when their action alphabets differ.
 
 use super::args::{overrides, DepthArg, ThreadsArg};
+use super::exit::{CliError, Verdict};
 use super::files::{inside, report_dir};
 use super::model::{load_model, warn};
-use super::{print, progress, CliError, Verdict};
+use super::output::print;
+use super::progress;
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};

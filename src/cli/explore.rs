@@ -4,8 +4,9 @@
 //! link that opens the explorer on the trace's last state. Serving blocks
 //! until the process is stopped.
 
+use super::exit::{CliError, Verdict};
 use super::model::load_model;
-use super::{print, CliError, Verdict};
+use super::output::print;
 use crate::explore::{self, bound_address, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
 use crate::model::{MemtxModel, ModelSpec};
 use crate::trace::Trace;

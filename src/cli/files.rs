@@ -2,7 +2,7 @@
 //! ([`path_inside`]), a run's reports and traces committed together as a
 //! [`ReportSet`], failures turned into one-line errors naming the file.
 
-use super::CliError;
+use super::exit::CliError;
 use crate::check::summary::Written;
 use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};

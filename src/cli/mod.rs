@@ -65,6 +65,8 @@ pub enum Command {
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     match &cli.command {
+        // A directory of models is a suite.
+        Command::Check(args) if args.model.is_dir() => suite::run(args),
         Command::Check(args) => check::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Random(args) => random::run(args),

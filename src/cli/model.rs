@@ -2,7 +2,7 @@
 //! but probably not meant, [`ModelConfig::warnings`]) one line each on
 //! stderr, so `check`, `random` and `explore` say the same.
 
-use super::CliError;
+use super::exit::CliError;
 use crate::config::ModelConfig;
 use std::path::Path;
 

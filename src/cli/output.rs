@@ -1,7 +1,7 @@
 //! Writing to standard output without panicking: a closed pipe (`| head`)
 //! ends the output quietly; any other write failure is a [`CliError`].
 
-use super::CliError;
+use super::exit::CliError;
 use std::io::{self, Write};
 
 /// Writes `text` to standard output.

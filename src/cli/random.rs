@@ -9,9 +9,10 @@
 //! failure.
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
+use super::exit::{CliError, Verdict};
 use super::files::{report_dir, report_set, retire_traces, write_counterexample};
 use super::model::load_model;
-use super::{print, CliError, Verdict};
+use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;

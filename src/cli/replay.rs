@@ -3,7 +3,8 @@
 //! records and the invariant verdicts; exit 1 when an invariant is
 //! violated, whether or not the trace declares it.
 
-use super::{print, CliError, Verdict};
+use super::exit::{CliError, Verdict};
+use super::output::print;
 use crate::atomic_file::write_atomic;
 use crate::config::ModelConfig;
 use crate::replay::{render_json, render_text, replay};

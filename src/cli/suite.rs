@@ -6,12 +6,13 @@
 //! the suite passes only when every model's verdicts and coverage
 //! expectations hold.
 
+use super::args::overrides;
 use super::check::{check_and_write, load, CheckArgs};
+use super::exit::{CliError, Verdict};
 use super::files::inside;
-use super::{print, CliError, Verdict};
+use super::output::print;
 use crate::check::summary::coverage_lines;
 use crate::check::{CheckReport, Outcome};
-use crate::config::BoundOverrides;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
 use std::collections::HashMap;
@@ -19,7 +20,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Checks every model under `args.model` (a directory).
-pub fn run(args: &CheckArgs, bounds: &BoundOverrides, threads: usize) -> Result<Verdict, CliError> {
+pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
+    let bounds = &overrides(Some(&args.bounds), Some(&args.depth))?;
+    let threads = args.threads.count()?;
     let started = Instant::now();
     let files = model_files(&args.model)?;
     if files.is_empty() {

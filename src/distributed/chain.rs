@@ -5,11 +5,11 @@
 //! and, at level 0, to worker 0. One round per hop; every worker runs the
 //! same number of rounds (the deepest chain's depth plus one).
 
+use super::decision::Decision;
 use super::net::Net;
 use super::shard::Link;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
-use super::worker::Decision;
 use stateright::Model;
 use timely::worker::Worker;
 

@@ -40,12 +40,16 @@ mod wire;
 mod word;
 mod worker;
 
+mod decision;
+mod setup;
 #[cfg(test)]
 mod tests;
 
 pub use hosts::Hosts;
+pub use setup::Progress;
+use setup::Setup;
 
-use crate::engine::{EngineReport, FingerprintWidth, LevelStats, StateCodec};
+use crate::engine::{EngineReport, FingerprintWidth, StateCodec};
 use stateright::Model;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,9 +59,6 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use timely::communication::Hooks;
 use timely::WorkerConfig;
-
-/// Told of each level's totals, on the first worker of each process.
-pub type Progress = Arc<dyn Fn(&LevelStats) + Send + Sync>;
 
 /// The engine's report on a model.
 pub type Report<M> = EngineReport<<M as Model>::State, <M as Model>::Action>;
@@ -85,16 +86,6 @@ pub struct RunOptions {
     pub max_depth: Option<usize>,
     pub fingerprint: FingerprintWidth,
     pub progress: Option<Progress>,
-}
-
-/// What every worker of a process shares.
-pub(crate) struct Setup<M: Model> {
-    pub(crate) model: Arc<M>,
-    pub(crate) codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    pub(crate) max_depth: Option<usize>,
-    pub(crate) progress: Option<Progress>,
-    pub(crate) threads: usize,
-    pub(crate) identity: String,
 }
 
 /// Explores `model` as one process of `cluster`: the same semantics and

@@ -5,9 +5,9 @@
 //! exactly the state and actions the single-process engine replays.
 
 use super::chain::Chain;
+use super::decision::Decision;
+use super::setup::Setup;
 use super::word::Word;
-use super::worker::Decision;
-use super::Setup;
 use crate::engine::{EngineReport, LevelStats, PropertyResult, Trace, Verdict};
 use stateright::{Expectation, Model};
 use std::hash::Hash;

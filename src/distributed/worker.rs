@@ -15,10 +15,11 @@
 use super::chain::{walk_chains, Chain};
 use super::net::{Net, PACKET_BYTES};
 
+pub(crate) use super::decision::Decision;
+use super::setup::Setup;
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, STATS};
 use super::word::Word;
-use super::Setup;
 use crate::engine::{EngineReport, LevelStats};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
@@ -28,15 +29,6 @@ use timely::worker::Worker;
 /// States a worker expands in one round: about 10 MB of candidates in
 /// flight from it (at the MemTX model's ~1.7 successors a state).
 const BATCH: usize = 1 << 17;
-
-/// The state that decided a property: at its level (`link` `None`), or
-/// at the last level, found by `link`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Decision<W> {
-    pub(crate) depth: usize,
-    pub(crate) fp: W,
-    pub(crate) link: Option<Link<W>>,
-}
 
 /// How the run ended.
 enum End {

@@ -21,6 +21,7 @@
 
 use super::absorb::LeafHits;
 use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
+use super::codec::StateCodec;
 use super::decisions::Decisions;
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
@@ -28,13 +29,13 @@ use super::growth::predict_new;
 use super::labels::{LabelTally, Transitions};
 use super::level::{Chunk, Level};
 use super::links::LinkStore;
+use super::observer::{LevelProgress, StateStream};
+use super::options::EngineOptions;
 use super::parallel::for_each_dynamic;
 use super::part::Part;
 use super::path::{initial_level, reconstruct};
+use super::report::{EngineReport, LevelStats, Stopped};
 use super::visited::Visited;
-use super::{
-    EngineOptions, EngineReport, LevelProgress, LevelStats, StateCodec, StateStream, Stopped,
-};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::marker::PhantomData;

@@ -12,14 +12,16 @@
 //! bound, the fingerprint width); resuming anything else is refused.
 
 use super::bfs::Run;
+use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::links::{Link, LinkStore};
+use super::options::EngineOptions;
 use super::part::Part;
+use super::report::LevelStats;
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
-use super::{EngineOptions, LevelStats, StateCodec};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::fs::{self, File};

@@ -7,8 +7,6 @@ use super::fp::SHARDS;
 use super::links::Link;
 use super::part::Part;
 
-/// Frontier states per chunk.
-pub(super) const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
 /// Chunks per thread in a batch (so slots per run).
 pub(super) const CHUNKS_PER_THREAD: usize = 16;
 

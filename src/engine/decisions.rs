@@ -6,7 +6,8 @@ use super::absorb::LeafHits;
 use super::chunk::Hit;
 use super::fp::Fp;
 use super::links::Link;
-use super::{PropertyResult, Trace, Verdict};
+use super::report::{PropertyResult, Verdict};
+use super::Trace;
 use stateright::{Expectation, Model, Property};
 
 /// Where the deciding state is: at a position of its level (a level that

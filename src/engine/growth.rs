@@ -2,7 +2,7 @@
 //! sized from it before each level, and the memory guard estimates from it
 //! what the level will need.
 
-use super::LevelStats;
+use super::report::LevelStats;
 
 /// The predicted number of new states of the level after `levels`: the
 /// last level times its growth factor, the factor itself extrapolated

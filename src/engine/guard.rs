@@ -18,7 +18,7 @@ use super::growth::predict_new;
 use super::labels::Transitions;
 use super::links::Link;
 use super::part::Part;
-use super::Stopped;
+use super::report::Stopped;
 use stateright::Model;
 use std::hash::Hash;
 

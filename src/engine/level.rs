@@ -3,10 +3,11 @@
 //! frontier starts, and how the frontier is cut into chunks. Phase 1 is in
 //! `expand`, phase 2 in `absorb`.
 
-use super::chunk::CHUNK_STATES;
+use super::codec::StateCodec;
 use super::fp::SHARDS;
+use super::observer::StateStream;
 use super::part::Part;
-use super::{StateCodec, StateStream};
+use super::part::CHUNK_STATES;
 use stateright::{Model, Property};
 use std::marker::PhantomData;
 

@@ -84,6 +84,7 @@ mod absorb;
 mod bfs;
 mod checkpoint;
 mod chunk;
+mod codec;
 mod decisions;
 mod expand;
 pub mod fingerprint;
@@ -107,6 +108,7 @@ mod tests;
 mod visited;
 
 pub use checkpoint::check_resumable;
+pub use codec::StateCodec;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
     collision_probability_bits, fingerprint,
@@ -128,16 +130,6 @@ use symmetry::Reduced;
 /// action, …, each state with the action taken from it, and the final state
 /// with `None`. States are real (recomputed by replaying the actions).
 pub type Trace<S, A> = Vec<(S, Option<A>)>;
-
-/// Turns a model's states into bytes and back, so that the level waiting
-/// to be expanded is held compactly; `decode(encode(s)) == s` must hold
-/// for every reachable state.
-pub trait StateCodec<S>: Sync {
-    /// Appends the encoding of `state` to `out`.
-    fn encode(&self, state: &S, out: &mut Vec<u8>);
-    /// The state encoded by exactly `bytes`.
-    fn decode(&self, bytes: &[u8]) -> S;
-}
 
 /// Enumerates the states of `model` breadth-first, level by level, with
 /// `opts.threads` threads; see the module docs for the exact semantics.

@@ -6,7 +6,7 @@
 //! between batches, never from the worker threads. A [`StateStream`] is
 //! told of every state and transition instead, from the worker threads.
 
-use super::LevelStats;
+use super::report::LevelStats;
 use stateright::Model;
 
 /// Told of a run's progress; every method does nothing by default.

@@ -3,7 +3,7 @@
 //! links go, the memory bound, and checkpoints.
 
 use super::fp::FingerprintWidth;
-use super::{RunObserver, Silent, StderrLevels};
+use super::observer::{RunObserver, Silent, StderrLevels};
 use std::path::PathBuf;
 
 /// Options for [`super::enumerate`] and the other entry points.

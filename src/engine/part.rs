@@ -5,10 +5,12 @@
 //! so a state's *position* (its index in that concatenation) follows its
 //! fingerprint.
 
-use super::chunk::CHUNK_STATES;
+use super::codec::StateCodec;
 use super::links::Link;
-use super::StateCodec;
 use std::borrow::Cow;
+
+/// Frontier states per chunk.
+pub(super) const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
 
 pub(super) struct Part<S, W> {
     /// The states themselves, when there is no codec.

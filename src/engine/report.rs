@@ -1,7 +1,9 @@
 //! What a run reports: counts per level, a verdict (with a shortest
 //! trace) per property, and per-label transition counts.
 
-use super::{collision_probability_bits, LabelCount, Trace};
+use super::fingerprint::collision_probability_bits;
+use super::labels::LabelCount;
+use super::Trace;
 use stateright::Expectation;
 
 /// Counts for one BFS level (depth).

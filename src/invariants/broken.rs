@@ -7,7 +7,10 @@
 //! length and prints it (`--nocapture`). Replay's tests write the same
 //! short cases as trace files and replay them from the files.
 
-use super::{Context, Invariant, Monitor, Selection, Violation};
+use super::context::Context;
+use super::invariant::{Invariant, Selection};
+use super::monitor::Monitor;
+use super::violation::Violation;
 use crate::protocol::generate::{config, op, setup, AbstractOp, Setup};
 use crate::protocol::{Mechanism, Symbols};
 use proptest::collection::vec;

@@ -5,9 +5,11 @@
 //! from record fields, the rollback log and the monitor like the
 //! invariants themselves.
 
+use super::context::Context;
 use super::i1::irreversible_allowed;
+use super::invariant::Invariant;
+use super::monitor::Monitor;
 use super::snapshot::visible_at;
-use super::{Context, Invariant, Monitor};
 use crate::protocol::{Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
 
 /// One companion.

@@ -4,7 +4,7 @@
 //! snapshot (the variant switch, card "Paper vs code"), and which
 //! invariants a run judges.
 
-use super::Selection;
+use super::invariant::Selection;
 use crate::protocol::{StaleCheckEmptySnapshot, Tool, Variant};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 //! Clause: `low_evidence`.
 
 use super::fields::{effective_authority, settled, AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Kind, RecordId, RecordSet, StoreView};
 
 pub fn check(store: StoreView<'_>) -> Option<Violation> {

@@ -3,7 +3,8 @@
 
 use super::ancestry::ancestors;
 use super::fields::{settled, where_state};
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Lifecycle, RecordId, RecordSet, StoreView};
 
 pub fn check(store: StoreView<'_>) -> Option<Violation> {

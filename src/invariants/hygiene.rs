@@ -15,7 +15,8 @@
 //!   commit itself, so a later supersede or revoke is no violation.
 
 use super::fields::where_state;
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Lifecycle, Op, RecordSet, StoreView, Tier, TxStatus};
 
 pub fn check_state(store: StoreView<'_>) -> Option<Violation> {

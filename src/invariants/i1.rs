@@ -5,7 +5,9 @@
 //! Reversible calls always execute. Both directions are checked: a gate
 //! that blocks a call it should allow violates I1 too.
 
-use super::{Context, Invariant, Violation};
+use super::context::Context;
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Kind, Lifecycle, Op, RecordId, RecordSet, StoreView, Tier};
 
 /// Whether the gate conditions allow an irreversible call by `tx` in

@@ -28,8 +28,11 @@
 //! log to hold.
 
 use super::ancestry::ancestors;
+use super::context::Context;
 use super::fields::{active, is_view};
-use super::{Context, Invariant, Monitor, Violation};
+use super::invariant::Invariant;
+use super::monitor::Monitor;
+use super::violation::Violation;
 use crate::protocol::{Kind, Lifecycle, LogEntry, Record, RecordId, RecordSet, Repair, StoreView};
 
 pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<Violation> {

@@ -21,7 +21,8 @@
 //! `birth` (a new record's state is not reached from raw that way),
 //! `vanished` (a record that existed is gone).
 
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::Lifecycle::{self, *};
 use crate::protocol::{RecordId, RecordSet, StoreView};
 

@@ -8,7 +8,9 @@
 //!
 //! Clauses: `root_entry`, `tool_action_entry`.
 
-use super::{Invariant, Monitor, Violation};
+use super::invariant::Invariant;
+use super::monitor::Monitor;
+use super::violation::Violation;
 use crate::protocol::{Kind, RecordId, RecordSet, Repair, StoreView};
 
 /// Records with at least one, and with more than one, entry of a kind.

@@ -45,55 +45,15 @@ pub mod validity;
 pub use context::Context;
 pub use invariant::{Invariant, Selection, Timing};
 pub use monitor::Monitor;
+pub use violation::Violation;
 
 #[cfg(test)]
 pub(crate) mod broken;
 #[cfg(test)]
 mod tests;
+mod violation;
 
-use crate::protocol::{Op, RecordSet, StoreView};
-use std::fmt;
-
-/// One broken invariant: which, the clause that failed, the records it
-/// names, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    pub invariant: Invariant,
-    /// One of `invariant.clauses()`.
-    pub clause: &'static str,
-    pub records: RecordSet,
-    pub detail: String,
-}
-
-impl Violation {
-    pub fn new(
-        invariant: Invariant,
-        clause: &'static str,
-        records: RecordSet,
-        detail: String,
-    ) -> Violation {
-        debug_assert!(
-            invariant.clause(clause).is_some(),
-            "{clause} is no clause of {invariant}"
-        );
-        Violation {
-            invariant,
-            clause,
-            records,
-            detail,
-        }
-    }
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} violated [{}]: {}",
-            self.invariant, self.clause, self.detail
-        )
-    }
-}
+use crate::protocol::{Op, StoreView};
 
 /// `inv` on one accepted operation, if it is judged on transitions.
 pub fn check_transition_of(

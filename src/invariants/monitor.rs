@@ -26,9 +26,10 @@
 //! It is four words, inline and `Copy`: every state carries one.
 
 use super::ancestry::Graph;
+use super::context::Context;
 use super::fields::where_state;
+use super::invariant::Invariant;
 use super::lifecycle::quarantine_allowed_from;
-use super::{Context, Invariant};
 use crate::protocol::{Lifecycle, Op, RecordId, RecordSet, StoreView};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

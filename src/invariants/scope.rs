@@ -13,7 +13,8 @@
 
 use super::ancestry::ancestors;
 use super::fields::active;
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Kind, RecordId, RecordSet, Scope, StoreView};
 
 pub fn check(store: StoreView<'_>) -> Option<Violation> {

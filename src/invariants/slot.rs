@@ -6,7 +6,8 @@
 //! Clause: `two_values`.
 
 use super::fields::{settled, windows_overlap};
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Kind, RecordId, RecordSet, StoreView};
 
 pub fn check(store: StoreView<'_>) -> Option<Violation> {

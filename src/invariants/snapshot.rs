@@ -18,7 +18,8 @@
 
 use super::ancestry::Graph;
 use super::fields::{settled, where_state};
-use super::{Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Lifecycle, Op, RecordSet, StoreView, Tier};
 
 /// The records visible at `tier` in `store`.

@@ -40,8 +40,10 @@
 //!
 //! Clause: `stale_win`.
 
+use super::context::Context;
 use super::fields::{active, settled, where_state, windows_overlap};
-use super::{Context, Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{Kind, Lifecycle, Op, Reason, Record, RecordSet, StoreView};
 
 /// Whether `r` is a same-slot rival of `c` (both read from one store).

@@ -5,7 +5,10 @@
 //! scenario of its own): G3 under the `snapshot` tool basis, as DESIGN.md
 //! expects; scope, and one value per slot.
 
-use super::{Context, Invariant, Monitor, Violation};
+use super::context::Context;
+use super::invariant::Invariant;
+use super::monitor::Monitor;
+use super::violation::Violation;
 use crate::protocol::generate::{config, scenario};
 use crate::protocol::{
     Hundredths, Kind, LaunderingParents, Op, Proposal, Protocol, RecordSet, Scope, Store, Symbols,

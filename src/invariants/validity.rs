@@ -6,8 +6,10 @@
 //!
 //! Clause: `outside_window`.
 
+use super::context::Context;
 use super::fields::{settled, window_holds_at};
-use super::{Context, Invariant, Violation};
+use super::invariant::Invariant;
+use super::violation::Violation;
 use crate::protocol::{RecordId, RecordSet, StoreView};
 
 pub fn check(ctx: &Context, store: StoreView<'_>) -> Option<Violation> {

@@ -3,7 +3,8 @@
 //! millions of states fits in memory, followed, from the next byte, by the
 //! invariants' monitor ([`encode_monitor`]).
 
-use super::{ModelSpec, ModelState};
+use super::spec::ModelSpec;
+use super::state::ModelState;
 use crate::engine::StateCodec;
 use crate::invariants::lifecycle::quarantine_allowed_from;
 use crate::invariants::Monitor;

@@ -3,8 +3,10 @@
 //! [`super::coverage`], computed from the protocol's outcome of the step
 //! (and, for an attempt the protocol refuses, from its error).
 
+use super::action::Action;
 use super::coverage::{refusal_labels, transition_labels, BRANCHES};
-use super::{Action, MemtxModel, ModelState, StepRefusal};
+use super::state::{MemtxModel, ModelState};
+use super::StepRefusal;
 use crate::engine::LabelledModel;
 
 impl LabelledModel for MemtxModel {

@@ -30,24 +30,10 @@ pub use action::Action;
 pub use codec::ModelCodec;
 pub use properties::{property, ModelProperty, Predicate, PropertyKind, PROPERTIES};
 pub use spec::{ModelSpec, TemplateSpec};
+pub use state::{MemtxModel, ModelState};
 
-use crate::invariants::Monitor;
 use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, Store, TxStatus};
 use stateright::{Model, Property};
-
-/// A state of the model: the protocol's store plus the invariants'
-/// monitor of the actions that led to it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ModelState {
-    pub store: Store,
-    pub monitor: Monitor,
-}
-
-/// The model: a specification plus the stateright plumbing.
-#[derive(Clone, Debug)]
-pub struct MemtxModel {
-    pub spec: ModelSpec,
-}
 
 impl MemtxModel {
     pub fn new(spec: ModelSpec) -> Self {
@@ -259,5 +245,6 @@ impl Model for MemtxModel {
     }
 }
 
+mod state;
 #[cfg(test)]
 mod tests;

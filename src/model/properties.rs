@@ -20,7 +20,8 @@
 //! a wrapper that delegates to [`MemtxModel`] (the explorer's) gets the
 //! same table as stateright properties of its own type ([`table`]).
 
-use super::{Action, MemtxModel, ModelState};
+use super::action::Action;
+use super::state::{MemtxModel, ModelState};
 use crate::invariants::companions::Companion;
 use crate::invariants::{self, Invariant, Selection};
 use crate::protocol::{GateOutcome, Outcome};

@@ -21,7 +21,7 @@
 //! renamed: they are creation order, and staging order, "the first rival in
 //! id order" and the cascade's horizon all read that order.
 
-use super::{MemtxModel, ModelState};
+use super::state::{MemtxModel, ModelState};
 use crate::engine::Symmetric;
 
 impl Symmetric for MemtxModel {
