@@ -6,6 +6,7 @@
 //! goes through [`escape`].
 
 use super::ModelResult;
+pub(crate) use crate::outputs::xml_escape as escape;
 use std::fmt::Write as _;
 
 /// The suite's JUnit XML document.
@@ -59,27 +60,4 @@ pub fn render(name: &str, results: &[ModelResult]) -> String {
     }
     x.push_str("</testsuites>\n");
     x
-}
-
-/// `text` safe in an XML attribute or element: the five special
-/// characters as entities, the control characters XML 1.0 forbids as
-/// U+FFFD, and tab, newline and carriage return as character references
-/// (an attribute's value would otherwise have them normalized to spaces).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }

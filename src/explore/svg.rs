@@ -2,6 +2,7 @@
 //! string from a configuration (entity names, values) is safe to embed.
 //! Output is deterministic: attributes in the order given, no randomness.
 
+pub use crate::outputs::xml_escape as escape;
 use std::fmt::Write;
 
 /// An SVG document under construction.
@@ -64,22 +65,6 @@ impl Svg {
             self.body
         )
     }
-}
-
-/// Escapes the five XML special characters.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Shortens `text` to at most `max` characters, ending in `…` if cut.

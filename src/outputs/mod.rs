@@ -9,12 +9,14 @@ mod growth_chart;
 mod manifest;
 mod path;
 mod report_set;
+mod xml;
 
 pub use checksum::{checksum, Checksum};
 pub use growth_chart::{growth_svg, GrowthSeries};
 pub use manifest::{verify_set, MANIFEST};
 pub use path::path_inside;
 pub use report_set::ReportSet;
+pub use xml::xml_escape;
 
 #[cfg(test)]
 mod tests;
