@@ -3,7 +3,9 @@
 //! depths 0..=D. Breadth-first levels do not depend on how deep the run
 //! goes, so the baseline's first D+1 rows are exactly what a run to D
 //! finds; a violation or example deeper than D is one the capped run
-//! cannot see, so it reads as holds (or not reached).
+//! cannot see, so it reads as holds (or not reached). The baseline's
+//! branch coverage is capped by the same rule, by each branch's first
+//! depth ([`super::coverage::BaselineCoverage::capped`]).
 
 use crate::diff::{Side, Verdict};
 

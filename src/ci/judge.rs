@@ -1,10 +1,13 @@
 //! Judging one model of a suite: a test case per property (it passes
 //! when the outcome agrees with the model's `expect`; a companion has no
 //! expectation and always passes) and one for the baseline (it passes
-//! when the run's counts per level and verdicts equal the baseline's,
-//! except a verdict that changed to what `expect` says: that change is
-//! predicted, e.g. an ablation whose violation is caught again).
+//! when the run's counts per level, verdicts and branch coverage equal
+//! the baseline's, except a change to what `expect` says: a verdict that
+//! changed to the expected one, e.g. an ablation whose violation is
+//! caught again, or a branch newly reached that `expect.coverage` names;
+//! such a change is predicted).
 
+use super::coverage::{change_lines, changes, BaselineCoverage};
 use crate::check::summary::{stopped_line, Written};
 use crate::check::{CheckReport, Outcome, PropertyOutcome};
 use crate::diff::{compare, verdict_changes, Side};
@@ -33,8 +36,9 @@ pub enum Baseline {
     Missing(String),
     /// One that cannot be read: the error.
     Unreadable(String),
-    /// The baseline as read (capped, under `--max-depth`).
-    Found(Side),
+    /// The baseline as read, with its coverage (both capped, under
+    /// `--max-depth`).
+    Found(Side, BaselineCoverage),
 }
 
 /// One model's results.
@@ -155,7 +159,7 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
         )
     };
     let bless_hint = "if the change is meant, rewrite the baseline with `memtx-check ci --bless`";
-    let base = match baseline {
+    let (base, coverage) = match baseline {
         Baseline::Blessed(dir) => {
             return (
                 "blessed",
@@ -182,7 +186,7 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
                 format!("{error}\n{bless_hint}"),
             )
         }
-        Baseline::Found(side) => side,
+        Baseline::Found(side, coverage) => (side, coverage),
     };
     let name = format!("baseline {}", base.origin);
     let mut lines = Vec::new();
@@ -207,6 +211,12 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
             _ => lines.push(change.line),
         }
     }
+    let (changed, expected) = change_lines(
+        &changes(&coverage, &report.coverage),
+        report.config.expect.coverage.as_ref(),
+    );
+    lines.extend(changed);
+    predicted.extend(expected);
     if lines.is_empty() {
         let output = (!predicted.is_empty()).then(|| predicted.join("\n"));
         return (

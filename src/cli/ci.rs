@@ -11,8 +11,9 @@
 //! on bad input (every model is loaded before any is checked).
 //!
 //! `--max-depth D` checks a model deeper than D only to depth D and
-//! compares it with its baseline's depths 0..=D ([`crate::ci::baseline`]),
-//! so a suite fits a CI time budget; `--bless` refuses it, since a
+//! compares it with its baseline's depths 0..=D ([`crate::ci::baseline`])
+//! and the branches its baseline first reached by depth D
+//! ([`crate::ci::coverage`]), so a suite fits a CI time budget; `--bless` refuses it, since a
 //! baseline is a run at the model's own bounds.
 
 use super::args::ThreadsArg;
@@ -24,6 +25,7 @@ use super::output::print;
 use super::progress;
 use crate::atomic_file::write_atomic;
 use crate::check::{self, CheckOptions};
+use crate::ci::coverage::{self, BaselineCoverage};
 use crate::ci::judge::{judge, Baseline};
 use crate::ci::{baseline, junit, markdown, suite, ModelResult};
 use crate::config::limits::MAX_DEPTH;
@@ -142,12 +144,12 @@ fn run_one(
     } else if !base_dir.join("summary.json").exists() {
         Baseline::Missing(base_dir.display().to_string())
     } else {
-        match load_side(&base_dir, threads, None) {
-            Ok(side) => Baseline::Found(match capped {
-                Some(d) => baseline::capped(&side, d),
-                None => side,
-            }),
-            Err(e) => Baseline::Unreadable(e.0),
+        match read_baseline(&base_dir, threads) {
+            Ok((side, coverage)) => match capped {
+                Some(d) => Baseline::Found(baseline::capped(&side, d), coverage.capped(d)),
+                None => Baseline::Found(side, coverage),
+            },
+            Err(e) => Baseline::Unreadable(e),
         }
     };
     Ok(judge(
@@ -157,6 +159,18 @@ fn run_one(
         &run,
         baseline,
     ))
+}
+
+/// The baseline in `dir`: its summary and growth (as `diff` reads a
+/// side) and its `coverage.csv`, which a baseline must have.
+fn read_baseline(dir: &Path, threads: usize) -> Result<(Side, BaselineCoverage), String> {
+    let side = load_side(dir, threads, None).map_err(|e| e.0)?;
+    let path = dir.join("coverage.csv");
+    let coverage = std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| coverage::parse(&text))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((side, coverage))
 }
 
 /// `ok   NAME  N states  T s  verdicts; baseline WORD`, and each failure.
