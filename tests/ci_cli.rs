@@ -1,7 +1,9 @@
 //! End-to-end tests of `memtx-check ci`: blessing baselines, a clean
 //! rerun, a spec change caught as a failing property and a changed state
 //! space, the JUnit XML (read with roxmltree into this file's own types)
-//! and the GitHub step summary, and the depth cap.
+//! and the GitHub step summary, the depth cap, and the branch coverage
+//! against the baseline's `coverage.csv` (read into this file's own rows),
+//! the committed baselines included.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -246,4 +248,206 @@ fn two_models_of_one_name_are_refused_before_any_check() {
     assert_eq!(run.err.lines().count(), 1, "{}", run.err);
     assert!(run.err.contains("both named \"default\""), "{}", run.err);
     assert!(!dir.join("ci-reports").exists());
+}
+
+/// One row of `coverage.csv`, read by its header.
+#[derive(Clone, Debug, PartialEq)]
+struct CoverageRow {
+    branch: String,
+    transitions: u64,
+    first_depth: Option<usize>,
+}
+
+fn read_coverage(path: &Path) -> Vec<CoverageRow> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("branch,transitions,first_depth"));
+    lines
+        .map(|l| {
+            let cells: Vec<_> = l.split(',').collect();
+            assert_eq!(cells.len(), 3, "{l}");
+            CoverageRow {
+                branch: cells[0].to_owned(),
+                transitions: cells[1].parse().unwrap(),
+                first_depth: (!cells[2].is_empty()).then(|| cells[2].parse().unwrap()),
+            }
+        })
+        .collect()
+}
+
+fn write_coverage(path: &Path, rows: &[CoverageRow]) {
+    let mut text = String::from("branch,transitions,first_depth\n");
+    for r in rows {
+        let depth = r.first_depth.map_or(String::new(), |d| d.to_string());
+        text.push_str(&format!("{},{},{depth}\n", r.branch, r.transitions));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The baseline with `branch`'s row replaced by `row`.
+fn flip(path: &Path, rows: &[CoverageRow], branch: &str, transitions: u64, first: Option<usize>) {
+    let mut rows = rows.to_vec();
+    let row = rows.iter_mut().find(|r| r.branch == branch).unwrap();
+    (row.transitions, row.first_depth) = (transitions, first);
+    write_coverage(path, &rows);
+}
+
+#[test]
+fn a_branch_flipped_in_a_baselines_coverage_fails_by_name_unless_expected() {
+    let dir = scratch("coverage");
+    model(&dir, "commit-checks.json", 6, |_| {});
+    model(&dir, "coverage/views-windows.json", 6, |_| {});
+    let bless = ci(&dir, &["--bless"], None);
+    assert_eq!(bless.code, Some(0), "{}{}", bless.out, bless.err);
+    let path = dir.join("reports/commit-checks/coverage.csv");
+    let blessed = std::fs::read_to_string(&path).unwrap();
+    let rows = read_coverage(&path);
+    for args in [&[][..], &["--max-depth", "3"]] {
+        let run = ci(&dir, args, None);
+        assert_eq!(run.code, Some(0), "{args:?}: {}{}", run.out, run.err);
+    }
+    // The cap is no skip: at depth 3 the run reaches fewer branches, and
+    // they are the baseline's first reached by depth 3.
+    let capped: Vec<_> = read_coverage(&dir.join("ci-reports/commit-checks/coverage.csv"))
+        .into_iter()
+        .filter(|r| r.transitions > 0)
+        .map(|r| (r.branch, r.first_depth))
+        .collect();
+    let by_3: Vec<_> = rows
+        .iter()
+        .filter(|r| r.first_depth.is_some_and(|d| d <= 3))
+        .map(|r| (r.branch.clone(), r.first_depth))
+        .collect();
+    assert_eq!(capped, by_3);
+    assert!(rows.iter().any(|r| r.first_depth.is_some_and(|d| d > 3)));
+
+    // A branch the run reaches, unreached in the baseline: newly reached.
+    let reached = rows.iter().find(|r| r.first_depth.is_some()).unwrap();
+    let (name, depth) = (reached.branch.as_str(), reached.first_depth.unwrap());
+    assert!(depth <= 3, "{reached:?}");
+    flip(&path, &rows, name, 0, None);
+    for args in [
+        &["--junit", "j.xml"][..],
+        &["--max-depth", "3", "--junit", "j.xml"],
+    ] {
+        let run = ci(&dir, args, None);
+        assert_eq!(run.code, Some(1), "{args:?}: {}{}", run.out, run.err);
+        let line = format!("coverage: newly reached {name} (first at depth {depth})");
+        let console = run
+            .out
+            .lines()
+            .skip_while(|l| !l.starts_with("FAIL commit-checks"))
+            .nth(1)
+            .unwrap_or_default();
+        assert!(console.contains(&line), "{args:?}: {}", run.out);
+        let suites = junit(&dir.join("j.xml"));
+        let base = case(&suites, "commit-checks", "baseline");
+        assert!(base.failure.as_deref().unwrap().contains(&line), "{base:?}");
+        assert!(case(&suites, "views-windows", "baseline").failure.is_none());
+    }
+    // expect.coverage naming it predicts the gain.
+    model(&dir, "commit-checks.json", 6, |m| {
+        m["expect"]["coverage"] = serde_json::json!([name]);
+    });
+    let run = ci(&dir, &["--junit", "j.xml"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    let suites = junit(&dir.join("j.xml"));
+    let out = case(&suites, "commit-checks", "baseline").out.clone();
+    assert!(
+        out.as_deref()
+            .is_some_and(|o| o.contains(&format!("newly reached {name}"))
+                && o.contains("(predicted by expect.coverage)")),
+        "{out:?}"
+    );
+    model(&dir, "commit-checks.json", 6, |_| {});
+
+    // A branch unreached now, reached in the baseline: no longer reached,
+    // caught under a cap only when its first depth is within it.
+    let unreached = &rows
+        .iter()
+        .find(|r| r.first_depth.is_none())
+        .unwrap()
+        .branch;
+    flip(&path, &rows, unreached, 9, Some(2));
+    let run = ci(&dir, &["--max-depth", "3"], None);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    let line =
+        format!("coverage: no longer reached {unreached} (first at depth 2 in the baseline)");
+    assert!(run.out.contains(&line), "{}", run.out);
+    flip(&path, &rows, unreached, 9, Some(5));
+    let run = ci(&dir, &["--max-depth", "3"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    let run = ci(&dir, &[], None);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    assert!(run.out.contains(&format!("no longer reached {unreached}")));
+
+    // --bless writes the coverage back as it was.
+    let bless = ci(&dir, &["--bless"], None);
+    assert_eq!(bless.code, Some(0), "{}{}", bless.out, bless.err);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), blessed);
+    let run = ci(&dir, &[], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+
+    // A baseline without coverage.csv is unreadable, not skipped.
+    std::fs::remove_file(&path).unwrap();
+    let run = ci(&dir, &[], None);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    assert!(run.out.contains("coverage.csv"), "{}", run.out);
+}
+
+#[test]
+fn the_committed_baselines_pass_uncapped_and_capped() {
+    let dir = scratch("committed");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = |file: &str| {
+        let to = dir
+            .join("models")
+            .join(Path::new(file).file_name().unwrap());
+        std::fs::copy(repo.join("models").join(file), to).unwrap();
+    };
+    for file in [
+        "commit-checks.json",
+        "coverage/views-windows.json",
+        "coverage/revalidate.json",
+    ] {
+        copy(file);
+    }
+    let baselines = repo.join("reports");
+    let baselines = baselines.to_str().unwrap();
+    let run = ci(&dir, &["--baselines", baselines, "--junit", "j.xml"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    assert_eq!(junit(&dir.join("j.xml")).len(), 3);
+    // The default model (depth 10) and revalidate (9) capped at 5: their
+    // baselines' first levels and the branches they first reached by then.
+    copy("default.json");
+    let args = [
+        "--baselines",
+        baselines,
+        "--max-depth",
+        "5",
+        "--junit",
+        "j.xml",
+    ];
+    let run = ci(&dir, &args, None);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    let suites = junit(&dir.join("j.xml"));
+    assert_eq!(suites.len(), 4);
+    let reached = |model: &str| {
+        read_coverage(&dir.join("ci-reports").join(model).join("coverage.csv"))
+            .iter()
+            .filter(|r| r.transitions > 0)
+            .count()
+    };
+    let full = |model: &str| {
+        read_coverage(&repo.join("reports").join(model).join("coverage.csv"))
+            .iter()
+            .filter(|r| r.transitions > 0)
+            .count()
+    };
+    for model in ["default", "revalidate"] {
+        assert!(
+            reached(model) < full(model),
+            "{model}: the cap cuts coverage"
+        );
+    }
 }
