@@ -19,7 +19,10 @@ pub(super) struct Candidate<W> {
     pub(super) link: Link,
     /// At the last level: the properties this successor decides (bit `p`
     /// for property `p`), evaluated when it was generated, so that it need
-    /// not be held at all.
+    /// not be held at all. (Holding last-level successors until phase 2
+    /// and checking only the new ones was tried: a third fewer checks, but
+    /// the run took twice as long, its states' heap blocks cold in the
+    /// cache and freed in bulk.)
     pub(super) hits: u64,
 }
 

@@ -18,7 +18,7 @@ use super::level::{Chunk, Level};
 use super::links::Link;
 use super::parallel::{for_each_dynamic, threads_for};
 use super::part::Part;
-use stateright::{Expectation, Model};
+use stateright::Model;
 use std::hash::Hash;
 
 /// Properties a model may have (a successor's hits at the last level are a
@@ -111,35 +111,6 @@ where
                     bucket.push(Candidate { fp, link, hits: 0 });
                     slot.held[fp.shard()].push(next, fp, self.codec);
                 }
-            }
-        }
-    }
-
-    /// The undecided properties that `state` decides, as a bit set.
-    fn deciding(&self, state: &M::State) -> u64 {
-        let mut hits = [None; MAX_PROPERTIES];
-        self.check(state, &mut hits[..self.properties.len()], ());
-        hits.iter()
-            .enumerate()
-            .filter(|(_, h)| h.is_some())
-            .fold(0, |bits, (p, _)| bits | 1 << p)
-    }
-
-    /// The first undecided property (not yet hit in `hits`) that `state`
-    /// decides, recorded at `at`.
-    fn check<A: Copy>(&self, state: &M::State, hits: &mut [Option<A>], at: A) {
-        for (p, prop) in self.properties.iter().enumerate() {
-            if !self.undecided[p] || hits[p].is_some() {
-                continue;
-            }
-            let holds = (prop.condition)(self.model, state);
-            let hit = match prop.expectation {
-                Expectation::Always => !holds,
-                Expectation::Sometimes => holds,
-                Expectation::Eventually => false,
-            };
-            if hit {
-                hits[p] = Some(at);
             }
         }
     }

@@ -8,7 +8,7 @@ use super::fp::SHARDS;
 use super::observer::StateStream;
 use super::part::Part;
 use super::part::CHUNK_STATES;
-use stateright::{Model, Property};
+use stateright::{Expectation, Model, Property};
 use std::marker::PhantomData;
 
 /// A chunk: part `s`, states `lo..hi` of it.
@@ -19,8 +19,11 @@ pub(super) type Chunk = (usize, usize, usize);
 pub(super) struct Level<'a, M: Model, T, W> {
     pub(super) model: &'a M,
     pub(super) properties: &'a [Property<M>],
-    /// Which properties still need evaluating.
-    pub(super) undecided: &'a [bool],
+    /// The indices of the properties still undecided, in order: only
+    /// these are evaluated (most companions are decided within a few
+    /// levels, and a loop over all of them on every state cost 4% of a
+    /// run's instructions).
+    pub(super) active: Vec<usize>,
     pub(super) codec: Option<&'a dyn StateCodec<M::State>>,
     /// The next level is the last: its states are checked when generated.
     pub(super) leaf: bool,
@@ -63,7 +66,7 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
         Level {
             model,
             properties,
-            undecided,
+            active: (0..properties.len()).filter(|&p| undecided[p]).collect(),
             codec,
             leaf,
             expanding: true,
@@ -89,5 +92,38 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
                     .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
             })
             .collect()
+    }
+}
+
+/// Judging states against the properties still undecided.
+impl<M: Model, T, W> Level<'_, M, T, W> {
+    /// The undecided properties that `state` decides, as a bit set.
+    pub(super) fn deciding(&self, state: &M::State) -> u64 {
+        self.active
+            .iter()
+            .filter(|&&p| self.decides(p, state))
+            .fold(0, |bits, &p| bits | 1 << p)
+    }
+
+    /// The first undecided property (not yet hit in `hits`) that `state`
+    /// decides, recorded at `at`.
+    pub(super) fn check<A: Copy>(&self, state: &M::State, hits: &mut [Option<A>], at: A) {
+        for &p in &self.active {
+            if hits[p].is_none() && self.decides(p, state) {
+                hits[p] = Some(at);
+            }
+        }
+    }
+
+    /// Whether `state` decides property `p`: violates an `Always`, or is an
+    /// example of a `Sometimes`.
+    pub(super) fn decides(&self, p: usize, state: &M::State) -> bool {
+        let prop = &self.properties[p];
+        let holds = (prop.condition)(self.model, state);
+        match prop.expectation {
+            Expectation::Always => !holds,
+            Expectation::Sometimes => holds,
+            Expectation::Eventually => false,
+        }
     }
 }

@@ -66,7 +66,7 @@ impl std::hash::Hash for LogEntry {
 }
 
 /// The protocol's whole mutable state.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Store {
     pub(in crate::protocol) records: Vec<Record>,
     pub(in crate::protocol) txs: Vec<Transaction>,
@@ -75,6 +75,30 @@ pub struct Store {
     /// commit check are not in it (card pitfall).
     pub(in crate::protocol) registry: RecordSet,
     pub(in crate::protocol) log: Vec<LogEntry>,
+}
+
+/// A copy with room for what one step adds: a model checker clones the
+/// store on every transition, then the step stages a record, opens a
+/// transaction or logs repairs. `Vec`'s own clone allocates exactly the
+/// length, so that first push reallocated and copied again on most
+/// transitions (8% of the engine's instructions on the default model at
+/// depth 7, counted with callgrind). Stores inline in one block were tried
+/// and were no faster: a clone then copies the whole block several times.
+impl Clone for Store {
+    fn clone(&self) -> Self {
+        Store {
+            records: with_headroom(&self.records, 1),
+            txs: with_headroom(&self.txs, 1),
+            registry: self.registry,
+            log: with_headroom(&self.log, 4),
+        }
+    }
+}
+
+fn with_headroom<T: Copy>(items: &[T], extra: usize) -> Vec<T> {
+    let mut copy = Vec::with_capacity(items.len() + extra);
+    copy.extend_from_slice(items);
+    copy
 }
 
 impl Store {
