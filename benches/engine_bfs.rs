@@ -22,6 +22,11 @@
 //! and once more without the codec (`engine1-plain`) to show what packing
 //! saves.
 //!
+//! `--properties LIST` (with `--model`) judges only those invariants, as
+//! `memtx-check check --properties` does: `--properties I1,I2,G3` gives
+//! the same property work as an engine from before issue 9's nine
+//! further properties, to compare engines on equal work.
+//!
 //! `--variant engine1-labelled` (with `--model`) runs one thread through
 //! the labelled entry point instead, to measure what counting labels costs.
 //!
@@ -60,6 +65,7 @@ use stateright::{Checker, Model};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::Instant;
 use two_phase::{TwoPhase, MAX_RMS};
 
@@ -148,11 +154,20 @@ fn cpu_secs() -> f64 {
     (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
 }
 
-/// The MemTX model of a configuration, at depth `depth`.
+/// `--properties LIST`: the invariants the MemTX model judges (as
+/// `memtx-check check --properties`); every variant of every round gets it.
+static PROPERTIES: OnceLock<Option<String>> = OnceLock::new();
+
+/// The MemTX model of a configuration, at depth `depth`, judging the
+/// properties `--properties` selects (all by default).
 fn memtx_model(path: &str, depth: usize) -> MemtxModel {
     let mut config = ModelConfig::load(std::path::Path::new(path)).expect("--model loads");
     config.bounds.depth = Depth::Bounded(depth);
-    MemtxModel::new(ModelSpec::from_config(&config))
+    let mut spec = ModelSpec::from_config(&config);
+    if let Some(list) = PROPERTIES.get().cloned().flatten() {
+        spec.select(memtx_check::config::flags::properties(&list).expect("--properties LIST"));
+    }
+    MemtxModel::new(spec)
 }
 
 /// Runs one variant on the MemTX model and returns (states, transitions).
@@ -242,6 +257,9 @@ fn run_child(
     }
     if let Some((path, depth)) = memtx {
         cmd.args(["--model", path, "--depth", &depth.to_string()]);
+    }
+    if let Some(list) = PROPERTIES.get().cloned().flatten() {
+        cmd.args(["--properties", &list]);
     }
     let out = cmd.output().expect("spawn child");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -376,6 +394,7 @@ fn main() {
     let depth: usize = arg("--depth").map_or(8, |v| v.parse().expect("--depth D"));
     let memtx = model_path.as_deref().map(|p| (p, depth));
     let heap = args.iter().any(|a| a == "--heap");
+    PROPERTIES.get_or_init(|| arg("--properties"));
     if let Some(variant) = arg("--variant") {
         COUNT.store(heap, Ordering::Relaxed);
         run_variant(&variant, n, memtx);
@@ -385,7 +404,14 @@ fn main() {
     let reference = arg("--reference");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let what = match memtx {
-        Some((path, depth)) => format!("MemTX model {path} to depth {depth}"),
+        Some((path, depth)) => format!(
+            "MemTX model {path} to depth {depth}, judging {}",
+            PROPERTIES
+                .get()
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| "every property".into())
+        ),
         None => format!("two-phase commit, {n} resource managers, exhaustive BFS"),
     };
     println!(
