@@ -8,4 +8,10 @@ pub trait StateCodec<S>: Sync {
     fn encode(&self, state: &S, out: &mut Vec<u8>);
     /// The state encoded by exactly `bytes`.
     fn decode(&self, bytes: &[u8]) -> S;
+    /// [`StateCodec::decode`] into `state`, which a codec may reuse (its
+    /// heap buffers): the engine decodes every state it expands into one
+    /// such state.
+    fn decode_into(&self, bytes: &[u8], state: &mut S) {
+        *state = self.decode(bytes);
+    }
 }

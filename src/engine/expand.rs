@@ -63,54 +63,65 @@ where
         lo: usize,
         hi: usize,
     ) {
-        let model = self.model;
         let mut actions = Vec::new();
-        for (k, state) in (lo..hi).zip(part.states(lo, hi, self.codec)) {
-            let state: &M::State = &state;
+        part.visit(lo, hi, self.codec, |k, state| {
             let (pos, state_fp) = (base + k as u64, part.fps[k]);
-            self.check(state, &mut slot.hits, (pos, state_fp));
-            if let Some(stream) = self.stream {
-                stream.state(state);
-            }
-            if !self.expanding {
+            self.expand_state(state, (pos, state_fp), slot, &mut actions);
+        });
+    }
+
+    /// Phase 1 on one frontier state, at position `pos` of the level with
+    /// fingerprint `state_fp`; `actions` is a reused buffer.
+    fn expand_state(
+        &self,
+        state: &M::State,
+        (pos, state_fp): (u64, W),
+        slot: &mut ChunkSlot<M::State, W>,
+        actions: &mut Vec<M::Action>,
+    ) {
+        let model = self.model;
+        self.check(state, &mut slot.hits, (pos, state_fp));
+        if let Some(stream) = self.stream {
+            stream.state(state);
+        }
+        if !self.expanding {
+            return;
+        }
+        model.actions(state, actions);
+        for (a, action) in actions.drain(..).enumerate() {
+            let taken = self.stream.map(|_| action.clone());
+            let (next, label) = match T::next(model, state, action) {
+                Ok(transition) => transition,
+                Err(attempt) => {
+                    // Not a transition; a labelled attempt still counts.
+                    attempt.count_into(&mut slot.labels);
+                    continue;
+                }
+            };
+            if !model.within_boundary(&next) {
                 continue;
             }
-            model.actions(state, &mut actions);
-            for (a, action) in actions.drain(..).enumerate() {
-                let taken = self.stream.map(|_| action.clone());
-                let (next, label) = match T::next(model, state, action) {
-                    Ok(transition) => transition,
-                    Err(attempt) => {
-                        // Not a transition; a labelled attempt still counts.
-                        attempt.count_into(&mut slot.labels);
-                        continue;
-                    }
-                };
-                if !model.within_boundary(&next) {
-                    continue;
-                }
-                if let (Some(stream), Some(action)) = (self.stream, &taken) {
-                    stream.transition(state, action, &next);
-                }
-                slot.transitions += 1;
-                label.count_into(&mut slot.labels);
-                let fp = W::of(&next);
-                // A self-loop (common: stuttering actions) is never new.
-                if fp == state_fp {
-                    continue;
-                }
-                let link = Link {
-                    parent: pos as u32,
-                    action: a as u32,
-                };
-                let bucket = &mut slot.buckets[fp.shard()];
-                if self.leaf {
-                    let hits = self.deciding(&next);
-                    bucket.push(Candidate { fp, link, hits });
-                } else {
-                    bucket.push(Candidate { fp, link, hits: 0 });
-                    slot.held[fp.shard()].push(next, fp, self.codec);
-                }
+            if let (Some(stream), Some(action)) = (self.stream, &taken) {
+                stream.transition(state, action, &next);
+            }
+            slot.transitions += 1;
+            label.count_into(&mut slot.labels);
+            let fp = W::of(&next);
+            // A self-loop (common: stuttering actions) is never new.
+            if fp == state_fp {
+                continue;
+            }
+            let link = Link {
+                parent: pos as u32,
+                action: a as u32,
+            };
+            let bucket = &mut slot.buckets[fp.shard()];
+            if self.leaf {
+                let hits = self.deciding(&next);
+                bucket.push(Candidate { fp, link, hits });
+            } else {
+                bucket.push(Candidate { fp, link, hits: 0 });
+                slot.held[fp.shard()].push(next, fp, self.codec);
             }
         }
     }

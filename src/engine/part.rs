@@ -7,7 +7,6 @@
 
 use super::codec::StateCodec;
 use super::links::Link;
-use std::borrow::Cow;
 
 /// Frontier states per chunk.
 pub(super) const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
@@ -114,23 +113,35 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
         }
     }
 
-    /// The states `lo..hi` (`lo` a multiple of [`CHUNK_STATES`]) in order.
-    pub(super) fn states<'p>(
-        &'p self,
+    /// Calls `f(k, state)` on the states `k` in `lo..hi` (`lo` a multiple
+    /// of [`CHUNK_STATES`]), in order. Encoded states are decoded into one
+    /// state, reused from one to the next.
+    pub(super) fn visit(
+        &self,
         lo: usize,
         hi: usize,
-        codec: Option<&'p dyn StateCodec<S>>,
-    ) -> impl Iterator<Item = Cow<'p, S>> + 'p {
+        codec: Option<&dyn StateCodec<S>>,
+        mut f: impl FnMut(usize, &S),
+    ) {
+        let Some(c) = codec else {
+            (lo..hi).for_each(|k| f(k, &self.states[k]));
+            return;
+        };
         let mut at = self.marks.get(lo / CHUNK_STATES).copied().unwrap_or(0);
-        (lo..hi).map(move |i| match codec {
-            None => Cow::Borrowed(&self.states[i]),
-            Some(c) => {
-                let (len, head) = read_len(&self.bytes[at..]);
-                let start = at + head;
-                at = start + len;
-                Cow::Owned(c.decode(&self.bytes[start..at]))
-            }
-        })
+        let mut scratch: Option<S> = None;
+        for k in lo..hi {
+            let (len, head) = read_len(&self.bytes[at..]);
+            let bytes = &self.bytes[at + head..at + head + len];
+            at += head + len;
+            let state = match scratch.as_mut() {
+                Some(state) => {
+                    c.decode_into(bytes, state);
+                    state
+                }
+                None => scratch.insert(c.decode(bytes)),
+            };
+            f(k, state);
+        }
     }
 
     /// Sorts the part by fingerprint (states, fingerprints and links

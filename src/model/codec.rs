@@ -44,6 +44,15 @@ impl StateCodec<ModelState> for ModelCodec {
         debug_assert_eq!(used + rest, bytes.len());
         ModelState { store, monitor }
     }
+
+    fn decode_into(&self, bytes: &[u8], state: &mut ModelState) {
+        let mut r = BitReader::new(bytes);
+        self.packer.unpack_into(&mut r, &mut state.store);
+        let used = r.bytes_used();
+        let (monitor, rest) = decode_monitor(&bytes[used..], state.store.view());
+        debug_assert_eq!(used + rest, bytes.len());
+        state.monitor = monitor;
+    }
 }
 
 // The monitor as its departure from what the store's rollback log says:

@@ -139,43 +139,47 @@ impl StorePacker {
 
     /// The store [`StorePacker::pack`] wrote next in `r`.
     pub fn unpack(&self, r: &mut BitReader) -> Store {
+        let mut store = Store::new();
+        self.unpack_into(r, &mut store);
+        store
+    }
+
+    /// [`StorePacker::unpack`] into `store`, reusing its arrays: the engine
+    /// decodes every state it expands, and allocating three arrays for each
+    /// cost more than decoding them.
+    pub fn unpack_into(&self, r: &mut BitReader, store: &mut Store) {
         let n_records = r.get(self.count_bits) as usize;
         let n_txs = r.get_count() as usize;
         let n_log = r.get_count() as usize;
-        let registry = RecordSet::from_bits(r.get_wide(self.set_bits));
-        let records = (0..n_records).map(|_| self.unpack_record(r)).collect();
-        let txs = (0..n_txs)
-            .map(|_| {
-                let agent = r.get(self.agent_bits) as u8;
-                let flags = r.get(4) as usize;
-                Transaction {
-                    agent,
-                    tier: Tier::ALL[flags & 3],
-                    status: STATUSES[flags >> 2],
-                    snapshot: RecordSet::from_bits(r.get_wide(self.set_bits)),
-                    staged: RecordSet::from_bits(r.get_wide(self.set_bits)),
-                }
-            })
-            .collect();
-        let log = (0..n_log)
-            .map(|_| {
-                let record = r.get(self.id_bits) as u8;
-                let flags = r.get(6) as usize;
-                LogEntry {
-                    record,
-                    repair: REPAIRS[flags & 3],
-                    root: flags & 4 != 0,
-                    from: LIFECYCLE[flags >> 3],
-                    horizon: r.get(self.count_bits) as u8,
-                }
-            })
-            .collect();
-        Store {
-            records,
-            txs,
-            registry,
-            log,
-        }
+        store.registry = RecordSet::from_bits(r.get_wide(self.set_bits));
+        store.records.clear();
+        store
+            .records
+            .extend((0..n_records).map(|_| self.unpack_record(r)));
+        store.txs.clear();
+        store.txs.extend((0..n_txs).map(|_| {
+            let agent = r.get(self.agent_bits) as u8;
+            let flags = r.get(4) as usize;
+            Transaction {
+                agent,
+                tier: Tier::ALL[flags & 3],
+                status: STATUSES[flags >> 2],
+                snapshot: RecordSet::from_bits(r.get_wide(self.set_bits)),
+                staged: RecordSet::from_bits(r.get_wide(self.set_bits)),
+            }
+        }));
+        store.log.clear();
+        store.log.extend((0..n_log).map(|_| {
+            let record = r.get(self.id_bits) as u8;
+            let flags = r.get(6) as usize;
+            LogEntry {
+                record,
+                repair: REPAIRS[flags & 3],
+                root: flags & 4 != 0,
+                from: LIFECYCLE[flags >> 3],
+                horizon: r.get(self.count_bits) as u8,
+            }
+        }));
     }
 
     fn unpack_record(&self, r: &mut BitReader) -> Record {
