@@ -14,7 +14,8 @@
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
 //! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard`; `checkpoint`s; fingerprints in [`fingerprint`](mod@fingerprint)
+//! `guard`; `checkpoint`s (their files in `level_files`, shared with the
+//! distributed engine); fingerprints in [`fingerprint`](mod@fingerprint)
 //! and `fp`, and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
@@ -93,6 +94,7 @@ mod growth;
 mod guard;
 mod labels;
 mod level;
+pub(crate) mod level_files;
 mod links;
 mod observer;
 mod options;
