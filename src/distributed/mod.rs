@@ -21,17 +21,26 @@
 //! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
 //! deadline), `net` (the dataflow and its rounds), `wire` (packets),
 //! `word` (fingerprints and owners), `shard` (a worker's receiving side),
-//! `worker` (a worker's levels), `chain`, `report`.
+//! `frontier` (a level a worker holds), `worker` (a worker's levels),
+//! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
-//! Not here: the memory guard, checkpoints and symmetry of the
-//! single-process engine (the command line refuses them with `--hosts`).
-//! Timely is fail-stop: a process that dies (or a link that breaks) makes
+//! Symmetry ([`enumerate_symmetric`]) is the engine's: every state is
+//! replaced by its representative before it is fingerprinted, so counts
+//! are of classes and the owner of a class is the owner of its
+//! representative; traces are realised as real traces as the engine
+//! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
+//! (`checkpoint`); a resumed run ends as an uninterrupted one.
+//!
+//! Not here: the memory guard of the single-process engine (the command
+//! line refuses it with `--hosts`). Timely is fail-stop: a process that dies (or a link that breaks) makes
 //! the others' timely threads panic; a command calls
 //! [`install_failure_hook`] first, to turn that into one line and exit
 //! code 3.
 
 mod chain;
+mod checkpoint;
 mod connect;
+mod frontier;
 mod hosts;
 mod net;
 mod report;
@@ -45,13 +54,15 @@ mod setup;
 #[cfg(test)]
 mod tests;
 
+pub use checkpoint::{check_resumable, Layout};
 pub use hosts::Hosts;
 pub use setup::Progress;
-use setup::Setup;
+use setup::{Checkpointing, Setup};
 
-use crate::engine::{EngineReport, FingerprintWidth, StateCodec};
+use crate::engine::{EngineReport, FingerprintWidth, StateCodec, Symmetric};
 use stateright::Model;
 use std::hash::Hash;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,24 +92,78 @@ pub struct Cluster {
 }
 
 /// What to explore.
+#[derive(Default)]
 pub struct RunOptions {
     /// Deepest level to discover; `None` explores to the fixpoint.
     pub max_depth: Option<usize>,
     pub fingerprint: FingerprintWidth,
     pub progress: Option<Progress>,
+    /// After each completed level, every worker writes its part into
+    /// this directory (see `checkpoint`).
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint in `checkpoint` rather than start.
+    pub resume: bool,
+    /// Stop after this many levels, as an interruption would.
+    pub max_levels: Option<usize>,
+}
+
+impl Layout {
+    /// The layout a run of `cluster` with `opts` checkpoints under.
+    pub fn of(cluster: &Cluster, opts: &RunOptions) -> Layout {
+        Layout {
+            identity: cluster.identity.clone(),
+            max_depth: opts.max_depth,
+            fingerprint_bits: opts.fingerprint.bits(),
+            processes: cluster.addresses.len(),
+            threads: cluster.threads.max(1),
+        }
+    }
 }
 
 /// Explores `model` as one process of `cluster`: the same semantics and
 /// results as [`crate::engine::enumerate_with_codec`] (without its memory
-/// guard and checkpoints). Process 0 returns the report; the others
-/// `None`. `Err` (one line) when the processes could not connect. A
-/// process that dies mid-run makes this one panic (see
-/// [`install_failure_hook`]).
+/// guard). Process 0 returns the report; the others `None`. `Err` (one
+/// line) when the processes could not connect. A process that dies
+/// mid-run makes this one panic (see [`install_failure_hook`]).
 pub fn enumerate<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
     opts: RunOptions,
+) -> Result<Option<Report<M>>, String>
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Hash + Clone + Send,
+    M::Action: Clone + Send,
+{
+    run(model, codec, cluster, opts, |_, s| s, false)
+}
+
+/// [`enumerate`] for a [`Symmetric`] model: the results of
+/// [`crate::engine::enumerate_symmetric`] (counts of classes, real
+/// traces).
+pub fn enumerate_symmetric<M>(
+    model: Arc<M>,
+    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
+    cluster: &Cluster,
+    opts: RunOptions,
+) -> Result<Option<Report<M>>, String>
+where
+    M: Symmetric + Send + Sync + 'static,
+    M::State: Hash + Clone + Send,
+    M::Action: Clone + Send,
+{
+    run(model, codec, cluster, opts, M::representative_owned, true)
+}
+
+/// The run of [`enumerate`], each state stored as `canonical` maps it.
+fn run<M>(
+    model: Arc<M>,
+    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
+    cluster: &Cluster,
+    opts: RunOptions,
+    canonical: fn(&M, M::State) -> M::State,
+    reduced: bool,
 ) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
@@ -114,18 +179,30 @@ where
     let (builders, comms) = initialize_networking_from_sockets(local, links, me, threads, hooks)
         .map_err(|e| format!("process {me}: cannot start the links to the other processes: {e}"))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    let layout = Layout::of(cluster, &opts);
     let setup = Arc::new(Setup {
         model,
         codec,
         max_depth: opts.max_depth,
-        progress: opts.progress,
+        max_levels: opts.max_levels,
         threads,
         identity: format!(
-            "{} threads={threads} fingerprint={} depth={:?}",
+            "{} threads={threads} fingerprint={} depth={:?} levels={:?} checkpoint={} resume={}",
             cluster.identity,
             opts.fingerprint.bits(),
-            opts.max_depth
+            opts.max_depth,
+            opts.max_levels,
+            opts.checkpoint.is_some(),
+            opts.resume
         ),
+        progress: opts.progress,
+        canonical,
+        reduced,
+        checkpoint: opts.checkpoint.map(|dir| Checkpointing {
+            dir,
+            resume: opts.resume,
+            layout,
+        }),
     });
     let fingerprint = opts.fingerprint;
     let guards = timely::execute::execute_from(

@@ -1,7 +1,9 @@
 //! What the workers of one process share, and how they report progress.
 
+use super::checkpoint::Layout;
 use crate::engine::{LevelStats, StateCodec};
 use stateright::Model;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Told of each level's totals, on the first worker of each process.
@@ -12,7 +14,25 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) model: Arc<M>,
     pub(crate) codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     pub(crate) max_depth: Option<usize>,
+    /// Stop after this many levels, as an interruption would.
+    pub(crate) max_levels: Option<usize>,
     pub(crate) progress: Option<Progress>,
     pub(crate) threads: usize,
     pub(crate) identity: String,
+    /// The state the run stores for a state: the state itself, or under a
+    /// symmetry its representative (`engine::Symmetric`).
+    pub(crate) canonical: fn(&M, M::State) -> M::State,
+    /// `canonical` picks representatives: traces are realised as real
+    /// traces of the model afterwards.
+    pub(crate) reduced: bool,
+    pub(crate) checkpoint: Option<Checkpointing>,
+}
+
+/// Where and how a run checkpoints.
+pub(crate) struct Checkpointing {
+    /// The directory all of this process's workers write under.
+    pub(crate) dir: PathBuf,
+    /// Continue from the checkpoint rather than start afresh.
+    pub(crate) resume: bool,
+    pub(crate) layout: Layout,
 }

@@ -76,9 +76,14 @@ impl<M: Model, W: Word> Shard<M, W> {
         }
     }
 
-    /// Marks a state of level 0 visited.
+    /// Marks a state visited (of level 0, or of a checkpoint).
     pub(crate) fn visit(&mut self, fp: W) {
         self.visited.insert(Key(fp));
+    }
+
+    /// The fingerprints visited so far (for a checkpoint).
+    pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
+        self.visited.iter().map(|k| k.0)
     }
 
     /// Starts receiving round `round`, taking the packets that came early.

@@ -83,7 +83,7 @@ fn every_worker_count_gives_the_engine_s_report() {
                 let run = RunOptions {
                     max_depth,
                     fingerprint,
-                    progress: None,
+                    ..RunOptions::default()
                 };
                 let got = enumerate(Arc::new(Walk), Arc::new(Bytes), &cluster, run)
                     .expect("one process connects to no one")

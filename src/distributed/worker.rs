@@ -13,16 +13,19 @@
 //! fingerprint, action index).
 
 use super::chain::{walk_chains, Chain};
+use super::checkpoint::{self, worker_dir, Snapshot};
+use super::frontier::Frontier;
 use super::net::{Net, PACKET_BYTES};
 
 pub(crate) use super::decision::Decision;
-use super::setup::Setup;
+use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
-use super::wire::{Packet, CANDIDATES, IDENTITY, STATS};
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::{EngineReport, LevelStats};
+use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
+use std::path::PathBuf;
 use std::time::Instant;
 use timely::worker::Worker;
 
@@ -34,22 +37,8 @@ const BATCH: usize = 1 << 17;
 enum End {
     Complete,
     Bounded,
-}
-
-/// A level this worker holds: its states in fingerprint order, their
-/// bytes in `arena`.
-struct Frontier<W> {
-    states: Vec<(W, usize, u32)>,
-    arena: Vec<u8>,
-}
-
-impl<W> Default for Frontier<W> {
-    fn default() -> Self {
-        Frontier {
-            states: Vec::new(),
-            arena: Vec::new(),
-        }
-    }
+    /// After `max_levels` levels.
+    Stopped,
 }
 
 /// What a worker found at one level: new states it owns, transitions out
@@ -153,6 +142,7 @@ where
             run.decisions,
             chains,
             matches!(end, End::Complete),
+            matches!(end, End::Stopped).then_some(Stopped::LevelLimit),
         )
     })
 }
@@ -181,29 +171,13 @@ where
     M::Action: Clone,
     W: Word,
 {
-    /// Level 0: the in-boundary initial states, one per fingerprint; each
-    /// worker holds those it owns.
+    /// The run at level 0, or at the checkpoint it resumes.
     fn new(worker: &mut Worker, setup: &'a Setup<M>) -> Self {
         let (me, peers) = (worker.index(), worker.peers());
-        let mut shard = Shard::new(setup.model.clone(), setup.codec.clone());
-        let mut frontier = Frontier::default();
-        let initial = super::report::initial_level::<M, W>(&setup.model);
-        for (fp, state) in &initial {
-            if fp.owner(peers) == me {
-                shard.visit(*fp);
-                let start = frontier.arena.len();
-                setup.codec.encode(state, &mut frontier.arena);
-                let len = (frontier.arena.len() - start) as u32;
-                frontier.states.push((*fp, start, len));
-            }
-        }
-        let mut owned = vec![0; peers];
-        for (fp, _) in &initial {
-            owned[fp.owner(peers)] += 1;
-        }
+        let shard = Shard::new(setup.model.clone(), setup.codec.clone());
         let properties = setup.model.properties();
         let mut run = WorkerRun {
-            widest: owned.into_iter().max().unwrap_or(0),
+            widest: 0,
             net: Net::new(worker, shard),
             decisions: vec![None; properties.len()],
             properties,
@@ -211,13 +185,102 @@ where
             me,
             peers,
             start: Instant::now(),
-            frontier,
+            frontier: Frontier::default(),
             links: Vec::new(),
             levels: Vec::new(),
         };
         run.agree(worker);
-        run.push_level(initial.len() as u64, 0);
+        match &setup.checkpoint {
+            Some(c) if c.resume => run.resume(worker, c),
+            Some(c) => {
+                // A fresh run: a part left by an older run is not ours.
+                let _ = std::fs::remove_dir_all(run.dir(c));
+                run.initial_level();
+                run.save();
+            }
+            None => run.initial_level(),
+        }
         run
+    }
+
+    /// Level 0: the in-boundary initial states (representatives, under a
+    /// symmetry), one per fingerprint; each worker holds those it owns.
+    fn initial_level(&mut self) {
+        let (setup, me, peers) = (self.setup, self.me, self.peers);
+        let initial = super::report::initial_level::<M, W>(&setup.model, setup.canonical);
+        let mut owned = vec![0; peers];
+        for (fp, state) in &initial {
+            owned[fp.owner(peers)] += 1;
+            if fp.owner(peers) == me {
+                self.net.shard.borrow_mut().visit(*fp);
+                let frontier = &mut self.frontier;
+                let start = frontier.arena.len();
+                setup.codec.encode(state, &mut frontier.arena);
+                let len = (frontier.arena.len() - start) as u32;
+                frontier.states.push((*fp, start, len));
+            }
+        }
+        self.widest = owned.into_iter().max().unwrap_or(0);
+        self.push_level(initial.len() as u64, 0);
+    }
+
+    /// This worker's checkpoint directory.
+    fn dir(&self, c: &Checkpointing) -> PathBuf {
+        let threads = self.setup.threads;
+        worker_dir(&c.dir, self.me / threads, self.me % threads)
+    }
+
+    /// Writes this worker's part of the level just completed, if asked to.
+    fn save(&self) {
+        let Some(c) = &self.setup.checkpoint else {
+            return;
+        };
+        let shard = self.net.shard.borrow();
+        let snapshot = Snapshot {
+            depth: self.levels.len() - 1,
+            levels: &self.levels,
+            widest: self.widest,
+            decisions: &self.decisions,
+            frontier: &self.frontier,
+            links: self.links.last(),
+        };
+        checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
+    }
+
+    /// Continues from the deepest level every worker has checkpointed.
+    fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
+        let dir = self.dir(c);
+        let mine = checkpoint::levels(&dir);
+        self.net.begin();
+        let mut packet = Packet::new(LEVELS);
+        for &depth in &mine {
+            packet.u64(depth as u64);
+        }
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, packet.clone());
+        }
+        let all = self.net.end(worker);
+        assert_eq!(all.len(), self.peers, "a process left before resuming");
+        let depth = mine
+            .iter()
+            .rev()
+            .find(|&&d| all.iter().all(|p| p.holds_u64(d as u64)))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no level is checkpointed by every process (resume with the DIR each process wrote)",
+                    c.dir.display()
+                )
+            });
+        let part = checkpoint::load::<W>(&dir, *depth);
+        {
+            let mut shard = self.net.shard.borrow_mut();
+            part.visited.iter().for_each(|&fp| shard.visit(fp));
+        }
+        self.levels = part.levels;
+        self.widest = part.widest;
+        self.decisions = part.decisions;
+        self.frontier = part.frontier;
+        self.links = part.links;
     }
 
     /// Before the first level: every process must run the same command
@@ -262,6 +325,13 @@ where
     /// Checks the level held and, below the bound, builds the next;
     /// `Some` once the run is over.
     fn level(&mut self, worker: &mut Worker) -> Option<End> {
+        if self
+            .setup
+            .max_levels
+            .is_some_and(|k| self.levels.len() >= k)
+        {
+            return Some(End::Stopped);
+        }
         let depth = self.levels.len() - 1;
         if self.levels[depth].new_states == 0 {
             return Some(End::Complete);
@@ -351,6 +421,7 @@ where
             arena,
         };
         self.widest = all.widest;
+        self.save();
         None
     }
 
@@ -387,6 +458,7 @@ where
                 let Some(next) = model.next_state(&state, action) else {
                     continue;
                 };
+                let next = (self.setup.canonical)(model, next);
                 if !model.within_boundary(&next) {
                     continue;
                 }

@@ -120,6 +120,7 @@ pub use guard::default_max_memory;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
+pub use path::realize_trace;
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
 
