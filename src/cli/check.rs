@@ -80,7 +80,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_memory: Option<String>,
     /// After each completed level, write what is needed to continue into
-    /// DIR (parent links included).
+    /// DIR (parent links included); with --hosts, each process its own
+    /// part, under DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<PathBuf>,
     /// Continue from the last complete level checkpointed in DIR (same
