@@ -316,7 +316,6 @@ fn a_bad_hosts_file_is_one_line_and_exit_2() {
         &["--hosts", "h.txt"][..],
         &["--process", "0"][..],
         &["--local-processes", "0"][..],
-        &["--local-processes", "2", "--max-memory", "1G"][..],
     ] {
         let o = check(&[&["models/ablations/no-gate.json"][..], args].concat());
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -512,5 +511,36 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     );
     assert_eq!(got, expected);
     let _ = std::fs::remove_dir_all(&killed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_memory_guard_stops_every_process_cleanly_with_exit_3() {
+    let dir = scratch("guard");
+    let out = dir.join("out");
+    let o = check(&[
+        "models/default.json",
+        "--local-processes",
+        "2",
+        "--threads",
+        "1",
+        "--max-memory",
+        "1M",
+        "--out",
+        out.to_str().unwrap(),
+        "--traces",
+        dir.join("traces").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("stopped before depth 1") && text.contains("NOT reached"),
+        "{text}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["stopped"]["reason"], "memory_bound", "{summary}");
+    assert_eq!(summary["complete"], false, "{summary}");
+    assert_eq!(summary["states"], 1, "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }

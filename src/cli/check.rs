@@ -76,7 +76,8 @@ pub struct CheckArgs {
     pub fingerprint: String,
     /// Before each level, estimate its peak memory and stop cleanly (exit
     /// 3) if it would pass SIZE, e.g. 8G or 512M (default: 90% of physical
-    /// memory).
+    /// memory; with --hosts, per process, the default shared by the
+    /// processes on one host).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_memory: Option<String>,
     /// After each completed level, write what is needed to continue into
@@ -100,12 +101,7 @@ pub struct CheckArgs {
     /// one host:port a line, process I listening on line I; every process
     /// runs the same command with its own --process, and process 0 writes
     /// the reports. Results are those of a plain check.
-    #[arg(
-        long,
-        value_name = "FILE",
-        requires = "process",
-        conflicts_with = "max_memory"
-    )]
+    #[arg(long, value_name = "FILE", requires = "process")]
     pub hosts: Option<PathBuf>,
     /// This process's line in the --hosts file, counting from 0.
     #[arg(long, value_name = "I", requires = "hosts", allow_hyphen_values = true)]
@@ -113,7 +109,7 @@ pub struct CheckArgs {
     /// Start N processes of this program on free loopback ports, as
     /// --hosts would on N machines, and wait for them.
     #[arg(long, value_name = "N", allow_hyphen_values = true,
-          conflicts_with_all = ["hosts", "process", "max_memory"])]
+          conflicts_with_all = ["hosts", "process"])]
     pub local_processes: Option<String>,
     /// With --hosts: end the run (exit 2) when a process has not
     /// connected within SECS seconds.
@@ -257,6 +253,11 @@ fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, 
         checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
         resume: args.resume.is_some(),
         max_levels: args.max_levels,
+        max_memory: args
+            .max_memory
+            .as_deref()
+            .map(flags::memory_size)
+            .transpose()?,
     })
 }
 

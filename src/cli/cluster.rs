@@ -13,7 +13,7 @@ use super::progress::print_level;
 use crate::check::{self, CheckReport};
 use crate::config::{flags, Depth, ModelConfig};
 use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions};
-use crate::engine::FingerprintWidth;
+use crate::engine::{self, FingerprintWidth};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
 use std::ffi::OsString;
@@ -36,6 +36,8 @@ pub(super) struct HostsRun<'a> {
     pub(super) checkpoint: Option<PathBuf>,
     pub(super) resume: bool,
     pub(super) max_levels: Option<usize>,
+    /// `--max-memory`, for this process.
+    pub(super) max_memory: Option<u64>,
 }
 
 impl HostsRun<'_> {
@@ -50,6 +52,7 @@ impl HostsRun<'_> {
             checkpoint: self.checkpoint.clone(),
             resume: self.resume,
             max_levels: self.max_levels,
+            max_memory: self.max_memory,
         }
     }
 
@@ -107,7 +110,10 @@ pub(super) fn check_on_hosts(
         connect_timeout,
         ..run.cluster(config, hosts.addresses, process)
     };
-    let opts = run.options(config);
+    let mut opts = run.options(config);
+    if opts.max_memory.is_none() {
+        opts.max_memory = default_share(&cluster.addresses, process);
+    }
     let workers = cluster.addresses.len() * run.threads;
     distributed::install_failure_hook(process);
     let shared = Arc::clone(&model);
@@ -122,6 +128,16 @@ pub(super) fn check_on_hosts(
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
         check::assemble(config, model, &report, None, workers, started)
     }))
+}
+
+/// Without `--max-memory`: 90% of physical memory (as a plain check),
+/// shared evenly by the processes the hosts file puts on this process's
+/// host.
+fn default_share(addresses: &[String], process: usize) -> Option<u64> {
+    let host = |a: &String| a.rsplit_once(':').map_or(a.clone(), |(h, _)| h.to_string());
+    let mine = host(&addresses[process]);
+    let here = addresses.iter().filter(|a| host(a) == mine).count() as u64;
+    engine::default_max_memory().map(|bytes| bytes / here.max(1))
 }
 
 /// How long the others may take to end by themselves once one process

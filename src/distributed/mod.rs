@@ -31,8 +31,9 @@
 //! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
 //! (`checkpoint`); a resumed run ends as an uninterrupted one.
 //!
-//! Not here: the memory guard of the single-process engine (the command
-//! line refuses it with `--hosts`). Timely is fail-stop: a process that dies (or a link that breaks) makes
+//! The memory guard ([`RunOptions::max_memory`]) is per process: one
+//! process over its bound stops every process before the level (`guard`).
+//! Timely is fail-stop: a process that dies (or a link that breaks) makes
 //! the others' timely threads panic; a command calls
 //! [`install_failure_hook`] first, to turn that into one line and exit
 //! code 3.
@@ -41,6 +42,7 @@ mod chain;
 mod checkpoint;
 mod connect;
 mod frontier;
+mod guard;
 mod hosts;
 mod net;
 mod report;
@@ -105,6 +107,9 @@ pub struct RunOptions {
     pub resume: bool,
     /// Stop after this many levels, as an interruption would.
     pub max_levels: Option<usize>,
+    /// Stop every process cleanly before a level that would take this
+    /// process past this many bytes (see `guard`).
+    pub max_memory: Option<u64>,
 }
 
 impl Layout {
@@ -121,8 +126,8 @@ impl Layout {
 }
 
 /// Explores `model` as one process of `cluster`: the same semantics and
-/// results as [`crate::engine::enumerate_with_codec`] (without its memory
-/// guard). Process 0 returns the report; the others `None`. `Err` (one
+/// results as [`crate::engine::enumerate_with_codec`] (its memory guard
+/// per process). Process 0 returns the report; the others `None`. `Err` (one
 /// line) when the processes could not connect. A process that dies
 /// mid-run makes this one panic (see [`install_failure_hook`]).
 pub fn enumerate<M>(
@@ -187,14 +192,16 @@ where
         max_levels: opts.max_levels,
         threads,
         identity: format!(
-            "{} threads={threads} fingerprint={} depth={:?} levels={:?} checkpoint={} resume={}",
+            "{} threads={threads} fingerprint={} depth={:?} levels={:?} checkpoint={} resume={} guard={}",
             cluster.identity,
             opts.fingerprint.bits(),
             opts.max_depth,
             opts.max_levels,
             opts.checkpoint.is_some(),
-            opts.resume
+            opts.resume,
+            opts.max_memory.is_some()
         ),
+        max_memory: opts.max_memory,
         progress: opts.progress,
         canonical,
         reduced,

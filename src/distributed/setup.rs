@@ -16,6 +16,8 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) max_depth: Option<usize>,
     /// Stop after this many levels, as an interruption would.
     pub(crate) max_levels: Option<usize>,
+    /// This process's memory bound (see `guard`).
+    pub(crate) max_memory: Option<u64>,
     pub(crate) progress: Option<Progress>,
     pub(crate) threads: usize,
     pub(crate) identity: String,

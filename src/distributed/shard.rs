@@ -81,6 +81,11 @@ impl<M: Model, W: Word> Shard<M, W> {
         self.visited.insert(Key(fp));
     }
 
+    /// The number of fingerprints visited, and room for how many.
+    pub(crate) fn visited_size(&self) -> (u64, u64) {
+        (self.visited.len() as u64, self.visited.capacity() as u64)
+    }
+
     /// The fingerprints visited so far (for a checkpoint).
     pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
         self.visited.iter().map(|k| k.0)

@@ -21,6 +21,8 @@ pub(crate) const IDENTITY: u8 = 3;
 /// The levels a worker has checkpointed, as `u64`s (see
 /// `worker::WorkerRun::resume`).
 pub(crate) const LEVELS: u8 = 4;
+/// A worker's memory estimate for the level ahead (see `guard`).
+pub(crate) const GUARD: u8 = 5;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]

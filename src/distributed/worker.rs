@@ -15,6 +15,7 @@
 use super::chain::{walk_chains, Chain};
 use super::checkpoint::{self, worker_dir, Snapshot};
 use super::frontier::Frontier;
+use super::guard::{self, Estimate};
 use super::net::{Net, PACKET_BYTES};
 
 pub(crate) use super::decision::Decision;
@@ -22,6 +23,7 @@ use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
+use crate::engine::{predict_new, resident_bytes};
 use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
@@ -37,8 +39,8 @@ const BATCH: usize = 1 << 17;
 enum End {
     Complete,
     Bounded,
-    /// After `max_levels` levels.
-    Stopped,
+    /// After `max_levels` levels, or by the memory guard.
+    Stopped(Stopped),
 }
 
 /// What a worker found at one level: new states it owns, transitions out
@@ -142,7 +144,10 @@ where
             run.decisions,
             chains,
             matches!(end, End::Complete),
-            matches!(end, End::Stopped).then_some(Stopped::LevelLimit),
+            match end {
+                End::Stopped(why) => Some(why),
+                _ => None,
+            },
         )
     })
 }
@@ -330,15 +335,21 @@ where
             .max_levels
             .is_some_and(|k| self.levels.len() >= k)
         {
-            return Some(End::Stopped);
+            return Some(End::Stopped(Stopped::LevelLimit));
         }
         let depth = self.levels.len() - 1;
         if self.levels[depth].new_states == 0 {
             return Some(End::Complete);
         }
         let max_depth = self.setup.max_depth;
-        let expanding = max_depth.is_none_or(|d| depth < d);
         let leaf = max_depth == Some(depth + 1);
+        let mut expanding = max_depth.is_none_or(|d| depth < d);
+        let mut stop = None;
+        if expanding {
+            stop = self.guard(worker, depth, leaf);
+            // Past a memory bound the level is still checked, not expanded.
+            expanding = stop.is_none();
+        }
         let undecided: Vec<bool> = self
             .properties
             .iter()
@@ -395,7 +406,7 @@ where
             }
         }
         if !expanding {
-            return Some(End::Bounded);
+            return Some(stop.map_or(End::Bounded, End::Stopped));
         }
         self.push_level(all.new, all.transitions);
         if leaf {
@@ -423,6 +434,28 @@ where
         self.widest = all.widest;
         self.save();
         None
+    }
+
+    /// With a memory bound: every worker's estimate for expanding level
+    /// `depth`, and why all stop before it, if they must (see `guard`).
+    fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
+        let limit = self.setup.max_memory?;
+        let share = predict_new(&self.levels).div_ceil(self.peers as u64);
+        let (visited, capacity) = self.net.shard.borrow().visited_size();
+        let mine = Estimate {
+            process: (self.me / self.setup.threads) as u64,
+            resident: resident_bytes(),
+            added: guard::added(visited, capacity, &self.frontier, share, leaf),
+            limit,
+        };
+        self.net.begin();
+        let packet = mine.packet();
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, packet.clone());
+        }
+        let all: Vec<Estimate> = self.net.end(worker).iter().map(Estimate::read).collect();
+        assert_eq!(all.len(), self.peers, "a process left the run early");
+        guard::verdict(&all, depth + 1)
     }
 
     /// Checks the states `range` of `frontier` (in fingerprint order, and

@@ -116,7 +116,9 @@ pub use fingerprint::{
     collision_probability_bits, fingerprint,
 };
 pub use fp::{fingerprint128, FingerprintWidth};
+pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
+pub(crate) use guard::resident_bytes;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
