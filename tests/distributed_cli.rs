@@ -1,6 +1,7 @@
 //! End-to-end tests of `check` across processes (issue 11), on the real
 //! binary: 1 process × 2 threads, 2 × 1 and 3 × 1 give a plain check's
-//! growth counts, verdicts and counterexample traces, byte for byte;
+//! growth counts, verdicts, counterexample traces and branch coverage,
+//! byte for byte;
 //! killing one process ends the others with one line and a non-zero exit
 //! within seconds; a peer that never starts times out; a bad hosts file
 //! is one line and exit 2; under `--symmetry` too; a run stopped after a
@@ -117,7 +118,14 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
             "{args:?} {tag}: {}",
             stderr(&o)
         );
-        (o.status.code(), counts(&out), verdicts(&out), traces(&tr))
+        let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        (
+            o.status.code(),
+            counts(&out),
+            verdicts(&out),
+            traces(&tr),
+            coverage,
+        )
     };
     let plain = run("plain", &["--threads", "1"]);
     assert!(!plain.1.is_empty());
@@ -127,6 +135,7 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
         assert_eq!(got.1, plain.1, "{args:?} {tag}: growth.csv");
         assert_eq!(got.2, plain.2, "{args:?} {tag}: verdicts");
         assert_eq!(got.3, plain.3, "{args:?} {tag}: traces");
+        assert_eq!(got.4, plain.4, "{args:?} {tag}: coverage.csv");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -419,7 +428,8 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     };
     let results = |tag: &str| {
         let (out, tr) = (dir.join(tag), dir.join(format!("{tag}-traces")));
-        (counts(&out), verdicts(&out), traces(&tr))
+        let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        (counts(&out), verdicts(&out), traces(&tr), coverage)
     };
     let plain = run("plain", &["--threads", "1"]);
     assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
@@ -508,6 +518,7 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
         counts(&killed.join("out")),
         verdicts(&killed.join("out")),
         traces(&killed.join("traces")),
+        std::fs::read_to_string(killed.join("out/coverage.csv")).unwrap(),
     );
     assert_eq!(got, expected);
     let _ = std::fs::remove_dir_all(&killed);

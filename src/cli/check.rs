@@ -234,10 +234,7 @@ pub fn check_and_write(
             check::run(config, options)
         }
     };
-    // The distributed worker carries no branch labels: no coverage.csv
-    // rather than one that says nothing was reached.
-    let coverage = args.hosts.is_none();
-    let written = write_reports(&report, out, &args.traces, coverage)?;
+    let written = write_reports(&report, out, &args.traces)?;
     Ok(Some((report, written)))
 }
 
@@ -304,7 +301,6 @@ pub(super) fn write_reports(
     report: &CheckReport,
     out: &Path,
     traces: &Path,
-    coverage: bool,
 ) -> Result<Vec<Written>, CliError> {
     let config = &report.config;
     let mut set = report_set(out, traces, "check", config);
@@ -317,12 +313,10 @@ pub(super) fn write_reports(
         "growth.svg",
         growth_svg(&title, &[growth_series(report)])?.as_bytes(),
     )?;
-    if coverage {
-        set.add(
-            "coverage.csv",
-            &coverage_csv(&report.coverage).map_err(csv_error)?,
-        )?;
-    }
+    set.add(
+        "coverage.csv",
+        &coverage_csv(&report.coverage).map_err(csv_error)?,
+    )?;
     set.add("summary.json", summary_json(report, &written).as_bytes())?;
     set.commit()?;
     Ok(written)

@@ -120,9 +120,9 @@ pub(super) fn check_on_hosts(
     // Under symmetry the workers store representatives, as the
     // single-process check does (`model::symmetry`).
     let report = if config.symmetry {
-        distributed::enumerate_symmetric(shared, codec, &cluster, opts)?
+        distributed::enumerate_labelled_symmetric(shared, codec, &cluster, opts)?
     } else {
-        distributed::enumerate(shared, codec, &cluster, opts)?
+        distributed::enumerate_labelled(shared, codec, &cluster, opts)?
     };
     Ok(report.map(|report| {
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());

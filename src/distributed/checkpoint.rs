@@ -55,6 +55,8 @@ struct Meta {
     levels: Vec<[u64; 6]>,
     widest: u64,
     decisions: Vec<Option<SavedDecision>>,
+    label_transitions: Vec<u64>,
+    label_first_depths: Vec<Option<usize>>,
 }
 
 /// A decision, its fingerprints in hex.
@@ -82,6 +84,8 @@ pub(crate) struct Snapshot<'a, W> {
     /// The most states of the level that any one worker holds.
     pub(crate) widest: u64,
     pub(crate) decisions: &'a [Option<Decision<W>>],
+    /// Per label: transitions so far and the first depth.
+    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
     pub(crate) frontier: &'a Frontier<W>,
     /// The links of this worker's states of the level (none at level 0).
     pub(crate) links: Option<&'a Vec<(W, Link<W>)>>,
@@ -93,6 +97,7 @@ pub(crate) struct Part<W> {
     /// The most states of the level that any one worker holds.
     pub(crate) widest: u64,
     pub(crate) decisions: Vec<Option<Decision<W>>>,
+    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
     /// The fingerprints this worker owns, in any order.
     pub(crate) visited: Vec<W>,
     pub(crate) frontier: Frontier<W>,
@@ -132,6 +137,8 @@ pub(crate) fn save<W: Word>(
                 .iter()
                 .map(|d| d.map(save_decision))
                 .collect(),
+            label_transitions: part.labels.0.clone(),
+            label_first_depths: part.labels.1.clone(),
         };
         let path = tmp.join("meta.json");
         let text = serde_json::to_string(&meta).expect("a checkpoint's meta serialises");
@@ -260,6 +267,7 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Part<W> {
             .iter()
             .map(|d| d.as_ref().map(load_decision))
             .collect(),
+        labels: (meta.label_transitions, meta.label_first_depths),
         visited,
         frontier: Frontier { states, arena },
         links,

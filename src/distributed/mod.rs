@@ -31,6 +31,10 @@
 //! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
 //! (`checkpoint`); a resumed run ends as an uninterrupted one.
 //!
+//! Branch labels ([`enumerate_labelled`]) are counted by each worker for
+//! the transitions out of its states and summed per level like the other
+//! counts, so `coverage.csv` is the engine's too.
+//!
 //! The memory guard ([`RunOptions::max_memory`]) is per process: one
 //! process over its bound stops every process before the level (`guard`).
 //! Timely is fail-stop: a process that dies (or a link that breaks) makes
@@ -59,9 +63,9 @@ mod tests;
 pub use checkpoint::{check_resumable, Layout};
 pub use hosts::Hosts;
 pub use setup::Progress;
-use setup::{Checkpointing, Setup};
+use setup::{Checkpointing, Semantics, Setup};
 
-use crate::engine::{EngineReport, FingerprintWidth, StateCodec, Symmetric};
+use crate::engine::{EngineReport, FingerprintWidth, LabelledModel, StateCodec, Symmetric};
 use stateright::Model;
 use std::hash::Hash;
 use std::path::PathBuf;
@@ -141,7 +145,57 @@ where
     M::State: Hash + Clone + Send,
     M::Action: Clone + Send,
 {
-    run(model, codec, cluster, opts, |_, s| s, false)
+    let semantics = Semantics {
+        attempt: unlabelled::<M>,
+        label_names: Vec::new(),
+        canonical: |_, s| s,
+        reduced: false,
+    };
+    run(model, codec, cluster, opts, semantics)
+}
+
+/// [`enumerate`] for a labelled model: [`EngineReport::labels`] counts its
+/// transition labels, as [`crate::engine::enumerate_labelled`] does.
+pub fn enumerate_labelled<M>(
+    model: Arc<M>,
+    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
+    cluster: &Cluster,
+    opts: RunOptions,
+) -> Result<Option<Report<M>>, String>
+where
+    M: LabelledModel + Send + Sync + 'static,
+    M::State: Hash + Clone + Send,
+    M::Action: Clone + Send,
+{
+    let semantics = Semantics {
+        attempt: M::attempt_labelled,
+        label_names: model.label_names(),
+        canonical: |_, s| s,
+        reduced: false,
+    };
+    run(model, codec, cluster, opts, semantics)
+}
+
+/// [`enumerate_symmetric`] for a labelled model, its labels counted (as
+/// [`crate::engine::enumerate_labelled_symmetric`]).
+pub fn enumerate_labelled_symmetric<M>(
+    model: Arc<M>,
+    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
+    cluster: &Cluster,
+    opts: RunOptions,
+) -> Result<Option<Report<M>>, String>
+where
+    M: LabelledModel + Symmetric + Send + Sync + 'static,
+    M::State: Hash + Clone + Send,
+    M::Action: Clone + Send,
+{
+    let semantics = Semantics {
+        attempt: M::attempt_labelled,
+        label_names: model.label_names(),
+        canonical: M::representative_owned,
+        reduced: true,
+    };
+    run(model, codec, cluster, opts, semantics)
 }
 
 /// [`enumerate`] for a [`Symmetric`] model: the results of
@@ -158,17 +212,35 @@ where
     M::State: Hash + Clone + Send,
     M::Action: Clone + Send,
 {
-    run(model, codec, cluster, opts, M::representative_owned, true)
+    let semantics = Semantics {
+        attempt: unlabelled::<M>,
+        label_names: Vec::new(),
+        canonical: M::representative_owned,
+        reduced: true,
+    };
+    run(model, codec, cluster, opts, semantics)
 }
 
-/// The run of [`enumerate`], each state stored as `canonical` maps it.
+/// A plain model's transition, with no label.
+fn unlabelled<M: Model>(
+    model: &M,
+    state: &M::State,
+    action: M::Action,
+) -> Result<(M::State, u128), u128> {
+    model
+        .next_state(state, action)
+        .map(|next| (next, 0))
+        .ok_or(0)
+}
+
+/// The run of [`enumerate`], transitions taken and states stored as
+/// `semantics` says.
 fn run<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
     opts: RunOptions,
-    canonical: fn(&M, M::State) -> M::State,
-    reduced: bool,
+    semantics: Semantics<M>,
 ) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
@@ -203,8 +275,7 @@ where
         ),
         max_memory: opts.max_memory,
         progress: opts.progress,
-        canonical,
-        reduced,
+        semantics,
         checkpoint: opts.checkpoint.map(|dir| Checkpointing {
             dir,
             resume: opts.resume,

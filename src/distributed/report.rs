@@ -10,7 +10,7 @@ use super::decision::Decision;
 use super::setup::Setup;
 use super::word::Word;
 use crate::engine::{
-    realize_trace, EngineReport, LevelStats, PropertyResult, Stopped, Trace, Verdict,
+    realize_trace, EngineReport, LabelCount, LevelStats, PropertyResult, Stopped, Trace, Verdict,
 };
 use stateright::{Expectation, Model};
 use std::hash::Hash;
@@ -50,7 +50,7 @@ where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let (model, canonical) = (&*setup.model, setup.canonical);
+    let (model, canonical) = (&*setup.model, setup.semantics.canonical);
     let mut cur = initial_level::<M, W>(model, canonical)
         .into_iter()
         .find(|(fp, _)| *fp == chain.fp)
@@ -76,7 +76,7 @@ where
         "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
     );
     trace.push((cur, None));
-    if !setup.reduced {
+    if !setup.semantics.reduced {
         return trace;
     }
     let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
@@ -91,6 +91,7 @@ pub(crate) fn build<M: Model, W: Word>(
     chains: Vec<Option<Chain<W>>>,
     complete: bool,
     stopped: Option<Stopped>,
+    labels: Vec<LabelCount>,
 ) -> EngineReport<M::State, M::Action>
 where
     M::State: Hash + Clone,
@@ -131,7 +132,7 @@ where
         levels,
         complete,
         properties,
-        labels: Vec::new(),
+        labels,
         fingerprint_bits: 8 * W::BYTES as u32,
         stopped,
     }

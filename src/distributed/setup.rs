@@ -21,13 +21,25 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) progress: Option<Progress>,
     pub(crate) threads: usize,
     pub(crate) identity: String,
+    pub(crate) semantics: Semantics<M>,
+    pub(crate) checkpoint: Option<Checkpointing>,
+}
+
+/// How a worker takes a transition and what it stores (the engine's
+/// `Transitions` adapters, as values).
+pub(crate) struct Semantics<M: Model> {
+    /// The successor with its label bits, or for an offered action that is
+    /// no transition the labels of the attempt (`engine::LabelledModel`).
+    pub(crate) attempt: fn(&M, &M::State, M::Action) -> Result<(M::State, u128), u128>,
+    /// The labels' names, bit `i` named by entry `i` (none for a plain
+    /// model).
+    pub(crate) label_names: Vec<&'static str>,
     /// The state the run stores for a state: the state itself, or under a
     /// symmetry its representative (`engine::Symmetric`).
     pub(crate) canonical: fn(&M, M::State) -> M::State,
     /// `canonical` picks representatives: traces are realised as real
     /// traces of the model afterwards.
     pub(crate) reduced: bool,
-    pub(crate) checkpoint: Option<Checkpointing>,
 }
 
 /// Where and how a run checkpoints.

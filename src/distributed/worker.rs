@@ -23,7 +23,7 @@ use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::{predict_new, resident_bytes};
+use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
@@ -44,8 +44,9 @@ enum End {
 }
 
 /// What a worker found at one level: new states it owns, transitions out
-/// of its states, and per property its smallest deciding state (at the
-/// level checked, and at the last level built).
+/// of its states (and per label those carrying it, attempts included),
+/// and per property its smallest deciding state (at the level checked,
+/// and at the last level built).
 struct LevelReport<W> {
     new: u64,
     /// The most new states any one worker owns (in a combined report).
@@ -53,6 +54,7 @@ struct LevelReport<W> {
     transitions: u64,
     hits: Vec<Option<W>>,
     leaf: Vec<Option<(W, Link<W>)>>,
+    labels: Vec<u64>,
 }
 
 impl<W: Word> LevelReport<W> {
@@ -68,6 +70,10 @@ impl<W: Word> LevelReport<W> {
                 p.word(*parent).u32(*action);
             }
         }
+        // Last, so that their number is what is left.
+        for &n in &self.labels {
+            p.u64(n);
+        }
         p
     }
 
@@ -79,12 +85,17 @@ impl<W: Word> LevelReport<W> {
         let leaf = (0..properties)
             .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
             .collect();
+        let mut labels = Vec::new();
+        while !r.is_empty() {
+            labels.push(r.u64());
+        }
         LevelReport {
             new,
             widest,
             transitions,
             hits,
             leaf,
+            labels,
         }
     }
 
@@ -96,8 +107,13 @@ impl<W: Word> LevelReport<W> {
             transitions: 0,
             hits: vec![None; properties],
             leaf: vec![None; properties],
+            labels: Vec::new(),
         };
         for r in reports {
+            all.labels.resize(r.labels.len().max(all.labels.len()), 0);
+            for (a, n) in all.labels.iter_mut().zip(&r.labels) {
+                *a += n;
+            }
             all.new += r.new;
             all.widest = all.widest.max(r.widest);
             all.transitions += r.transitions;
@@ -148,6 +164,7 @@ where
                 End::Stopped(why) => Some(why),
                 _ => None,
             },
+            run.labels.into_counts(),
         )
     })
 }
@@ -166,6 +183,12 @@ struct WorkerRun<'a, M: Model, W> {
     /// fingerprint order.
     links: Vec<Vec<(W, Link<W>)>>,
     levels: Vec<LevelStats>,
+    /// Per label: transitions so far and the first depth (the same on
+    /// every worker).
+    labels: LabelTally,
+    /// Per label: this worker's transitions out of the level being
+    /// expanded.
+    level_labels: Vec<u64>,
     decisions: Vec<Option<Decision<W>>>,
 }
 
@@ -193,6 +216,8 @@ where
             frontier: Frontier::default(),
             links: Vec::new(),
             levels: Vec::new(),
+            labels: LabelTally::new(setup.semantics.label_names.clone()),
+            level_labels: Vec::new(),
         };
         run.agree(worker);
         match &setup.checkpoint {
@@ -212,7 +237,7 @@ where
     /// symmetry), one per fingerprint; each worker holds those it owns.
     fn initial_level(&mut self) {
         let (setup, me, peers) = (self.setup, self.me, self.peers);
-        let initial = super::report::initial_level::<M, W>(&setup.model, setup.canonical);
+        let initial = super::report::initial_level::<M, W>(&setup.model, setup.semantics.canonical);
         let mut owned = vec![0; peers];
         for (fp, state) in &initial {
             owned[fp.owner(peers)] += 1;
@@ -226,7 +251,7 @@ where
             }
         }
         self.widest = owned.into_iter().max().unwrap_or(0);
-        self.push_level(initial.len() as u64, 0);
+        self.push_level(initial.len() as u64, 0, &[]);
     }
 
     /// This worker's checkpoint directory.
@@ -246,6 +271,7 @@ where
             levels: &self.levels,
             widest: self.widest,
             decisions: &self.decisions,
+            labels: self.labels.counts(),
             frontier: &self.frontier,
             links: self.links.last(),
         };
@@ -284,6 +310,7 @@ where
         self.levels = part.levels;
         self.widest = part.widest;
         self.decisions = part.decisions;
+        self.labels.restore(part.labels.0, part.labels.1);
         self.frontier = part.frontier;
         self.links = part.links;
     }
@@ -316,7 +343,7 @@ where
 
     /// Counts a level and tells the progress callback (on each process's
     /// first worker).
-    fn push_level(&mut self, new: u64, transitions: u64) {
+    fn push_level(&mut self, new: u64, transitions: u64, labels: &[u64]) {
         let elapsed_ms = self.start.elapsed().as_millis() as u64;
         let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
         if self.me.is_multiple_of(self.setup.threads) {
@@ -324,6 +351,7 @@ where
                 progress(&stats);
             }
         }
+        self.labels.add_level(stats.depth, labels);
         self.levels.push(stats);
     }
 
@@ -394,6 +422,7 @@ where
             transitions,
             hits,
             leaf: leaf_best,
+            labels: std::mem::take(&mut self.level_labels),
         };
         let all = self.share(worker, mine);
         for (d, hit) in self.decisions.iter_mut().zip(&all.hits) {
@@ -408,7 +437,7 @@ where
         if !expanding {
             return Some(stop.map_or(End::Bounded, End::Stopped));
         }
-        self.push_level(all.new, all.transitions);
+        self.push_level(all.new, all.transitions, &all.labels);
         if leaf {
             for (d, hit) in self.decisions.iter_mut().zip(&all.leaf) {
                 if d.is_none() {
@@ -474,6 +503,9 @@ where
         let model = &*self.setup.model;
         let codec = &*self.setup.codec;
         let mut transitions = 0;
+        let semantics = &self.setup.semantics;
+        let labels = &mut self.level_labels;
+        labels.resize(semantics.label_names.len(), 0);
         let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
         let mut actions = Vec::new();
         for &(fp, start, len) in &frontier.states[range] {
@@ -488,14 +520,21 @@ where
             }
             model.actions(&state, &mut actions);
             for (a, action) in actions.drain(..).enumerate() {
-                let Some(next) = model.next_state(&state, action) else {
-                    continue;
+                let (next, label) = match (semantics.attempt)(model, &state, action) {
+                    Ok(transition) => transition,
+                    Err(attempt) => {
+                        // Not a transition; a labelled attempt still
+                        // counts (as in the engine).
+                        attempt.count_into(labels);
+                        continue;
+                    }
                 };
-                let next = (self.setup.canonical)(model, next);
+                let next = (semantics.canonical)(model, next);
                 if !model.within_boundary(&next) {
                     continue;
                 }
                 transitions += 1;
+                label.count_into(labels);
                 let next_fp = W::of(&next);
                 // A self-loop is never new (as in the engine).
                 if next_fp == fp {

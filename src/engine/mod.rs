@@ -120,6 +120,7 @@ pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::resident_bytes;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
+pub(crate) use labels::{LabelTally, Labels};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::realize_trace;
