@@ -206,28 +206,7 @@ fn killing_one_process_ends_the_others_with_one_line() {
     let dir = scratch("kill");
     let hosts = hosts_file(&dir, &free_ports(3));
     let mut children: Vec<Child> = (0..3)
-        .map(|i| {
-            bin()
-                .args([
-                    "check",
-                    "models/default.json",
-                    "--depth",
-                    "9",
-                    "--threads",
-                    "1",
-                ])
-                .arg("--out")
-                .arg(dir.join("out"))
-                .arg("--traces")
-                .arg(dir.join("traces"))
-                .arg("--hosts")
-                .arg(&hosts)
-                .args(["--process", &i.to_string()])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|i| spawn_process(&dir, &hosts, i, "9", &[]))
         .collect();
     // Long enough to connect and start exploring, far from the end.
     std::thread::sleep(Duration::from_millis(1500));
@@ -388,18 +367,12 @@ impl Drop for Stop {
     }
 }
 
-/// One process of a `--hosts` run of the default model at depth 8, with
+/// One process of a `--hosts` run of the default model at `depth`, with
 /// `extra` arguments, its stderr piped.
-fn spawn_process(dir: &Path, hosts: &Path, i: usize, extra: &[&str]) -> Child {
+fn spawn_process(dir: &Path, hosts: &Path, i: usize, depth: &str, extra: &[&str]) -> Child {
     bin()
-        .args([
-            "check",
-            "models/default.json",
-            "--depth",
-            "8",
-            "--threads",
-            "1",
-        ])
+        .args(["check", "models/default.json", "--threads", "1"])
+        .args(["--depth", depth])
         .arg("--out")
         .arg(dir.join("out"))
         .arg("--traces")
@@ -487,7 +460,7 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     let ck = ck.to_str().unwrap();
     let mut children = Stop(
         (0..2)
-            .map(|i| spawn_process(&killed, &hosts, i, &["--checkpoint", ck]))
+            .map(|i| spawn_process(&killed, &hosts, i, "8", &["--checkpoint", ck]))
             .collect(),
     );
     let level = killed.join("c/process-1/worker-0/level-0005");
@@ -506,7 +479,7 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let mut resumed = Stop(
         (0..2)
-            .map(|i| spawn_process(&killed, &hosts, i, &["--resume", ck]))
+            .map(|i| spawn_process(&killed, &hosts, i, "8", &["--resume", ck]))
             .collect(),
     );
     for (i, child) in resumed.0.iter_mut().enumerate() {

@@ -12,7 +12,7 @@ use super::exit::{CliError, Verdict};
 use super::progress::print_level;
 use crate::check::{self, CheckReport};
 use crate::config::{flags, Depth, ModelConfig};
-use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions};
+use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions, Semantics};
 use crate::engine::{self, FingerprintWidth};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
@@ -116,14 +116,13 @@ pub(super) fn check_on_hosts(
     }
     let workers = cluster.addresses.len() * run.threads;
     distributed::install_failure_hook(process);
-    let shared = Arc::clone(&model);
-    // Under symmetry the workers store representatives, as the
-    // single-process check does (`model::symmetry`).
-    let report = if config.symmetry {
-        distributed::enumerate_labelled_symmetric(shared, codec, &cluster, opts)?
-    } else {
-        distributed::enumerate_labelled(shared, codec, &cluster, opts)?
-    };
+    let mut semantics = Semantics::labelled(&*model);
+    if config.symmetry {
+        // The workers store representatives, as the single-process check
+        // does (`model::symmetry`).
+        semantics = semantics.symmetric();
+    }
+    let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts, semantics)?;
     Ok(report.map(|report| {
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
         check::assemble(config, model, &report, None, workers, started)

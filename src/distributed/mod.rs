@@ -24,14 +24,14 @@
 //! `frontier` (a level a worker holds), `worker` (a worker's levels),
 //! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
-//! Symmetry ([`enumerate_symmetric`]) is the engine's: every state is
+//! Symmetry ([`Semantics::symmetric`]) is the engine's: every state is
 //! replaced by its representative before it is fingerprinted, so counts
 //! are of classes and the owner of a class is the owner of its
 //! representative; traces are realised as real traces as the engine
 //! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
 //! (`checkpoint`); a resumed run ends as an uninterrupted one.
 //!
-//! Branch labels ([`enumerate_labelled`]) are counted by each worker for
+//! Branch labels ([`Semantics::labelled`]) are counted by each worker for
 //! the transitions out of its states and summed per level like the other
 //! counts, so `coverage.csv` is the engine's too.
 //!
@@ -63,9 +63,10 @@ mod tests;
 pub use checkpoint::{check_resumable, Layout};
 pub use hosts::Hosts;
 pub use setup::Progress;
-use setup::{Checkpointing, Semantics, Setup};
+pub use setup::Semantics;
+use setup::{Checkpointing, Setup};
 
-use crate::engine::{EngineReport, FingerprintWidth, LabelledModel, StateCodec, Symmetric};
+use crate::engine::{EngineReport, FingerprintWidth, StateCodec};
 use stateright::Model;
 use std::hash::Hash;
 use std::path::PathBuf;
@@ -129,113 +130,16 @@ impl Layout {
     }
 }
 
-/// Explores `model` as one process of `cluster`: the same semantics and
-/// results as [`crate::engine::enumerate_with_codec`] (its memory guard
-/// per process). Process 0 returns the report; the others `None`. `Err` (one
+/// Explores `model` as one process of `cluster`, taking transitions and
+/// storing states as `semantics` says: the same semantics and results as
+/// the single-process engine's matching entry point
+/// ([`crate::engine::enumerate_with_codec`] for [`Semantics::plain`],
+/// `enumerate_labelled_with_codec` for [`Semantics::labelled`], and their
+/// symmetric twins for [`Semantics::symmetric`]), its memory guard per
+/// process. Process 0 returns the report; the others `None`. `Err` (one
 /// line) when the processes could not connect. A process that dies
 /// mid-run makes this one panic (see [`install_failure_hook`]).
 pub fn enumerate<M>(
-    model: Arc<M>,
-    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    cluster: &Cluster,
-    opts: RunOptions,
-) -> Result<Option<Report<M>>, String>
-where
-    M: Model + Send + Sync + 'static,
-    M::State: Hash + Clone + Send,
-    M::Action: Clone + Send,
-{
-    let semantics = Semantics {
-        attempt: unlabelled::<M>,
-        label_names: Vec::new(),
-        canonical: |_, s| s,
-        reduced: false,
-    };
-    run(model, codec, cluster, opts, semantics)
-}
-
-/// [`enumerate`] for a labelled model: [`EngineReport::labels`] counts its
-/// transition labels, as [`crate::engine::enumerate_labelled`] does.
-pub fn enumerate_labelled<M>(
-    model: Arc<M>,
-    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    cluster: &Cluster,
-    opts: RunOptions,
-) -> Result<Option<Report<M>>, String>
-where
-    M: LabelledModel + Send + Sync + 'static,
-    M::State: Hash + Clone + Send,
-    M::Action: Clone + Send,
-{
-    let semantics = Semantics {
-        attempt: M::attempt_labelled,
-        label_names: model.label_names(),
-        canonical: |_, s| s,
-        reduced: false,
-    };
-    run(model, codec, cluster, opts, semantics)
-}
-
-/// [`enumerate_symmetric`] for a labelled model, its labels counted (as
-/// [`crate::engine::enumerate_labelled_symmetric`]).
-pub fn enumerate_labelled_symmetric<M>(
-    model: Arc<M>,
-    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    cluster: &Cluster,
-    opts: RunOptions,
-) -> Result<Option<Report<M>>, String>
-where
-    M: LabelledModel + Symmetric + Send + Sync + 'static,
-    M::State: Hash + Clone + Send,
-    M::Action: Clone + Send,
-{
-    let semantics = Semantics {
-        attempt: M::attempt_labelled,
-        label_names: model.label_names(),
-        canonical: M::representative_owned,
-        reduced: true,
-    };
-    run(model, codec, cluster, opts, semantics)
-}
-
-/// [`enumerate`] for a [`Symmetric`] model: the results of
-/// [`crate::engine::enumerate_symmetric`] (counts of classes, real
-/// traces).
-pub fn enumerate_symmetric<M>(
-    model: Arc<M>,
-    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    cluster: &Cluster,
-    opts: RunOptions,
-) -> Result<Option<Report<M>>, String>
-where
-    M: Symmetric + Send + Sync + 'static,
-    M::State: Hash + Clone + Send,
-    M::Action: Clone + Send,
-{
-    let semantics = Semantics {
-        attempt: unlabelled::<M>,
-        label_names: Vec::new(),
-        canonical: M::representative_owned,
-        reduced: true,
-    };
-    run(model, codec, cluster, opts, semantics)
-}
-
-/// A plain model's transition, with no label.
-fn unlabelled<M: Model>(
-    model: &M,
-    state: &M::State,
-    action: M::Action,
-) -> Result<(M::State, u128), u128> {
-    model
-        .next_state(state, action)
-        .map(|next| (next, 0))
-        .ok_or(0)
-}
-
-/// The run of [`enumerate`], transitions taken and states stored as
-/// `semantics` says.
-fn run<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,

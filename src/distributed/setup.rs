@@ -1,7 +1,7 @@
 //! What the workers of one process share, and how they report progress.
 
 use super::checkpoint::Layout;
-use crate::engine::{LevelStats, StateCodec};
+use crate::engine::{LabelledModel, LevelStats, StateCodec, Symmetric};
 use stateright::Model;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ pub(crate) struct Setup<M: Model> {
 
 /// How a worker takes a transition and what it stores (the engine's
 /// `Transitions` adapters, as values).
-pub(crate) struct Semantics<M: Model> {
+pub struct Semantics<M: Model> {
     /// The successor with its label bits, or for an offered action that is
     /// no transition the labels of the attempt (`engine::LabelledModel`).
     pub(crate) attempt: fn(&M, &M::State, M::Action) -> Result<(M::State, u128), u128>,
@@ -40,6 +40,48 @@ pub(crate) struct Semantics<M: Model> {
     /// `canonical` picks representatives: traces are realised as real
     /// traces of the model afterwards.
     pub(crate) reduced: bool,
+}
+
+impl<M: Model> Semantics<M> {
+    /// A plain model's transitions, no label, states stored as they are.
+    pub fn plain() -> Self {
+        Semantics {
+            attempt: |model, state, action| {
+                model
+                    .next_state(state, action)
+                    .map(|next| (next, 0))
+                    .ok_or(0)
+            },
+            label_names: Vec::new(),
+            canonical: |_, state| state,
+            reduced: false,
+        }
+    }
+
+    /// A labelled model's transitions, their labels counted.
+    pub fn labelled(model: &M) -> Self
+    where
+        M: LabelledModel,
+    {
+        Semantics {
+            attempt: M::attempt_labelled,
+            label_names: model.label_names(),
+            ..Semantics::plain()
+        }
+    }
+
+    /// The same transitions, each state stored as its representative, so
+    /// that counts are of classes (traces stay real).
+    pub fn symmetric(self) -> Self
+    where
+        M: Symmetric,
+    {
+        Semantics {
+            canonical: M::representative_owned,
+            reduced: true,
+            ..self
+        }
+    }
 }
 
 /// Where and how a run checkpoints.
