@@ -25,12 +25,16 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) checkpoint: Option<Checkpointing>,
 }
 
+/// A transition with its label bits (`Ok`), or an attempt's labels.
+pub(crate) type Attempt<M> =
+    fn(&M, &<M as Model>::State, <M as Model>::Action) -> Result<(<M as Model>::State, u128), u128>;
+
 /// How a worker takes a transition and what it stores (the engine's
 /// `Transitions` adapters, as values).
 pub struct Semantics<M: Model> {
     /// The successor with its label bits, or for an offered action that is
     /// no transition the labels of the attempt (`engine::LabelledModel`).
-    pub(crate) attempt: fn(&M, &M::State, M::Action) -> Result<(M::State, u128), u128>,
+    pub(crate) attempt: Attempt<M>,
     /// The labels' names, bit `i` named by entry `i` (none for a plain
     /// model).
     pub(crate) label_names: Vec<&'static str>,
