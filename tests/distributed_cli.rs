@@ -1,9 +1,12 @@
 //! End-to-end tests of `check` across processes (issue 11), on the real
 //! binary: 1 process × 2 threads, 2 × 1 and 3 × 1 give a plain check's
-//! growth counts, verdicts and counterexample traces, byte for byte;
+//! growth counts, verdicts, counterexample traces and branch coverage,
+//! byte for byte;
 //! killing one process ends the others with one line and a non-zero exit
 //! within seconds; a peer that never starts times out; a bad hosts file
-//! is one line and exit 2. Ports are picked free by the tests (bound to
+//! is one line and exit 2; under `--symmetry` too; a run stopped after a
+//! level, or killed, and resumed from its checkpoint ends as an
+//! uninterrupted one, and a checkpoint refuses another layout or model. Ports are picked free by the tests (bound to
 //! port 0, read, released), and every process started is waited for.
 
 use std::net::TcpListener;
@@ -115,7 +118,14 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
             "{args:?} {tag}: {}",
             stderr(&o)
         );
-        (o.status.code(), counts(&out), verdicts(&out), traces(&tr))
+        let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        (
+            o.status.code(),
+            counts(&out),
+            verdicts(&out),
+            traces(&tr),
+            coverage,
+        )
     };
     let plain = run("plain", &["--threads", "1"]);
     assert!(!plain.1.is_empty());
@@ -125,6 +135,7 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
         assert_eq!(got.1, plain.1, "{args:?} {tag}: growth.csv");
         assert_eq!(got.2, plain.2, "{args:?} {tag}: verdicts");
         assert_eq!(got.3, plain.3, "{args:?} {tag}: traces");
+        assert_eq!(got.4, plain.4, "{args:?} {tag}: coverage.csv");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -134,6 +145,15 @@ fn the_default_model_is_the_same_on_every_layout() {
     same_everywhere(
         &["models/default.json", "--depth", "8"],
         "default",
+        &LAYOUTS,
+    );
+}
+
+#[test]
+fn symmetry_is_the_same_on_every_layout() {
+    same_everywhere(
+        &["models/default.json", "--depth", "8", "--symmetry"],
+        "symmetric",
         &LAYOUTS,
     );
 }
@@ -186,28 +206,7 @@ fn killing_one_process_ends_the_others_with_one_line() {
     let dir = scratch("kill");
     let hosts = hosts_file(&dir, &free_ports(3));
     let mut children: Vec<Child> = (0..3)
-        .map(|i| {
-            bin()
-                .args([
-                    "check",
-                    "models/default.json",
-                    "--depth",
-                    "9",
-                    "--threads",
-                    "1",
-                ])
-                .arg("--out")
-                .arg(dir.join("out"))
-                .arg("--traces")
-                .arg(dir.join("traces"))
-                .arg("--hosts")
-                .arg(&hosts)
-                .args(["--process", &i.to_string()])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|i| spawn_process(&dir, &hosts, i, "9", &[]))
         .collect();
     // Long enough to connect and start exploring, far from the end.
     std::thread::sleep(Duration::from_millis(1500));
@@ -305,7 +304,6 @@ fn a_bad_hosts_file_is_one_line_and_exit_2() {
         &["--hosts", "h.txt"][..],
         &["--process", "0"][..],
         &["--local-processes", "0"][..],
-        &["--local-processes", "2", "--max-memory", "1G"][..],
     ] {
         let o = check(&[&["models/ablations/no-gate.json"][..], args].concat());
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -351,5 +349,182 @@ fn processes_given_different_runs_stop_before_the_first_level() {
         !dir.join("out0").join("growth.csv").exists(),
         "nothing written"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Processes stopped, if still running, when the test ends (a failing
+/// assertion included).
+struct Stop(Vec<Child>);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+/// One process of a `--hosts` run of the default model at `depth`, with
+/// `extra` arguments, its stderr piped.
+fn spawn_process(dir: &Path, hosts: &Path, i: usize, depth: &str, extra: &[&str]) -> Child {
+    bin()
+        .args(["check", "models/default.json", "--threads", "1"])
+        .args(["--depth", depth])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--traces")
+        .arg(dir.join("traces"))
+        .arg("--hosts")
+        .arg(hosts)
+        .args(["--process", &i.to_string()])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
+    let dir = scratch("resume");
+    let p = |s: &str| dir.join(s).to_str().unwrap().to_owned();
+    let model = ["models/default.json", "--depth", "8"];
+    let run = |tag: &str, extra: &[&str]| {
+        let (out, tr) = (p(tag), p(&format!("{tag}-traces")));
+        let mut args = model.to_vec();
+        args.extend_from_slice(&["--out", &out, "--traces", &tr]);
+        args.extend_from_slice(extra);
+        check(&args)
+    };
+    let results = |tag: &str| {
+        let (out, tr) = (dir.join(tag), dir.join(format!("{tag}-traces")));
+        let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        (counts(&out), verdicts(&out), traces(&tr), coverage)
+    };
+    let plain = run("plain", &["--threads", "1"]);
+    assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
+    let expected = results("plain");
+    assert!(!expected.2.is_empty(), "the default model's scope finding");
+
+    // Stopped after 5 levels, as an interruption would, then resumed.
+    let two = ["--local-processes", "2", "--threads", "1"];
+    let cut = run(
+        "stopped",
+        &[&two[..], &["--checkpoint", &p("c"), "--max-levels", "5"]].concat(),
+    );
+    assert_eq!(cut.status.code(), Some(3), "{}", stderr(&cut));
+    assert!(
+        String::from_utf8_lossy(&cut.stdout).contains("the bound was NOT reached"),
+        "{}",
+        String::from_utf8_lossy(&cut.stdout)
+    );
+    let resumed = run("stopped", &[&two[..], &["--resume", &p("c")]].concat());
+    assert_eq!(resumed.status.code(), Some(1), "{}", stderr(&resumed));
+    assert_eq!(results("stopped"), expected);
+
+    // Another layout, model or bound may not resume it: one line, exit 2.
+    for (what, args) in [
+        (
+            "processes",
+            vec!["--local-processes", "3", "--threads", "1"],
+        ),
+        ("threads", vec!["--local-processes", "2", "--threads", "2"]),
+    ] {
+        let o = run("refused", &[&args[..], &["--resume", &p("c")]].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: {err}");
+        assert!(err.contains("2 processes × 1 threads"), "{what}: {err}");
+    }
+    for args in [
+        vec!["models/ablations/no-gate.json", "--depth", "8"],
+        vec!["models/default.json", "--depth", "7"],
+    ] {
+        let c = p("c");
+        let all = [&args[..], &two[..], &["--out", &c, "--resume", &c]].concat();
+        let o = check(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("another model or bounds"), "{args:?}: {err}");
+    }
+
+    // Killed mid-run once a few levels are checkpointed: the survivor
+    // ends with one line; every process rerun with --resume finishes.
+    let killed = scratch("resume-killed");
+    let hosts = hosts_file(&killed, &free_ports(2));
+    let ck = killed.join("c");
+    let ck = ck.to_str().unwrap();
+    let mut children = Stop(
+        (0..2)
+            .map(|i| spawn_process(&killed, &hosts, i, "8", &["--checkpoint", ck]))
+            .collect(),
+    );
+    let level = killed.join("c/process-1/worker-0/level-0005");
+    let start = Instant::now();
+    while !level.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no level 5 checkpointed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let victim = &mut children.0[1];
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let o = wait_within(&mut children.0[0], Duration::from_secs(20), "process 0");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let mut resumed = Stop(
+        (0..2)
+            .map(|i| spawn_process(&killed, &hosts, i, "8", &["--resume", ck]))
+            .collect(),
+    );
+    for (i, child) in resumed.0.iter_mut().enumerate() {
+        let o = wait_within(child, Duration::from_secs(120), &format!("resumed {i}"));
+        let code = if i == 0 { 1 } else { 0 };
+        assert_eq!(o.status.code(), Some(code), "process {i}: {}", stderr(&o));
+    }
+    let got = (
+        counts(&killed.join("out")),
+        verdicts(&killed.join("out")),
+        traces(&killed.join("traces")),
+        std::fs::read_to_string(killed.join("out/coverage.csv")).unwrap(),
+    );
+    assert_eq!(got, expected);
+    let _ = std::fs::remove_dir_all(&killed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_memory_guard_stops_every_process_cleanly_with_exit_3() {
+    let dir = scratch("guard");
+    let out = dir.join("out");
+    let o = check(&[
+        "models/default.json",
+        "--local-processes",
+        "2",
+        "--threads",
+        "1",
+        "--max-memory",
+        "1M",
+        "--out",
+        out.to_str().unwrap(),
+        "--traces",
+        dir.join("traces").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("stopped before depth 1") && text.contains("NOT reached"),
+        "{text}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["stopped"]["reason"], "memory_bound", "{summary}");
+    assert_eq!(summary["complete"], false, "{summary}");
+    assert_eq!(summary["states"], 1, "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -76,11 +76,13 @@ pub struct CheckArgs {
     pub fingerprint: String,
     /// Before each level, estimate its peak memory and stop cleanly (exit
     /// 3) if it would pass SIZE, e.g. 8G or 512M (default: 90% of physical
-    /// memory).
+    /// memory; with --hosts, per process, the default shared by the
+    /// processes on one host).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_memory: Option<String>,
     /// After each completed level, write what is needed to continue into
-    /// DIR (parent links included).
+    /// DIR (parent links included); with --hosts, each process its own
+    /// part, under DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<PathBuf>,
     /// Continue from the last complete level checkpointed in DIR (same
@@ -99,8 +101,7 @@ pub struct CheckArgs {
     /// one host:port a line, process I listening on line I; every process
     /// runs the same command with its own --process, and process 0 writes
     /// the reports. Results are those of a plain check.
-    #[arg(long, value_name = "FILE", requires = "process",
-          conflicts_with_all = ["checkpoint", "resume", "max_memory", "max_levels"])]
+    #[arg(long, value_name = "FILE", requires = "process")]
     pub hosts: Option<PathBuf>,
     /// This process's line in the --hosts file, counting from 0.
     #[arg(long, value_name = "I", requires = "hosts", allow_hyphen_values = true)]
@@ -108,7 +109,7 @@ pub struct CheckArgs {
     /// Start N processes of this program on free loopback ports, as
     /// --hosts would on N machines, and wait for them.
     #[arg(long, value_name = "N", allow_hyphen_values = true,
-          conflicts_with_all = ["hosts", "process", "checkpoint", "resume", "max_memory", "max_levels"])]
+          conflicts_with_all = ["hosts", "process"])]
     pub local_processes: Option<String>,
     /// With --hosts: end the run (exit 2) when a process has not
     /// connected within SECS seconds.
@@ -128,7 +129,11 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let out = report_dir(args.out.as_deref(), &config.name)?;
     flags::connect_timeout(&args.connect_timeout)?;
     if let Some(n) = &args.local_processes {
-        return cluster::run_local(flags::local_processes(n)?);
+        let n = flags::local_processes(n)?;
+        // One line here rather than one from each process.
+        let placeholders = vec![String::new(); n];
+        hosts_run(args, threads)?.check_resumable(&config, placeholders, 0..n)?;
+        return cluster::run_local(n);
     }
     let Some((report, written)) = check_and_write(args, &config, threads, &out)? else {
         // Another process of a distributed run: process 0 reports.
@@ -211,21 +216,13 @@ pub fn check_and_write(
     let options = run_options(args, threads, out)?;
     let report = match &args.hosts {
         Some(hosts) => {
-            if config.symmetry || args.dump.is_some() {
+            if args.dump.is_some() {
                 return Err(CliError(format!(
-                    "{}: --hosts runs the unreduced, undumped check: leave out --symmetry (or the model's \"symmetry\") and --dump",
+                    "{}: --hosts runs the undumped check: leave out --dump",
                     args.model.display()
                 )));
             }
-            match cluster::check_on_hosts(
-                args.process.as_deref(),
-                &args.connect_timeout,
-                options.properties,
-                hosts,
-                config,
-                threads,
-                options.fingerprint,
-            )? {
+            match cluster::check_on_hosts(&hosts_run(args, threads)?, hosts, config)? {
                 Some(report) => report,
                 None => return Ok(None),
             }
@@ -237,11 +234,28 @@ pub fn check_and_write(
             check::run(config, options)
         }
     };
-    // The distributed worker carries no branch labels: no coverage.csv
-    // rather than one that says nothing was reached.
-    let coverage = args.hosts.is_none();
-    let written = write_reports(&report, out, &args.traces, coverage)?;
+    let written = write_reports(&report, out, &args.traces)?;
     Ok(Some((report, written)))
+}
+
+/// The distributed check's options from the flags.
+fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, CliError> {
+    let bits = flags::fingerprint_bits(&args.fingerprint)?;
+    Ok(cluster::HostsRun {
+        process: args.process.as_deref(),
+        connect_timeout: &args.connect_timeout,
+        properties: args.properties.selection()?,
+        threads,
+        fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
+        checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
+        resume: args.resume.is_some(),
+        max_levels: args.max_levels,
+        max_memory: args
+            .max_memory
+            .as_deref()
+            .map(flags::memory_size)
+            .transpose()?,
+    })
 }
 
 /// The check's options from the flags: parent links spilled under `out`
@@ -287,7 +301,6 @@ pub(super) fn write_reports(
     report: &CheckReport,
     out: &Path,
     traces: &Path,
-    coverage: bool,
 ) -> Result<Vec<Written>, CliError> {
     let config = &report.config;
     let mut set = report_set(out, traces, "check", config);
@@ -300,12 +313,10 @@ pub(super) fn write_reports(
         "growth.svg",
         growth_svg(&title, &[growth_series(report)])?.as_bytes(),
     )?;
-    if coverage {
-        set.add(
-            "coverage.csv",
-            &coverage_csv(&report.coverage).map_err(csv_error)?,
-        )?;
-    }
+    set.add(
+        "coverage.csv",
+        &coverage_csv(&report.coverage).map_err(csv_error)?,
+    )?;
     set.add("summary.json", summary_json(report, &written).as_bytes())?;
     set.commit()?;
     Ok(written)

@@ -136,7 +136,7 @@ fn run_one(
             ..CheckOptions::quiet(threads)
         },
     );
-    let written = write_reports(&report, &dir, traces, true)?;
+    let written = write_reports(&report, &dir, traces)?;
     let run = Side::of_report(&report, dir.display().to_string());
     let base_dir = inside(&args.baselines, &config.name)?;
     let baseline = if args.bless {

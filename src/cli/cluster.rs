@@ -4,14 +4,16 @@
 //! check does; the others print only their progress and errors, and exit
 //! 0 once their part is done. `--local-processes N` starts N processes of
 //! this binary on free loopback ports, with the same arguments, and waits
-//! for them.
+//! for them. `--checkpoint` and `--resume` work as in a plain check, each
+//! process writing its own part (`distributed` `checkpoint`); a resume of
+//! another layout, model or bounds is refused here, before connecting.
 
 use super::exit::{CliError, Verdict};
 use super::progress::print_level;
 use crate::check::{self, CheckReport};
 use crate::config::{flags, Depth, ModelConfig};
-use crate::distributed::{self, Cluster, Hosts, RunOptions};
-use crate::engine::FingerprintWidth;
+use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions, Semantics};
+use crate::engine::{self, FingerprintWidth};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
 use std::ffi::OsString;
@@ -21,20 +23,79 @@ use std::process::{Child, Command, ExitStatus};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// A distributed check as the command line asks for it.
+pub(super) struct HostsRun<'a> {
+    /// `--process`, unparsed.
+    pub(super) process: Option<&'a str>,
+    /// `--connect-timeout`, unparsed.
+    pub(super) connect_timeout: &'a str,
+    pub(super) properties: Selection,
+    pub(super) threads: usize,
+    pub(super) fingerprint: FingerprintWidth,
+    /// Where to checkpoint (the `--resume` directory too).
+    pub(super) checkpoint: Option<PathBuf>,
+    pub(super) resume: bool,
+    pub(super) max_levels: Option<usize>,
+    /// `--max-memory`, for this process.
+    pub(super) max_memory: Option<u64>,
+}
+
+impl HostsRun<'_> {
+    fn options(&self, config: &ModelConfig) -> RunOptions {
+        RunOptions {
+            max_depth: match config.bounds.depth {
+                Depth::Bounded(d) => Some(d),
+                Depth::Full => None,
+            },
+            fingerprint: self.fingerprint,
+            progress: Some(Arc::new(print_level)),
+            checkpoint: self.checkpoint.clone(),
+            resume: self.resume,
+            max_levels: self.max_levels,
+            max_memory: self.max_memory,
+        }
+    }
+
+    fn cluster(&self, config: &ModelConfig, addresses: Vec<String>, process: usize) -> Cluster {
+        Cluster {
+            addresses,
+            process,
+            threads: self.threads,
+            connect_timeout: Duration::ZERO,
+            identity: check::identity(config, self.properties),
+        }
+    }
+
+    /// With `--resume`: whether processes `processes` of a run on
+    /// `addresses` may resume the checkpoint (one line if not).
+    pub(super) fn check_resumable(
+        &self,
+        config: &ModelConfig,
+        addresses: Vec<String>,
+        processes: std::ops::Range<usize>,
+    ) -> Result<(), CliError> {
+        let Some(dir) = self.checkpoint.as_ref().filter(|_| self.resume) else {
+            return Ok(());
+        };
+        let layout = Layout::of(&self.cluster(config, addresses, 0), &self.options(config));
+        for process in processes {
+            distributed::check_resumable(dir, process, &layout)?;
+        }
+        Ok(())
+    }
+}
+
 /// Runs this process's part of the check of `config` on the hosts of
 /// `hosts`; process 0 gets the report, the others `None`.
 pub(super) fn check_on_hosts(
-    process: Option<&str>,
-    connect_timeout: &str,
-    properties: Selection,
+    run: &HostsRun,
     hosts: &Path,
     config: &ModelConfig,
-    threads: usize,
-    fingerprint: FingerprintWidth,
 ) -> Result<Option<CheckReport>, CliError> {
-    let process = flags::process_index(process.unwrap_or_default())?;
-    let connect_timeout = flags::connect_timeout(connect_timeout)?;
+    let process = flags::process_index(run.process.unwrap_or_default())?;
+    let connect_timeout = flags::connect_timeout(run.connect_timeout)?;
     let hosts = Hosts::read(hosts, process)?;
+    run.check_resumable(config, hosts.addresses.clone(), process..process + 1)?;
     if (0..hosts.addresses.len()).any(|i| !hosts.is_loopback(i)) {
         eprintln!(
             "memtx-check: warning: the links between processes are unauthenticated and unencrypted (timely's TCP): use them on a trusted network only"
@@ -42,31 +103,40 @@ pub(super) fn check_on_hosts(
     }
     let started = Instant::now();
     let mut spec = ModelSpec::from_config(config);
-    spec.select(properties);
+    spec.select(run.properties);
     let model = Arc::new(MemtxModel::new(spec));
     let codec = Arc::new(ModelCodec::new(&model.spec));
     let cluster = Cluster {
-        addresses: hosts.addresses,
-        process,
-        threads,
         connect_timeout,
-        identity: check::identity(config, properties),
+        ..run.cluster(config, hosts.addresses, process)
     };
-    let opts = RunOptions {
-        max_depth: match config.bounds.depth {
-            Depth::Bounded(d) => Some(d),
-            Depth::Full => None,
-        },
-        fingerprint,
-        progress: Some(Arc::new(print_level)),
-    };
-    let workers = cluster.addresses.len() * threads;
+    let mut opts = run.options(config);
+    if opts.max_memory.is_none() {
+        opts.max_memory = default_share(&cluster.addresses, process);
+    }
+    let workers = cluster.addresses.len() * run.threads;
     distributed::install_failure_hook(process);
-    let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts)?;
+    let mut semantics = Semantics::labelled(&*model);
+    if config.symmetry {
+        // The workers store representatives, as the single-process check
+        // does (`model::symmetry`).
+        semantics = semantics.symmetric();
+    }
+    let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts, semantics)?;
     Ok(report.map(|report| {
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
         check::assemble(config, model, &report, None, workers, started)
     }))
+}
+
+/// Without `--max-memory`: 90% of physical memory (as a plain check),
+/// shared evenly by the processes the hosts file puts on this process's
+/// host.
+fn default_share(addresses: &[String], process: usize) -> Option<u64> {
+    let host = |a: &String| a.rsplit_once(':').map_or(a.clone(), |(h, _)| h.to_string());
+    let mine = host(&addresses[process]);
+    let here = addresses.iter().filter(|a| host(a) == mine).count() as u64;
+    engine::default_max_memory().map(|bytes| bytes / here.max(1))
 }
 
 /// How long the others may take to end by themselves once one process

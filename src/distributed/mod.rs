@@ -21,17 +21,32 @@
 //! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
 //! deadline), `net` (the dataflow and its rounds), `wire` (packets),
 //! `word` (fingerprints and owners), `shard` (a worker's receiving side),
-//! `worker` (a worker's levels), `chain`, `report`.
+//! `frontier` (a level a worker holds), `worker` (a worker's levels),
+//! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
-//! Not here: the memory guard, checkpoints and symmetry of the
-//! single-process engine (the command line refuses them with `--hosts`).
+//! Symmetry ([`Semantics::symmetric`]) is the engine's: every state is
+//! replaced by its representative before it is fingerprinted, so counts
+//! are of classes and the owner of a class is the owner of its
+//! representative; traces are realised as real traces as the engine
+//! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
+//! (`checkpoint`); a resumed run ends as an uninterrupted one.
+//!
+//! Branch labels ([`Semantics::labelled`]) are counted by each worker for
+//! the transitions out of its states and summed per level like the other
+//! counts, so `coverage.csv` is the engine's too.
+//!
+//! The memory guard ([`RunOptions::max_memory`]) is per process: one
+//! process over its bound stops every process before the level (`guard`).
 //! Timely is fail-stop: a process that dies (or a link that breaks) makes
 //! the others' timely threads panic; a command calls
 //! [`install_failure_hook`] first, to turn that into one line and exit
 //! code 3.
 
 mod chain;
+mod checkpoint;
 mod connect;
+mod frontier;
+mod guard;
 mod hosts;
 mod net;
 mod report;
@@ -45,13 +60,16 @@ mod setup;
 #[cfg(test)]
 mod tests;
 
+pub use checkpoint::{check_resumable, Layout};
 pub use hosts::Hosts;
 pub use setup::Progress;
-use setup::Setup;
+pub use setup::Semantics;
+use setup::{Checkpointing, Setup};
 
 use crate::engine::{EngineReport, FingerprintWidth, StateCodec};
 use stateright::Model;
 use std::hash::Hash;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,24 +99,52 @@ pub struct Cluster {
 }
 
 /// What to explore.
+#[derive(Default)]
 pub struct RunOptions {
     /// Deepest level to discover; `None` explores to the fixpoint.
     pub max_depth: Option<usize>,
     pub fingerprint: FingerprintWidth,
     pub progress: Option<Progress>,
+    /// After each completed level, every worker writes its part into
+    /// this directory (see `checkpoint`).
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint in `checkpoint` rather than start.
+    pub resume: bool,
+    /// Stop after this many levels, as an interruption would.
+    pub max_levels: Option<usize>,
+    /// Stop every process cleanly before a level that would take this
+    /// process past this many bytes (see `guard`).
+    pub max_memory: Option<u64>,
 }
 
-/// Explores `model` as one process of `cluster`: the same semantics and
-/// results as [`crate::engine::enumerate_with_codec`] (without its memory
-/// guard and checkpoints). Process 0 returns the report; the others
-/// `None`. `Err` (one line) when the processes could not connect. A
-/// process that dies mid-run makes this one panic (see
-/// [`install_failure_hook`]).
+impl Layout {
+    /// The layout a run of `cluster` with `opts` checkpoints under.
+    pub fn of(cluster: &Cluster, opts: &RunOptions) -> Layout {
+        Layout {
+            identity: cluster.identity.clone(),
+            max_depth: opts.max_depth,
+            fingerprint_bits: opts.fingerprint.bits(),
+            processes: cluster.addresses.len(),
+            threads: cluster.threads.max(1),
+        }
+    }
+}
+
+/// Explores `model` as one process of `cluster`, taking transitions and
+/// storing states as `semantics` says: the same semantics and results as
+/// the single-process engine's matching entry point
+/// ([`crate::engine::enumerate_with_codec`] for [`Semantics::plain`],
+/// `enumerate_labelled_with_codec` for [`Semantics::labelled`], and their
+/// symmetric twins for [`Semantics::symmetric`]), its memory guard per
+/// process. Process 0 returns the report; the others `None`. `Err` (one
+/// line) when the processes could not connect. A process that dies
+/// mid-run makes this one panic (see [`install_failure_hook`]).
 pub fn enumerate<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
     opts: RunOptions,
+    semantics: Semantics<M>,
 ) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
@@ -114,18 +160,31 @@ where
     let (builders, comms) = initialize_networking_from_sockets(local, links, me, threads, hooks)
         .map_err(|e| format!("process {me}: cannot start the links to the other processes: {e}"))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    let layout = Layout::of(cluster, &opts);
     let setup = Arc::new(Setup {
         model,
         codec,
         max_depth: opts.max_depth,
-        progress: opts.progress,
+        max_levels: opts.max_levels,
         threads,
         identity: format!(
-            "{} threads={threads} fingerprint={} depth={:?}",
+            "{} threads={threads} fingerprint={} depth={:?} levels={:?} checkpoint={} resume={} guard={}",
             cluster.identity,
             opts.fingerprint.bits(),
-            opts.max_depth
+            opts.max_depth,
+            opts.max_levels,
+            opts.checkpoint.is_some(),
+            opts.resume,
+            opts.max_memory.is_some()
         ),
+        max_memory: opts.max_memory,
+        progress: opts.progress,
+        semantics,
+        checkpoint: opts.checkpoint.map(|dir| Checkpointing {
+            dir,
+            resume: opts.resume,
+            layout,
+        }),
     });
     let fingerprint = opts.fingerprint;
     let guards = timely::execute::execute_from(

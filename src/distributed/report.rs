@@ -2,25 +2,32 @@
 //! ([`EngineReport`]): the levels, and per property its verdict with the
 //! trace its chain of action indices gives, replayed forward through the
 //! model from the initial state with the chain's first fingerprint —
-//! exactly the state and actions the single-process engine replays.
+//! exactly the state and actions the single-process engine replays (and,
+//! under a symmetry, realises as a real trace of the model the same way).
 
 use super::chain::Chain;
 use super::decision::Decision;
 use super::setup::Setup;
 use super::word::Word;
-use crate::engine::{EngineReport, LevelStats, PropertyResult, Trace, Verdict};
+use crate::engine::{
+    realize_trace, EngineReport, LabelCount, LevelStats, PropertyResult, Stopped, Trace, Verdict,
+};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
 
-/// Level 0: the in-boundary initial states, one per fingerprint, in
-/// fingerprint order (as the engine's).
-pub(crate) fn initial_level<M: Model, W: Word>(model: &M) -> Vec<(W, M::State)>
+/// Level 0: the in-boundary initial states (their `canonical` states),
+/// one per fingerprint, in fingerprint order (as the engine's).
+pub(crate) fn initial_level<M: Model, W: Word>(
+    model: &M,
+    canonical: fn(&M, M::State) -> M::State,
+) -> Vec<(W, M::State)>
 where
     M::State: Hash,
 {
     let mut level: Vec<(W, M::State)> = model
         .init_states()
         .into_iter()
+        .map(|s| canonical(model, s))
         .filter(|s| model.within_boundary(s))
         .map(|s| (W::of(&s), s))
         .collect();
@@ -29,16 +36,22 @@ where
     level
 }
 
-/// The real trace a chain names, ending at `target`.
+/// The real trace a chain names, ending at `target` (at a state of its
+/// class, under a symmetry).
 ///
 /// Panics if the replay does not end there: the model is not
 /// deterministic, or two states collided.
-fn replay<M: Model, W: Word>(model: &M, chain: &Chain<W>, target: W) -> Trace<M::State, M::Action>
+fn replay<M: Model, W: Word>(
+    setup: &Setup<M>,
+    chain: &Chain<W>,
+    target: W,
+) -> Trace<M::State, M::Action>
 where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let mut cur = initial_level::<M, W>(model)
+    let (model, canonical) = (&*setup.model, setup.semantics.canonical);
+    let mut cur = initial_level::<M, W>(model, canonical)
         .into_iter()
         .find(|(fp, _)| *fp == chain.fp)
         .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
@@ -48,7 +61,10 @@ where
     for &index in chain.actions.iter().rev() {
         model.actions(&cur, &mut actions);
         let action = actions.drain(..).nth(index as usize);
-        let next = action.clone().and_then(|a| model.next_state(&cur, a));
+        let next = action
+            .clone()
+            .and_then(|a| model.next_state(&cur, a))
+            .map(|next| canonical(model, next));
         let (Some(action), Some(next)) = (action, next) else {
             panic!("trace replay: a recorded action is gone (non-deterministic model?)");
         };
@@ -60,7 +76,11 @@ where
         "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
     );
     trace.push((cur, None));
-    trace
+    if !setup.semantics.reduced {
+        return trace;
+    }
+    let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
+    realize_trace(model, &targets, |s| W::of(&canonical(model, s.clone())))
 }
 
 /// The run's report on worker 0.
@@ -70,6 +90,8 @@ pub(crate) fn build<M: Model, W: Word>(
     decisions: Vec<Option<Decision<W>>>,
     chains: Vec<Option<Chain<W>>>,
     complete: bool,
+    stopped: Option<Stopped>,
+    labels: Vec<LabelCount>,
 ) -> EngineReport<M::State, M::Action>
 where
     M::State: Hash + Clone,
@@ -86,7 +108,7 @@ where
                 (Expectation::Always, None, _) => Verdict::Holds,
                 (Expectation::Sometimes, None, _) => Verdict::NotReached,
                 (e, Some(d), Some(chain)) => {
-                    let trace = replay(model, chain, d.fp);
+                    let trace = replay(setup, chain, d.fp);
                     let depth = d.depth;
                     if *e == Expectation::Always {
                         Verdict::Violated { depth, trace }
@@ -110,8 +132,8 @@ where
         levels,
         complete,
         properties,
-        labels: Vec::new(),
+        labels,
         fingerprint_bits: 8 * W::BYTES as u32,
-        stopped: None,
+        stopped,
     }
 }

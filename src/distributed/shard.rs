@@ -76,9 +76,19 @@ impl<M: Model, W: Word> Shard<M, W> {
         }
     }
 
-    /// Marks a state of level 0 visited.
+    /// Marks a state visited (of level 0, or of a checkpoint).
     pub(crate) fn visit(&mut self, fp: W) {
         self.visited.insert(Key(fp));
+    }
+
+    /// The number of fingerprints visited, and room for how many.
+    pub(crate) fn visited_size(&self) -> (u64, u64) {
+        (self.visited.len() as u64, self.visited.capacity() as u64)
+    }
+
+    /// The fingerprints visited so far (for a checkpoint).
+    pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
+        self.visited.iter().map(|k| k.0)
     }
 
     /// Starts receiving round `round`, taking the packets that came early.

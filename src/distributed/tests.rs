@@ -3,9 +3,13 @@
 //! discoverers (so the parent rule decides the traces), with a boundary,
 //! `None` successors, an `Always`, a `Sometimes` and an `Eventually`
 //! property; bounded and to the fixpoint, at both fingerprint widths.
+//! And a labelled model with a symmetry: its label counts, class counts
+//! and real traces are the engine's.
 
-use super::{enumerate, Cluster, RunOptions};
-use crate::engine::{self, EngineOptions, EngineReport, FingerprintWidth, StateCodec};
+use super::{enumerate, Cluster, RunOptions, Semantics};
+use crate::engine::{
+    self, EngineOptions, EngineReport, FingerprintWidth, LabelledModel, StateCodec, Symmetric,
+};
 use stateright::{Model, Property};
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,15 +87,108 @@ fn every_worker_count_gives_the_engine_s_report() {
                 let run = RunOptions {
                     max_depth,
                     fingerprint,
-                    progress: None,
+                    ..RunOptions::default()
                 };
-                let got = enumerate(Arc::new(Walk), Arc::new(Bytes), &cluster, run)
-                    .expect("one process connects to no one")
-                    .expect("process 0 reports");
+                let got = enumerate(
+                    Arc::new(Walk),
+                    Arc::new(Bytes),
+                    &cluster,
+                    run,
+                    Semantics::plain(),
+                )
+                .expect("one process connects to no one")
+                .expect("process 0 reports");
                 assert_eq!(
                     without_timing(got),
                     expected,
                     "{fingerprint:?}, depth {max_depth:?}, {threads} threads"
+                );
+            }
+        }
+    }
+}
+
+/// Two counters up to 4, each incremented or reset, from (0, 0); labels
+/// say which counter moved and whether a reset was refused (an attempt);
+/// the pair is symmetric (the representative is the sorted pair).
+struct Pair;
+
+impl Model for Pair {
+    type State = (u8, u8);
+    type Action = u8;
+    fn init_states(&self) -> Vec<(u8, u8)> {
+        vec![(0, 0)]
+    }
+    fn actions(&self, _: &(u8, u8), actions: &mut Vec<u8>) {
+        actions.extend(0..4);
+    }
+    fn next_state(&self, s: &(u8, u8), a: u8) -> Option<(u8, u8)> {
+        self.next_state_labelled(s, a).map(|(next, _)| next)
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always("sum below 6", |_, s: &(u8, u8)| s.0 + s.1 < 6),
+            Property::sometimes("both 2", |_, s: &(u8, u8)| *s == (2, 2)),
+        ]
+    }
+}
+
+impl LabelledModel for Pair {
+    fn next_state_labelled(&self, &(a, b): &(u8, u8), action: u8) -> Option<((u8, u8), u128)> {
+        match action {
+            0 if a < 4 => Some(((a + 1, b), 1)),
+            1 if b < 4 => Some(((a, b + 1), 2)),
+            2 if a > 0 => Some(((0, b), 1)),
+            3 if b > 0 => Some(((a, 0), 2)),
+            _ => None,
+        }
+    }
+    fn attempt_labelled(&self, s: &(u8, u8), action: u8) -> Result<((u8, u8), u128), u128> {
+        self.next_state_labelled(s, action)
+            .ok_or(if action >= 2 { 4 } else { 0 })
+    }
+    fn label_names(&self) -> Vec<&'static str> {
+        vec!["first", "second", "refused reset"]
+    }
+}
+
+impl Symmetric for Pair {
+    fn representative(&self, &(a, b): &(u8, u8)) -> (u8, u8) {
+        (a.min(b), a.max(b))
+    }
+}
+
+#[test]
+fn labels_and_symmetry_are_the_engine_s() {
+    for max_depth in [None, Some(2), Some(5)] {
+        let opts = EngineOptions::new(max_depth, 1);
+        let plain = engine::enumerate_labelled_with_codec(&Pair, &Bytes, &opts);
+        let reduced = engine::enumerate_labelled_symmetric(&Pair, Some(&Bytes), &opts);
+        assert!(reduced.unique_states < plain.unique_states);
+        for (symmetric, expected) in [(false, plain), (true, reduced)] {
+            for threads in 1..=3 {
+                let cluster = Cluster {
+                    addresses: vec!["127.0.0.1:0".into()],
+                    process: 0,
+                    threads,
+                    connect_timeout: Duration::from_secs(5),
+                    identity: "pair".into(),
+                };
+                let run = RunOptions {
+                    max_depth,
+                    ..RunOptions::default()
+                };
+                let mut semantics = Semantics::labelled(&Pair);
+                if symmetric {
+                    semantics = semantics.symmetric();
+                }
+                let got = enumerate(Arc::new(Pair), Arc::new(Bytes), &cluster, run, semantics)
+                    .expect("one process connects to no one")
+                    .expect("process 0 reports");
+                assert_eq!(
+                    without_timing(got),
+                    without_timing(expected.clone()),
+                    "symmetric {symmetric}, depth {max_depth:?}, {threads} threads"
                 );
             }
         }

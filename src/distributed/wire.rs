@@ -18,6 +18,11 @@ pub(crate) const STATS: u8 = 1;
 pub(crate) const CHAINS: u8 = 2;
 /// What a process was asked to run (see `worker::WorkerRun::agree`).
 pub(crate) const IDENTITY: u8 = 3;
+/// The levels a worker has checkpointed, as `u64`s (see
+/// `worker::WorkerRun::resume`).
+pub(crate) const LEVELS: u8 = 4;
+/// A worker's memory estimate for the level ahead (see `guard`).
+pub(crate) const GUARD: u8 = 5;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]
@@ -73,6 +78,17 @@ impl Packet {
 
     pub(crate) fn buffer(&mut self) -> &mut Vec<u8> {
         &mut self.0
+    }
+
+    /// Whether a body of `u64`s holds `v`.
+    pub(crate) fn holds_u64(&self, v: u64) -> bool {
+        let mut r = self.body();
+        while !r.is_empty() {
+            if r.u64() == v {
+                return true;
+            }
+        }
+        false
     }
 }
 

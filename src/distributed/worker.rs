@@ -13,16 +13,21 @@
 //! fingerprint, action index).
 
 use super::chain::{walk_chains, Chain};
+use super::checkpoint::{self, worker_dir, Snapshot};
+use super::frontier::Frontier;
+use super::guard::{self, Estimate};
 use super::net::{Net, PACKET_BYTES};
 
 pub(crate) use super::decision::Decision;
-use super::setup::Setup;
+use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
-use super::wire::{Packet, CANDIDATES, IDENTITY, STATS};
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::{EngineReport, LevelStats};
+use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
+use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
+use std::path::PathBuf;
 use std::time::Instant;
 use timely::worker::Worker;
 
@@ -34,27 +39,14 @@ const BATCH: usize = 1 << 17;
 enum End {
     Complete,
     Bounded,
-}
-
-/// A level this worker holds: its states in fingerprint order, their
-/// bytes in `arena`.
-struct Frontier<W> {
-    states: Vec<(W, usize, u32)>,
-    arena: Vec<u8>,
-}
-
-impl<W> Default for Frontier<W> {
-    fn default() -> Self {
-        Frontier {
-            states: Vec::new(),
-            arena: Vec::new(),
-        }
-    }
+    /// After `max_levels` levels, or by the memory guard.
+    Stopped(Stopped),
 }
 
 /// What a worker found at one level: new states it owns, transitions out
-/// of its states, and per property its smallest deciding state (at the
-/// level checked, and at the last level built).
+/// of its states (and per label those carrying it, attempts included),
+/// and per property its smallest deciding state (at the level checked,
+/// and at the last level built).
 struct LevelReport<W> {
     new: u64,
     /// The most new states any one worker owns (in a combined report).
@@ -62,6 +54,7 @@ struct LevelReport<W> {
     transitions: u64,
     hits: Vec<Option<W>>,
     leaf: Vec<Option<(W, Link<W>)>>,
+    labels: Vec<u64>,
 }
 
 impl<W: Word> LevelReport<W> {
@@ -77,6 +70,10 @@ impl<W: Word> LevelReport<W> {
                 p.word(*parent).u32(*action);
             }
         }
+        // Last, so that their number is what is left.
+        for &n in &self.labels {
+            p.u64(n);
+        }
         p
     }
 
@@ -88,12 +85,17 @@ impl<W: Word> LevelReport<W> {
         let leaf = (0..properties)
             .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
             .collect();
+        let mut labels = Vec::new();
+        while !r.is_empty() {
+            labels.push(r.u64());
+        }
         LevelReport {
             new,
             widest,
             transitions,
             hits,
             leaf,
+            labels,
         }
     }
 
@@ -105,8 +107,13 @@ impl<W: Word> LevelReport<W> {
             transitions: 0,
             hits: vec![None; properties],
             leaf: vec![None; properties],
+            labels: Vec::new(),
         };
         for r in reports {
+            all.labels.resize(r.labels.len().max(all.labels.len()), 0);
+            for (a, n) in all.labels.iter_mut().zip(&r.labels) {
+                *a += n;
+            }
             all.new += r.new;
             all.widest = all.widest.max(r.widest);
             all.transitions += r.transitions;
@@ -153,6 +160,11 @@ where
             run.decisions,
             chains,
             matches!(end, End::Complete),
+            match end {
+                End::Stopped(why) => Some(why),
+                _ => None,
+            },
+            run.labels.into_counts(),
         )
     })
 }
@@ -171,6 +183,12 @@ struct WorkerRun<'a, M: Model, W> {
     /// fingerprint order.
     links: Vec<Vec<(W, Link<W>)>>,
     levels: Vec<LevelStats>,
+    /// Per label: transitions so far and the first depth (the same on
+    /// every worker).
+    labels: LabelTally,
+    /// Per label: this worker's transitions out of the level being
+    /// expanded.
+    level_labels: Vec<u64>,
     decisions: Vec<Option<Decision<W>>>,
 }
 
@@ -181,29 +199,13 @@ where
     M::Action: Clone,
     W: Word,
 {
-    /// Level 0: the in-boundary initial states, one per fingerprint; each
-    /// worker holds those it owns.
+    /// The run at level 0, or at the checkpoint it resumes.
     fn new(worker: &mut Worker, setup: &'a Setup<M>) -> Self {
         let (me, peers) = (worker.index(), worker.peers());
-        let mut shard = Shard::new(setup.model.clone(), setup.codec.clone());
-        let mut frontier = Frontier::default();
-        let initial = super::report::initial_level::<M, W>(&setup.model);
-        for (fp, state) in &initial {
-            if fp.owner(peers) == me {
-                shard.visit(*fp);
-                let start = frontier.arena.len();
-                setup.codec.encode(state, &mut frontier.arena);
-                let len = (frontier.arena.len() - start) as u32;
-                frontier.states.push((*fp, start, len));
-            }
-        }
-        let mut owned = vec![0; peers];
-        for (fp, _) in &initial {
-            owned[fp.owner(peers)] += 1;
-        }
+        let shard = Shard::new(setup.model.clone(), setup.codec.clone());
         let properties = setup.model.properties();
         let mut run = WorkerRun {
-            widest: owned.into_iter().max().unwrap_or(0),
+            widest: 0,
             net: Net::new(worker, shard),
             decisions: vec![None; properties.len()],
             properties,
@@ -211,13 +213,106 @@ where
             me,
             peers,
             start: Instant::now(),
-            frontier,
+            frontier: Frontier::default(),
             links: Vec::new(),
             levels: Vec::new(),
+            labels: LabelTally::new(setup.semantics.label_names.clone()),
+            level_labels: Vec::new(),
         };
         run.agree(worker);
-        run.push_level(initial.len() as u64, 0);
+        match &setup.checkpoint {
+            Some(c) if c.resume => run.resume(worker, c),
+            Some(c) => {
+                // A fresh run: a part left by an older run is not ours.
+                let _ = std::fs::remove_dir_all(run.dir(c));
+                run.initial_level();
+                run.save();
+            }
+            None => run.initial_level(),
+        }
         run
+    }
+
+    /// Level 0: the in-boundary initial states (representatives, under a
+    /// symmetry), one per fingerprint; each worker holds those it owns.
+    fn initial_level(&mut self) {
+        let (setup, me, peers) = (self.setup, self.me, self.peers);
+        let initial = super::report::initial_level::<M, W>(&setup.model, setup.semantics.canonical);
+        let mut owned = vec![0; peers];
+        for (fp, state) in &initial {
+            owned[fp.owner(peers)] += 1;
+            if fp.owner(peers) == me {
+                self.net.shard.borrow_mut().visit(*fp);
+                let frontier = &mut self.frontier;
+                let start = frontier.arena.len();
+                setup.codec.encode(state, &mut frontier.arena);
+                let len = (frontier.arena.len() - start) as u32;
+                frontier.states.push((*fp, start, len));
+            }
+        }
+        self.widest = owned.into_iter().max().unwrap_or(0);
+        self.push_level(initial.len() as u64, 0, &[]);
+    }
+
+    /// This worker's checkpoint directory.
+    fn dir(&self, c: &Checkpointing) -> PathBuf {
+        let threads = self.setup.threads;
+        worker_dir(&c.dir, self.me / threads, self.me % threads)
+    }
+
+    /// Writes this worker's part of the level just completed, if asked to.
+    fn save(&self) {
+        let Some(c) = &self.setup.checkpoint else {
+            return;
+        };
+        let shard = self.net.shard.borrow();
+        let snapshot = Snapshot {
+            depth: self.levels.len() - 1,
+            levels: &self.levels,
+            widest: self.widest,
+            decisions: &self.decisions,
+            labels: self.labels.counts(),
+            frontier: &self.frontier,
+            links: self.links.last(),
+        };
+        checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
+    }
+
+    /// Continues from the deepest level every worker has checkpointed.
+    fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
+        let dir = self.dir(c);
+        let mine = checkpoint::levels(&dir);
+        self.net.begin();
+        let mut packet = Packet::new(LEVELS);
+        for &depth in &mine {
+            packet.u64(depth as u64);
+        }
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, packet.clone());
+        }
+        let all = self.net.end(worker);
+        assert_eq!(all.len(), self.peers, "a process left before resuming");
+        let depth = mine
+            .iter()
+            .rev()
+            .find(|&&d| all.iter().all(|p| p.holds_u64(d as u64)))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no level is checkpointed by every process (resume with the DIR each process wrote)",
+                    c.dir.display()
+                )
+            });
+        let part = checkpoint::load::<W>(&dir, *depth);
+        {
+            let mut shard = self.net.shard.borrow_mut();
+            part.visited.iter().for_each(|&fp| shard.visit(fp));
+        }
+        self.levels = part.levels;
+        self.widest = part.widest;
+        self.decisions = part.decisions;
+        self.labels.restore(part.labels.0, part.labels.1);
+        self.frontier = part.frontier;
+        self.links = part.links;
     }
 
     /// Before the first level: every process must run the same command
@@ -248,7 +343,7 @@ where
 
     /// Counts a level and tells the progress callback (on each process's
     /// first worker).
-    fn push_level(&mut self, new: u64, transitions: u64) {
+    fn push_level(&mut self, new: u64, transitions: u64, labels: &[u64]) {
         let elapsed_ms = self.start.elapsed().as_millis() as u64;
         let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
         if self.me.is_multiple_of(self.setup.threads) {
@@ -256,19 +351,33 @@ where
                 progress(&stats);
             }
         }
+        self.labels.add_level(stats.depth, labels);
         self.levels.push(stats);
     }
 
     /// Checks the level held and, below the bound, builds the next;
     /// `Some` once the run is over.
     fn level(&mut self, worker: &mut Worker) -> Option<End> {
+        if self
+            .setup
+            .max_levels
+            .is_some_and(|k| self.levels.len() >= k)
+        {
+            return Some(End::Stopped(Stopped::LevelLimit));
+        }
         let depth = self.levels.len() - 1;
         if self.levels[depth].new_states == 0 {
             return Some(End::Complete);
         }
         let max_depth = self.setup.max_depth;
-        let expanding = max_depth.is_none_or(|d| depth < d);
         let leaf = max_depth == Some(depth + 1);
+        let mut expanding = max_depth.is_none_or(|d| depth < d);
+        let mut stop = None;
+        if expanding {
+            stop = self.guard(worker, depth, leaf);
+            // Past a memory bound the level is still checked, not expanded.
+            expanding = stop.is_none();
+        }
         let undecided: Vec<bool> = self
             .properties
             .iter()
@@ -313,6 +422,7 @@ where
             transitions,
             hits,
             leaf: leaf_best,
+            labels: std::mem::take(&mut self.level_labels),
         };
         let all = self.share(worker, mine);
         for (d, hit) in self.decisions.iter_mut().zip(&all.hits) {
@@ -325,9 +435,9 @@ where
             }
         }
         if !expanding {
-            return Some(End::Bounded);
+            return Some(stop.map_or(End::Bounded, End::Stopped));
         }
-        self.push_level(all.new, all.transitions);
+        self.push_level(all.new, all.transitions, &all.labels);
         if leaf {
             for (d, hit) in self.decisions.iter_mut().zip(&all.leaf) {
                 if d.is_none() {
@@ -351,7 +461,30 @@ where
             arena,
         };
         self.widest = all.widest;
+        self.save();
         None
+    }
+
+    /// With a memory bound: every worker's estimate for expanding level
+    /// `depth`, and why all stop before it, if they must (see `guard`).
+    fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
+        let limit = self.setup.max_memory?;
+        let share = predict_new(&self.levels).div_ceil(self.peers as u64);
+        let (visited, capacity) = self.net.shard.borrow().visited_size();
+        let mine = Estimate {
+            process: (self.me / self.setup.threads) as u64,
+            resident: resident_bytes(),
+            added: guard::added(visited, capacity, &self.frontier, share, leaf),
+            limit,
+        };
+        self.net.begin();
+        let packet = mine.packet();
+        for dest in 0..self.peers {
+            self.net.send(worker, dest, packet.clone());
+        }
+        let all: Vec<Estimate> = self.net.end(worker).iter().map(Estimate::read).collect();
+        assert_eq!(all.len(), self.peers, "a process left the run early");
+        guard::verdict(&all, depth + 1)
     }
 
     /// Checks the states `range` of `frontier` (in fingerprint order, and
@@ -370,6 +503,9 @@ where
         let model = &*self.setup.model;
         let codec = &*self.setup.codec;
         let mut transitions = 0;
+        let semantics = &self.setup.semantics;
+        let labels = &mut self.level_labels;
+        labels.resize(semantics.label_names.len(), 0);
         let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
         let mut actions = Vec::new();
         for &(fp, start, len) in &frontier.states[range] {
@@ -384,13 +520,21 @@ where
             }
             model.actions(&state, &mut actions);
             for (a, action) in actions.drain(..).enumerate() {
-                let Some(next) = model.next_state(&state, action) else {
-                    continue;
+                let (next, label) = match (semantics.attempt)(model, &state, action) {
+                    Ok(transition) => transition,
+                    Err(attempt) => {
+                        // Not a transition; a labelled attempt still
+                        // counts (as in the engine).
+                        attempt.count_into(labels);
+                        continue;
+                    }
                 };
+                let next = (semantics.canonical)(model, next);
                 if !model.within_boundary(&next) {
                     continue;
                 }
                 transitions += 1;
+                label.count_into(labels);
                 let next_fp = W::of(&next);
                 // A self-loop is never new (as in the engine).
                 if next_fp == fp {

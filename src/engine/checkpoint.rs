@@ -4,7 +4,8 @@
 //! `DIR/level-DDDD/`, and the parent links into `DIR/links-DDDD.bin` (the
 //! run's link store lives in the checkpoint directory). A level's
 //! directory is written under a temporary name and renamed when complete,
-//! so it is complete or absent; older ones are then removed. A resumed
+//! so it is complete or absent (`level_files`, shared with the distributed
+//! engine); older ones are then removed. A resumed
 //! run continues from the deepest complete level and ends exactly as a run
 //! that was never interrupted would (only timings differ).
 //!
@@ -16,17 +17,20 @@ use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
+use super::level_files::{
+    complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
+    save_level, unhex, write_file,
+};
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
-use super::report::LevelStats;
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
-use std::fs::{self, File};
+use std::fs;
 use std::hash::Hash;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// What `meta.json` holds.
@@ -47,15 +51,8 @@ struct Meta {
 
 /// The deepest complete level directory in `dir`, if any.
 fn last_level(dir: &Path) -> Option<(usize, PathBuf)> {
-    fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let depth = name.strip_prefix("level-")?.parse().ok()?;
-            Some((depth, e.path()))
-        })
-        .max_by_key(|(d, _)| *d)
+    let depth = *complete_levels(dir).last()?;
+    Some((depth, level_dir(dir, depth)))
 }
 
 fn read_meta(level_dir: &Path) -> Result<Meta, String> {
@@ -91,10 +88,6 @@ pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String
     Ok(depth)
 }
 
-fn io<T>(what: &Path, r: std::io::Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("checkpoint {}: {e}", what.display()))
-}
-
 impl<'a, M, T, W> Run<'a, M, T, W>
 where
     M: Model + Sync,
@@ -107,17 +100,11 @@ where
     /// docs). Needs a codec: the frontier is stored as its encodings.
     pub(super) fn save_checkpoint(&self, dir: &Path) {
         assert!(self.codec.is_some(), "checkpoints need a state codec");
-        let tmp = dir.join(format!(".level-{:04}.tmp", self.depth));
-        let _ = fs::remove_dir_all(&tmp);
-        io(&tmp, fs::create_dir_all(&tmp));
-        write_meta(&tmp.join("meta.json"), &self.meta());
-        self.write_visited(&tmp.join("visited.bin"));
-        write_frontier(&tmp.join("frontier.bin"), &self.frontier);
-        let done = dir.join(format!("level-{:04}", self.depth));
-        io(&done, fs::rename(&tmp, &done));
-        for depth in 0..self.depth {
-            let _ = fs::remove_dir_all(dir.join(format!("level-{depth:04}")));
-        }
+        save_level(dir, self.depth, self.depth, |tmp| {
+            write_meta(&tmp.join("meta.json"), &self.meta());
+            self.write_visited(&tmp.join("visited.bin"));
+            write_frontier(&tmp.join("frontier.bin"), &self.frontier);
+        });
     }
 
     fn meta(&self) -> Meta {
@@ -127,14 +114,7 @@ where
             max_depth: self.opts.max_depth,
             fingerprint_bits: 8 * W::BYTES as u32,
             depth: self.depth,
-            levels: self
-                .levels
-                .iter()
-                .map(|l| {
-                    let (d, n, t, tr, ttr) = l.counts();
-                    [d as u64, n, t, tr, ttr, l.elapsed_ms]
-                })
-                .collect(),
+            levels: self.levels.iter().map(level_row).collect(),
             decisions: self
                 .decisions
                 .0
@@ -147,25 +127,23 @@ where
     }
 
     fn write_visited(&self, path: &Path) {
-        let mut out = BufWriter::new(io(path, File::create(path)));
-        let mut buf = Vec::with_capacity(1 << 16);
-        for s in 0..SHARDS {
-            let table = self.visited.shard(s);
-            io(path, out.write_all(&(table.len() as u64).to_le_bytes()));
-            for fp in table.iter() {
-                fp.write(&mut buf);
-                if buf.len() >= 1 << 16 {
-                    io(path, out.write_all(&buf));
-                    buf.clear();
+        write_file(path, |out| {
+            let mut buf = Vec::with_capacity(1 << 16);
+            for s in 0..SHARDS {
+                let table = self.visited.shard(s);
+                out.write_all(&(table.len() as u64).to_le_bytes())?;
+                for fp in table.iter() {
+                    fp.write(&mut buf);
+                    if buf.len() >= 1 << 16 {
+                        out.write_all(&buf)?;
+                        buf.clear();
+                    }
                 }
+                out.write_all(&buf)?;
+                buf.clear();
             }
-            io(path, out.write_all(&buf));
-            buf.clear();
-        }
-        io(
-            path,
-            io(path, out.into_inner().map_err(|e| e.into_error())).sync_all(),
-        );
+            Ok(())
+        });
     }
 
     /// The run continued from the deepest complete level in `dir`.
@@ -177,7 +155,7 @@ where
         dir: &Path,
     ) -> Self {
         let depth = check_resumable(dir, opts).unwrap_or_else(|e| panic!("{e}"));
-        let level_dir = dir.join(format!("level-{depth:04}"));
+        let level_dir = level_dir(dir, depth);
         let meta = read_meta(&level_dir).unwrap_or_else(|e| panic!("{e}"));
         let mut run = Run::empty(model, properties, opts, codec);
         run.links = LinkStore::in_dir(dir, depth);
@@ -197,21 +175,10 @@ where
     }
 }
 
-fn level_stats(l: &[u64; 6]) -> LevelStats {
-    LevelStats {
-        depth: l[0] as usize,
-        new_states: l[1],
-        total_states: l[2],
-        transitions: l[3],
-        total_transitions: l[4],
-        elapsed_ms: l[5],
-    }
-}
-
 fn encode_decision<W: Fp>(d: Decision<W>) -> ([u64; 4], String) {
     let mut fp = Vec::new();
     d.fp.write(&mut fp);
-    let hex = fp.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(&fp);
     let fields = match d.witness {
         Witness::At(pos) => [d.depth as u64, pos, 0, 0],
         Witness::Via(link) => [
@@ -225,10 +192,7 @@ fn encode_decision<W: Fp>(d: Decision<W>) -> ([u64; 4], String) {
 }
 
 fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("a hex fingerprint"))
-        .collect();
+    let bytes = unhex(hex);
     let witness = match fields[1] {
         u64::MAX => Witness::Via(Link {
             parent: fields[2] as u32,
@@ -251,49 +215,39 @@ fn write_meta(path: &Path, meta: &Meta) {
 /// Per shard: the number of states, their fingerprints, the byte length
 /// of their encodings, and the encodings.
 fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) {
-    let mut out = BufWriter::new(io(path, File::create(path)));
-    for part in frontier {
-        let (fps, bytes) = part.encoded();
-        let mut head = Vec::with_capacity(fps.len() * W::BYTES + 16);
-        head.extend_from_slice(&(fps.len() as u64).to_le_bytes());
-        fps.iter().for_each(|fp| fp.write(&mut head));
-        head.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        io(path, out.write_all(&head));
-        io(path, out.write_all(bytes));
-    }
-    io(
-        path,
-        io(path, out.into_inner().map_err(|e| e.into_error())).sync_all(),
-    );
-}
-
-fn read_u64(path: &Path, input: &mut impl Read) -> u64 {
-    let mut b = [0; 8];
-    io(path, input.read_exact(&mut b));
-    u64::from_le_bytes(b)
+    write_file(path, |out| {
+        for part in frontier {
+            let (fps, bytes) = part.encoded();
+            let mut head = Vec::with_capacity(fps.len() * W::BYTES + 16);
+            head.extend_from_slice(&(fps.len() as u64).to_le_bytes());
+            fps.iter().for_each(|fp| fp.write(&mut head));
+            head.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.write_all(&head)?;
+            out.write_all(bytes)?;
+        }
+        Ok(())
+    });
 }
 
 fn read_fps<W: Fp>(path: &Path, input: &mut impl Read, n: usize) -> Vec<W> {
-    let mut bytes = vec![0; n * W::BYTES];
-    io(path, input.read_exact(&mut bytes));
+    let bytes = read_bytes(path, input, n * W::BYTES);
     bytes.chunks_exact(W::BYTES).map(W::read).collect()
 }
 
 fn read_frontier<S, W: Fp>(path: &Path) -> Vec<Part<S, W>> {
-    let mut input = BufReader::new(io(path, File::open(path)));
+    let mut input = open(path);
     (0..SHARDS)
         .map(|_| {
             let n = read_u64(path, &mut input) as usize;
             let fps = read_fps(path, &mut input, n);
-            let mut bytes = vec![0; read_u64(path, &mut input) as usize];
-            io(path, input.read_exact(&mut bytes));
-            Part::from_encoded(fps, bytes)
+            let len = read_u64(path, &mut input) as usize;
+            Part::from_encoded(fps, read_bytes(path, &mut input, len))
         })
         .collect()
 }
 
 fn read_visited<W: Fp>(path: &Path) -> Visited<W> {
-    let mut input = BufReader::new(io(path, File::open(path)));
+    let mut input = open(path);
     let shards = (0..SHARDS)
         .map(|_| {
             let n = read_u64(path, &mut input) as usize;

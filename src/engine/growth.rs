@@ -8,7 +8,7 @@ use super::report::LevelStats;
 /// last level times its growth factor, the factor itself extrapolated
 /// from its own trend (growth slows level by level on a finite space),
 /// within [½, 1½] of the last factor.
-pub(super) fn predict_new(levels: &[LevelStats]) -> u64 {
+pub(crate) fn predict_new(levels: &[LevelStats]) -> u64 {
     let new = |back: usize| {
         levels
             .len()

@@ -14,7 +14,8 @@
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
 //! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard`; `checkpoint`s; fingerprints in [`fingerprint`](mod@fingerprint)
+//! `guard`; `checkpoint`s (their files in `level_files`, shared with the
+//! distributed engine); fingerprints in [`fingerprint`](mod@fingerprint)
 //! and `fp`, and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
@@ -93,6 +94,7 @@ mod growth;
 mod guard;
 mod labels;
 mod level;
+pub(crate) mod level_files;
 mod links;
 mod observer;
 mod options;
@@ -114,10 +116,14 @@ pub use fingerprint::{
     collision_probability_bits, fingerprint,
 };
 pub use fp::{fingerprint128, FingerprintWidth};
+pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
+pub(crate) use guard::resident_bytes;
 pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
+pub(crate) use labels::{LabelTally, Labels};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
+pub use path::realize_trace;
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
 

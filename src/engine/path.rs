@@ -134,7 +134,28 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    let rep_fp = |s: &M::State| W::of(&T::canonical(model, s.clone()));
+    realize_trace(model, targets, |s| W::of(&T::canonical(model, s.clone())))
+}
+
+/// A real trace of `model` whose states' representatives have, step by
+/// step, the fingerprints `targets` (`rep_fp` gives a state's): from the
+/// first initial state with the first target, each step takes the first
+/// action whose successor has the next. The single-process and the
+/// distributed engine both realise their traces under a symmetry so.
+///
+/// Panics if no action reaches a target: the symmetry is unsound, or the
+/// model not deterministic.
+pub fn realize_trace<M, W>(
+    model: &M,
+    targets: &[W],
+    rep_fp: impl Fn(&M::State) -> W,
+) -> Trace<M::State, M::Action>
+where
+    M: Model,
+    M::State: Clone,
+    M::Action: Clone,
+    W: PartialEq + Copy,
+{
     let mut cur = model
         .init_states()
         .into_iter()

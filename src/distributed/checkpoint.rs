@@ -1,0 +1,333 @@
+//! Checkpoints of a distributed run: after each completed level every
+//! worker writes its own part — the fingerprints it owns (visited), its
+//! states of the level (the frontier), the counts and decisions so far
+//! (the same on every worker) — into `DIR/process-I/worker-J/level-DDDD/`,
+//! and its states' parent links of the level into
+//! `DIR/process-I/worker-J/links-DDDD.bin`, with the single-process
+//! engine's level directories (`engine::level_files`: complete or
+//! absent). So the processes may share one DIR (one machine) or each have
+//! its own (one per machine): a process only reads and writes its own
+//! `process-I`.
+//!
+//! A level's checkpoint is complete when every worker's part of it is.
+//! A worker keeps its last two levels: when it writes level N, every
+//! worker has written level N − 1 (the rounds of level N, which the
+//! timely frontier closes only once every worker has sent in them, come
+//! after each worker's write of N − 1), so at any moment the deepest
+//! level every worker holds is one each of them still has. A resumed run
+//! agrees on that level first (`worker`) and goes on from it.
+//!
+//! `meta.json` names the run (model and bounds, depth bound, fingerprint
+//! width) and the layout (processes, threads per process): resuming with
+//! another is refused before any process connects.
+
+use super::decision::Decision;
+use super::frontier::Frontier;
+use super::shard::Link;
+use super::word::Word;
+use crate::engine::level_files::{
+    complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
+    save_level, unhex, write_file,
+};
+use crate::engine::LevelStats;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What a checkpoint is of: every part names it, and a resume must name
+/// the same.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// The model, its bounds and properties, as the caller names them.
+    pub identity: String,
+    pub max_depth: Option<usize>,
+    pub fingerprint_bits: u32,
+    pub processes: usize,
+    pub threads: usize,
+}
+
+/// What `meta.json` holds.
+#[derive(Serialize, Deserialize)]
+struct Meta {
+    layout: Layout,
+    depth: usize,
+    levels: Vec<[u64; 6]>,
+    widest: u64,
+    decisions: Vec<Option<SavedDecision>>,
+    label_transitions: Vec<u64>,
+    label_first_depths: Vec<Option<usize>>,
+}
+
+/// A decision, its fingerprints in hex.
+#[derive(Serialize, Deserialize)]
+struct SavedDecision {
+    depth: usize,
+    fp: String,
+    link: Option<(String, u32)>,
+}
+
+/// The directory of worker `thread` of process `process` in `dir`.
+pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
+    dir.join(format!("process-{process}"))
+        .join(format!("worker-{thread}"))
+}
+
+fn links_file(dir: &Path, depth: usize) -> PathBuf {
+    dir.join(format!("links-{depth:04}.bin"))
+}
+
+/// A worker's state after a completed level, as [`save`] writes it.
+pub(crate) struct Snapshot<'a, W> {
+    pub(crate) depth: usize,
+    pub(crate) levels: &'a [LevelStats],
+    /// The most states of the level that any one worker holds.
+    pub(crate) widest: u64,
+    pub(crate) decisions: &'a [Option<Decision<W>>],
+    /// Per label: transitions so far and the first depth.
+    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
+    pub(crate) frontier: &'a Frontier<W>,
+    /// The links of this worker's states of the level (none at level 0).
+    pub(crate) links: Option<&'a Vec<(W, Link<W>)>>,
+}
+
+/// A worker's state after a completed level, as [`load`] reads it.
+pub(crate) struct Part<W> {
+    pub(crate) levels: Vec<LevelStats>,
+    /// The most states of the level that any one worker holds.
+    pub(crate) widest: u64,
+    pub(crate) decisions: Vec<Option<Decision<W>>>,
+    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
+    /// The fingerprints this worker owns, in any order.
+    pub(crate) visited: Vec<W>,
+    pub(crate) frontier: Frontier<W>,
+    /// Per level 1, 2, …, `depth`: the links of this worker's states.
+    pub(crate) links: Vec<Vec<(W, Link<W>)>>,
+}
+
+/// Writes level `part.depth` of the worker whose directory is `dir`:
+/// the links of that level, then the level's directory.
+pub(crate) fn save<W: Word>(
+    dir: &Path,
+    layout: &Layout,
+    part: &Snapshot<'_, W>,
+    visited: impl Iterator<Item = W>,
+) {
+    io(dir, fs::create_dir_all(dir));
+    let depth = part.depth;
+    if let Some(links) = part.links.filter(|_| depth > 0) {
+        write_file(&links_file(dir, depth), |out| {
+            let mut buf = Vec::with_capacity(links.len() * (2 * W::BYTES + 4));
+            for &(fp, (parent, action)) in links {
+                fp.put(&mut buf);
+                parent.put(&mut buf);
+                buf.extend_from_slice(&action.to_le_bytes());
+            }
+            out.write_all(&buf)
+        });
+    }
+    save_level(dir, depth, depth.saturating_sub(1), |tmp| {
+        let meta = Meta {
+            layout: layout.clone(),
+            depth,
+            levels: part.levels.iter().map(level_row).collect(),
+            widest: part.widest,
+            decisions: part
+                .decisions
+                .iter()
+                .map(|d| d.map(save_decision))
+                .collect(),
+            label_transitions: part.labels.0.clone(),
+            label_first_depths: part.labels.1.clone(),
+        };
+        let path = tmp.join("meta.json");
+        let text = serde_json::to_string(&meta).expect("a checkpoint's meta serialises");
+        io(&path, fs::write(&path, text));
+        let visited: Vec<W> = visited.collect();
+        write_words(&tmp.join("visited.bin"), &visited, std::iter::empty());
+        // The encodings in the states' (fingerprint) order, which is not
+        // the arena's (arrival) order.
+        // (streamed, not copied: the frontier is most of a worker's
+        // memory).
+        let f = part.frontier;
+        let fps: Vec<W> = f.states.iter().map(|s| s.0).collect();
+        let mut lens = Vec::with_capacity(f.states.len() * 4 + 8);
+        let mut total = 0u64;
+        for &(_, _, len) in &f.states {
+            lens.extend_from_slice(&len.to_le_bytes());
+            total += u64::from(len);
+        }
+        lens.extend_from_slice(&total.to_le_bytes());
+        let encodings = f
+            .states
+            .iter()
+            .map(|&(_, start, len)| &f.arena[start..start + len as usize]);
+        write_words(
+            &tmp.join("frontier.bin"),
+            &fps,
+            std::iter::once(&lens[..]).chain(encodings),
+        );
+    });
+}
+
+/// Writes a count, the words, then `rest`.
+fn write_words<'a, W: Word>(path: &Path, words: &[W], mut rest: impl Iterator<Item = &'a [u8]>) {
+    write_file(path, |out| {
+        let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
+        buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
+        words.iter().for_each(|w| w.put(&mut buf));
+        out.write_all(&buf)?;
+        rest.try_for_each(|bytes| out.write_all(bytes))
+    });
+}
+
+fn read_words<W: Word>(path: &Path, input: &mut impl std::io::Read) -> Vec<W> {
+    let n = read_u64(path, input) as usize;
+    let bytes = read_bytes(path, input, n * W::BYTES);
+    bytes.chunks_exact(W::BYTES).map(W::get).collect()
+}
+
+fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
+    let word = |w: W| {
+        let mut b = Vec::new();
+        w.put(&mut b);
+        hex(&b)
+    };
+    SavedDecision {
+        depth: d.depth,
+        fp: word(d.fp),
+        link: d.link.map(|(parent, action)| (word(parent), action)),
+    }
+}
+
+fn load_decision<W: Word>(d: &SavedDecision) -> Decision<W> {
+    Decision {
+        depth: d.depth,
+        fp: W::get(&unhex(&d.fp)),
+        link: d
+            .link
+            .as_ref()
+            .map(|(parent, action)| (W::get(&unhex(parent)), *action)),
+    }
+}
+
+fn read_meta(level: &Path) -> Result<Meta, String> {
+    let path = level.join("meta.json");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The complete levels of the worker whose directory is `dir`.
+pub(crate) fn levels(dir: &Path) -> Vec<usize> {
+    complete_levels(dir)
+}
+
+/// Reads level `depth` of the worker whose directory is `dir`, with its
+/// links of levels 1 to `depth`.
+pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Part<W> {
+    let level = level_dir(dir, depth);
+    let meta = read_meta(&level).unwrap_or_else(|e| panic!("checkpoint {e}"));
+    let path = level.join("visited.bin");
+    let visited = read_words(&path, &mut open(&path));
+    let path = level.join("frontier.bin");
+    let mut input = open(&path);
+    let fps: Vec<W> = read_words(&path, &mut input);
+    let lens = read_bytes(&path, &mut input, fps.len() * 4);
+    let arena_len = read_u64(&path, &mut input) as usize;
+    let arena = read_bytes(&path, &mut input, arena_len);
+    let mut start = 0;
+    let states = fps
+        .into_iter()
+        .zip(lens.chunks_exact(4))
+        .map(|(fp, len)| {
+            let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+            let at = start;
+            start += len as usize;
+            (fp, at, len)
+        })
+        .collect();
+    let links = (1..=depth)
+        .map(|d| {
+            let path = links_file(dir, d);
+            let bytes = io(&path, fs::read(&path));
+            bytes
+                .chunks_exact(2 * W::BYTES + 4)
+                .map(|r| {
+                    let action = u32::from_le_bytes(r[2 * W::BYTES..].try_into().expect("4 bytes"));
+                    (W::get(r), (W::get(&r[W::BYTES..]), action))
+                })
+                .collect()
+        })
+        .collect();
+    Part {
+        levels: meta.levels.iter().map(level_stats).collect(),
+        widest: meta.widest,
+        decisions: meta
+            .decisions
+            .iter()
+            .map(|d| d.as_ref().map(load_decision))
+            .collect(),
+        labels: (meta.label_transitions, meta.label_first_depths),
+        visited,
+        frontier: Frontier { states, arena },
+        links,
+    }
+}
+
+/// Whether process `process`'s part of the checkpoint in `dir` may be
+/// resumed by a run of `layout`: `Err` with one line naming the first
+/// difference.
+pub fn check_resumable(dir: &Path, process: usize, layout: &Layout) -> Result<(), String> {
+    for thread in 0..layout.threads {
+        let worker = worker_dir(dir, process, thread);
+        let Some(&depth) = levels(&worker).last() else {
+            return Err(match levels(&worker_dir(dir, 0, 0)).last() {
+                // Process 0 has a part: the layout must differ.
+                Some(&d) => match read_meta(&level_dir(&worker_dir(dir, 0, 0), d)) {
+                    Ok(meta) => {
+                        mismatch(dir, &meta.layout, layout).unwrap_or_else(|| missing(dir, &worker))
+                    }
+                    Err(e) => e,
+                },
+                None => missing(dir, &worker),
+            });
+        };
+        let meta = read_meta(&level_dir(&worker, depth))?;
+        if let Some(line) = mismatch(dir, &meta.layout, layout) {
+            return Err(line);
+        }
+    }
+    Ok(())
+}
+
+fn missing(dir: &Path, worker: &Path) -> String {
+    format!(
+        "{}: no complete checkpoint to resume ({} holds none)",
+        dir.display(),
+        worker.display()
+    )
+}
+
+/// The first way `made` differs from `asked`, in one line.
+fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
+    let dir = dir.display();
+    if made.identity != asked.identity {
+        return Some(format!(
+            "{dir}: the checkpoint is of another model or bounds ({}), not {}",
+            made.identity, asked.identity
+        ));
+    }
+    if made.max_depth != asked.max_depth || made.fingerprint_bits != asked.fingerprint_bits {
+        return Some(format!(
+            "{dir}: the checkpoint was made with depth {:?} and {}-bit fingerprints, not depth {:?} and {}",
+            made.max_depth, made.fingerprint_bits, asked.max_depth, asked.fingerprint_bits
+        ));
+    }
+    if (made.processes, made.threads) != (asked.processes, asked.threads) {
+        return Some(format!(
+            "{dir}: the checkpoint was made by {} processes × {} threads, not {} × {}: resume on the same hosts file with the same --threads",
+            made.processes, made.threads, asked.processes, asked.threads
+        ));
+    }
+    None
+}

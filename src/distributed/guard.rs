@@ -1,0 +1,159 @@
+//! The memory guard across processes: before a level is expanded every
+//! worker estimates what its share of the expansion adds to its
+//! process's memory at the peak (as the single-process guard does,
+//! `engine::guard`: the growth of its visited set, and what its part of
+//! the next level will hold beyond its part of this one), and sends it
+//! with its process's resident memory and bound to every worker. Each
+//! process's estimate is its resident memory plus its workers' additions;
+//! if any process's passes its bound, every worker stops before the
+//! level (after checking it), so all stop together and cleanly.
+
+use super::frontier::Frontier;
+use super::wire::{Packet, GUARD};
+use super::word::Word;
+use crate::engine::Stopped;
+use std::mem::size_of;
+
+/// Slack for what the estimate does not count (a round's candidates in
+/// flight, the sort of a level, allocator overhead): 64 MiB a process.
+const SLACK: u64 = 64 << 20;
+
+/// One worker's word on the level ahead.
+pub(crate) struct Estimate {
+    pub(crate) process: u64,
+    /// Its process's resident memory now.
+    pub(crate) resident: u64,
+    /// What this worker's share of the expansion adds at the peak.
+    pub(crate) added: u64,
+    /// Its process's bound.
+    pub(crate) limit: u64,
+}
+
+impl Estimate {
+    pub(crate) fn packet(&self) -> Packet {
+        let mut p = Packet::new(GUARD);
+        p.u64(self.process)
+            .u64(self.resident)
+            .u64(self.added)
+            .u64(self.limit);
+        p
+    }
+
+    pub(crate) fn read(packet: &Packet) -> Self {
+        let mut r = packet.body();
+        Estimate {
+            process: r.u64(),
+            resident: r.u64(),
+            added: r.u64(),
+            limit: r.u64(),
+        }
+    }
+}
+
+/// Bytes of a hash set of `W` keys sized for `items` (a power of two of
+/// buckets, at most 7/8 full, a control byte each).
+fn set_bytes<W>(items: u64) -> u64 {
+    if items == 0 {
+        return 0;
+    }
+    let buckets = (items * 8 / 7).max(4).next_power_of_two();
+    buckets * (size_of::<W>() as u64 + 1)
+}
+
+/// What a worker holding `visited` fingerprints (room for `capacity`) and
+/// `frontier` adds at the peak of a level that gives it `share` new
+/// states (only their fingerprints at the last level, `leaf`).
+pub(crate) fn added<W: Word>(
+    visited: u64,
+    capacity: u64,
+    frontier: &Frontier<W>,
+    share: u64,
+    leaf: bool,
+) -> u64 {
+    let table = if visited + share > capacity {
+        // Growing: the old table and the new one, for a moment.
+        set_bytes::<W>(visited + share)
+    } else {
+        0
+    };
+    let states = frontier.states.len() as u64;
+    let held = frontier.arena.len() as u64 + states * size_of::<(W, usize, u32)>() as u64;
+    let next = if leaf {
+        0
+    } else {
+        // Per new state: its encoding and place, its link, and while the
+        // level is built its entry and its index.
+        let encoding = frontier.arena.len() as u64 / states.max(1);
+        let per_state = encoding
+            + size_of::<(W, usize, u32)>() as u64
+            + size_of::<(W, (W, u32))>() as u64
+            + 2 * W::BYTES as u64
+            + 24
+            + set_bytes::<(W, usize)>(1);
+        share * per_state
+    };
+    table + next.saturating_sub(held)
+}
+
+/// Why every worker stops before level `depth`, if one process would
+/// pass its bound there: the first such process's estimate.
+pub(crate) fn verdict(all: &[Estimate], depth: usize) -> Option<Stopped> {
+    let processes = all.iter().map(|e| e.process).max()? + 1;
+    (0..processes).find_map(|p| {
+        let mine: Vec<&Estimate> = all.iter().filter(|e| e.process == p).collect();
+        let resident = mine.iter().map(|e| e.resident).max()?;
+        let limit = mine.iter().map(|e| e.limit).min()?;
+        let needed = resident + mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
+        (needed > limit).then_some(Stopped::MemoryBound {
+            depth,
+            needed,
+            limit,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(process: u64, resident: u64, added: u64, limit: u64) -> Estimate {
+        Estimate {
+            process,
+            resident,
+            added,
+            limit,
+        }
+    }
+
+    #[test]
+    fn the_first_process_over_its_bound_stops_everyone() {
+        let mib = 1 << 20;
+        let under = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(0, 120 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 10 * mib, 1000 * mib),
+        ];
+        assert_eq!(verdict(&under, 3), None);
+        let over = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 500 * mib, 600 * mib),
+            estimate(1, 110 * mib, 10 * mib, 600 * mib),
+        ];
+        assert_eq!(
+            verdict(&over, 3),
+            Some(Stopped::MemoryBound {
+                depth: 3,
+                needed: 110 * mib + 510 * mib + SLACK,
+                limit: 600 * mib,
+            })
+        );
+    }
+
+    #[test]
+    fn a_growing_set_counts_its_new_table() {
+        let frontier = Frontier::<u64>::default();
+        assert_eq!(added(10, 100, &frontier, 5, true), 0);
+        assert_eq!(added(10, 14, &frontier, 5, true), set_bytes::<u64>(15));
+        assert!(added(0, 0, &frontier, 1000, false) > 1000 * 8);
+    }
+}
