@@ -24,6 +24,10 @@ use stateright::Model;
 use std::hash::Hash;
 
 /// Per property: the deciding state with the smallest fingerprint so far.
+/// How many candidates ahead of its insert phase 2 reads a candidate's
+/// home slot (see [`FpTable::touch`]).
+const TOUCH_AHEAD: usize = 8;
+
 pub(super) type LeafHits<W> = Vec<Option<(W, Link)>>;
 
 impl<M, T, W> Level<'_, M, T, W>
@@ -78,10 +82,15 @@ where
         part: &mut Part<M::State, W>,
         mut leaf: Option<&mut LeafHits<W>>,
     ) {
+        let mut empty_ahead = 0;
         for slot in slots {
             let held = &slot.held[s];
+            let bucket = &slot.buckets[s];
             let mut cursor = 0;
-            for (i, c) in slot.buckets[s].iter().enumerate() {
+            for (i, c) in bucket.iter().enumerate() {
+                if let Some(ahead) = bucket.get(i + TOUCH_AHEAD) {
+                    empty_ahead += usize::from(table.touch(ahead.fp));
+                }
                 let new = table.insert(c.fp);
                 match leaf.as_deref_mut() {
                     Some(best) if new => keep_smallest(best, c.hits, c.fp, c.link),
@@ -95,6 +104,8 @@ where
                 }
             }
         }
+        // The reads ahead must not be optimised away.
+        std::hint::black_box(empty_ahead);
     }
 }
 
