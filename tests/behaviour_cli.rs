@@ -62,19 +62,27 @@ fn bin() -> Command {
 /// tool under the authors' code, named `default` (the previous default
 /// model, before it gained templates the ablations do not have; README
 /// "Behaviour: where two models part").
+/// The base model's path, written once per test process: the tests of
+/// this binary run in parallel, and rewriting one shared file while
+/// another test's process reads it made the reader see it half-written.
 fn base() -> String {
-    let dir =
-        std::env::temp_dir().join(format!("memtx-check-behaviour-base-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut model: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string("models/ablations/no-gate.json").unwrap())
-            .unwrap();
-    model["name"] = "default".into();
-    model["variant"] = serde_json::json!({});
-    model["expect"] = serde_json::json!({});
-    let path = dir.join("default.json");
-    std::fs::write(&path, model.to_string()).unwrap();
-    path.display().to_string()
+    static BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir =
+            std::env::temp_dir().join(format!("memtx-check-behaviour-base-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut model: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string("models/ablations/no-gate.json").unwrap(),
+        )
+        .unwrap();
+        model["name"] = "default".into();
+        model["variant"] = serde_json::json!({});
+        model["expect"] = serde_json::json!({});
+        let path = dir.join("default.json");
+        std::fs::write(&path, model.to_string()).unwrap();
+        path.display().to_string()
+    })
+    .clone()
 }
 
 fn scratch(name: &str) -> PathBuf {
