@@ -35,8 +35,11 @@
 //!   for which `Model::within_boundary` is false are discarded outright — not
 //!   counted as states, not counted as transitions, not checked, not
 //!   expanded.
-//! * **Properties**: each state is checked once, when its level is processed
-//!   (states of the last level when they are found new). `Always` reports
+//! * **Properties**: each state is checked when its level is processed;
+//!   a state of the last level is checked as it is generated, once per
+//!   transition reaching it, and the result counts only for the
+//!   transition that finds it new (holding the last level's successors
+//!   until then was measured slower; see `chunk`). `Always` reports
 //!   the shallowest violation, `Sometimes` the shallowest example.
 //!   `Eventually` is reported as [`Verdict::Unsupported`]: it is a path
 //!   property that this state-based enumerator does not evaluate. Once a
