@@ -62,6 +62,17 @@ impl StateCodec<(u8, u8)> for Bytes {
     }
 }
 
+/// One process of `threads` workers on a loopback port of its own.
+fn one_process(threads: usize, identity: &str) -> Cluster {
+    Cluster {
+        addresses: vec!["127.0.0.1:0".into()],
+        process: 0,
+        threads,
+        connect_timeout: Duration::from_secs(5),
+        identity: identity.into(),
+    }
+}
+
 fn without_timing(mut r: EngineReport<(u8, u8), u8>) -> EngineReport<(u8, u8), u8> {
     r.levels.iter_mut().for_each(|l| l.elapsed_ms = 0);
     r
@@ -77,13 +88,7 @@ fn every_worker_count_gives_the_engine_s_report() {
             };
             let expected = without_timing(engine::enumerate_with_codec(&Walk, &Bytes, &opts));
             for threads in 1..=3 {
-                let cluster = Cluster {
-                    addresses: vec!["127.0.0.1:0".into()],
-                    process: 0,
-                    threads,
-                    connect_timeout: Duration::from_secs(5),
-                    identity: "walk".into(),
-                };
+                let cluster = one_process(threads, "walk");
                 let run = RunOptions {
                     max_depth,
                     fingerprint,
@@ -167,13 +172,7 @@ fn labels_and_symmetry_are_the_engine_s() {
         assert!(reduced.unique_states < plain.unique_states);
         for (symmetric, expected) in [(false, plain), (true, reduced)] {
             for threads in 1..=3 {
-                let cluster = Cluster {
-                    addresses: vec!["127.0.0.1:0".into()],
-                    process: 0,
-                    threads,
-                    connect_timeout: Duration::from_secs(5),
-                    identity: "pair".into(),
-                };
+                let cluster = one_process(threads, "pair");
                 let run = RunOptions {
                     max_depth,
                     ..RunOptions::default()
