@@ -10,13 +10,14 @@ use super::decision::Decision;
 use super::setup::Setup;
 use super::word::Word;
 use crate::engine::{
-    realize_trace, EngineReport, LabelCount, LevelStats, PropertyResult, Stopped, Trace, Verdict,
+    initial_states, realize_trace, EngineReport, LabelCount, LevelStats, PropertyResult, Stopped,
+    Trace, Verdict,
 };
 use stateright::{Expectation, Model};
 use std::hash::Hash;
 
 /// Level 0: the in-boundary initial states (their `canonical` states),
-/// one per fingerprint, in fingerprint order (as the engine's).
+/// one per fingerprint, in fingerprint order: the engine's own.
 pub(crate) fn initial_level<M: Model, W: Word>(
     model: &M,
     canonical: fn(&M, M::State) -> M::State,
@@ -24,16 +25,7 @@ pub(crate) fn initial_level<M: Model, W: Word>(
 where
     M::State: Hash,
 {
-    let mut level: Vec<(W, M::State)> = model
-        .init_states()
-        .into_iter()
-        .map(|s| canonical(model, s))
-        .filter(|s| model.within_boundary(s))
-        .map(|s| (W::of(&s), s))
-        .collect();
-    level.sort_by_key(|&(fp, _)| fp);
-    level.dedup_by_key(|&mut (fp, _)| fp);
-    level
+    initial_states(model, canonical, |s| W::of(s))
 }
 
 /// The real trace a chain names, ending at `target` (at a state of its

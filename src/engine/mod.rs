@@ -126,7 +126,7 @@ pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
 pub(crate) use labels::{LabelTally, Labels};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
-pub use path::realize_trace;
+pub use path::{initial_states, realize_trace};
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
 

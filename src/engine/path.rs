@@ -24,12 +24,24 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    let mut level: Vec<(W, M::State)> = model
+    initial_states(model, T::canonical, |s| W::of(s))
+}
+
+/// Level 0 of any engine exploring `model` as this one does: the initial
+/// states, each replaced by `canonical` of it, those within the boundary,
+/// one per fingerprint `fp`, in fingerprint order. The distributed engine
+/// builds its level 0 with it too, so both start from the same states.
+pub fn initial_states<M: Model, F: Copy + Ord>(
+    model: &M,
+    canonical: impl Fn(&M, M::State) -> M::State,
+    fp: impl Fn(&M::State) -> F,
+) -> Vec<(F, M::State)> {
+    let mut level: Vec<(F, M::State)> = model
         .init_states()
         .into_iter()
-        .map(|s| T::canonical(model, s))
+        .map(|s| canonical(model, s))
         .filter(|s| model.within_boundary(s))
-        .map(|s| (W::of(&s), s))
+        .map(|s| (fp(&s), s))
         .collect();
     level.sort_by_key(|&(fp, _)| fp);
     level.dedup_by_key(|&mut (fp, _)| fp);
