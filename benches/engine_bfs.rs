@@ -18,9 +18,10 @@
 //! depth `--depth` (default 8): stateright runs with `target_max_depth(D+1)`,
 //! which counts exactly our states at depth ≤ D (see
 //! `engine::stateright_mapping`); the engine runs as `memtx-check check` does,
-//! holding levels packed through the model's codec (`engine1`, `engine2`),
-//! and once more without the codec (`engine1-plain`) to show what packing
-//! saves.
+//! holding levels packed through the model's codec and stepping every
+//! transition into one reused state (`engine::enumerate_in_place`:
+//! `engine1`, `engine2`), and once more without the codec, each successor
+//! a fresh state (`engine1-plain`), to show what packing saves.
 //!
 //! `--properties LIST` (with `--model`) judges only those invariants, as
 //! `memtx-check check --properties` does: `--properties I1,I2,G3` gives
@@ -57,7 +58,7 @@
 
 use memtx_check::config::{Depth, ModelConfig};
 use memtx_check::engine::{
-    enumerate, enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions, LevelStats,
+    enumerate, enumerate_in_place, enumerate_labelled_with_codec, EngineOptions, LevelStats,
     RunObserver, Verdict,
 };
 use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec};
@@ -194,7 +195,7 @@ fn run_memtx_variant(variant: &str, model: MemtxModel, depth: usize) -> (u64, u6
         v => {
             let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
             let codec = ModelCodec::new(&model.spec);
-            let r = enumerate_with_codec(&model, &codec, &EngineOptions::new(Some(depth), threads));
+            let r = enumerate_in_place(&model, &codec, &EngineOptions::new(Some(depth), threads));
             (r.unique_states, r.transitions)
         }
     }

@@ -178,7 +178,7 @@ where
         let mut run = Run::empty(model, properties, opts, codec);
         for (fp, s) in initial_level::<M, T, W>(model) {
             run.visited.insert(fp);
-            run.frontier[fp.shard()].push(s, fp, codec);
+            run.frontier[fp.shard()].push(&s, fp, codec);
         }
         run.frontier.iter_mut().for_each(Part::sort);
         let initial = run.visited.len();

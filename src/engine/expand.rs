@@ -64,20 +64,24 @@ where
         hi: usize,
     ) {
         let mut actions = Vec::new();
+        // Every successor is written into this one state (see
+        // `Transitions::next_into`), then fingerprinted, checked or held.
+        let mut successor: Option<M::State> = None;
         part.visit(lo, hi, self.codec, |k, state| {
             let (pos, state_fp) = (base + k as u64, part.fps[k]);
-            self.expand_state(state, (pos, state_fp), slot, &mut actions);
+            let next = successor.get_or_insert_with(|| state.clone());
+            self.expand_state(state, (pos, state_fp), slot, (&mut actions, next));
         });
     }
 
     /// Phase 1 on one frontier state, at position `pos` of the level with
-    /// fingerprint `state_fp`; `actions` is a reused buffer.
+    /// fingerprint `state_fp`; `actions` and `next` are reused buffers.
     fn expand_state(
         &self,
         state: &M::State,
         (pos, state_fp): (u64, W),
         slot: &mut ChunkSlot<M::State, W>,
-        actions: &mut Vec<M::Action>,
+        (actions, next): (&mut Vec<M::Action>, &mut M::State),
     ) {
         let model = self.model;
         self.check(state, &mut slot.hits, (pos, state_fp));
@@ -90,23 +94,24 @@ where
         model.actions(state, actions);
         for (a, action) in actions.drain(..).enumerate() {
             let taken = self.stream.map(|_| action.clone());
-            let (next, label) = match T::next(model, state, action) {
-                Ok(transition) => transition,
+            let label = match T::next_into(model, state, action, next) {
+                Ok(label) => label,
                 Err(attempt) => {
                     // Not a transition; a labelled attempt still counts.
                     attempt.count_into(&mut slot.labels);
                     continue;
                 }
             };
-            if !model.within_boundary(&next) {
+            let next = &*next;
+            if !model.within_boundary(next) {
                 continue;
             }
             if let (Some(stream), Some(action)) = (self.stream, &taken) {
-                stream.transition(state, action, &next);
+                stream.transition(state, action, next);
             }
             slot.transitions += 1;
             label.count_into(&mut slot.labels);
-            let fp = W::of(&next);
+            let fp = W::of(next);
             // A self-loop (common: stuttering actions) is never new.
             if fp == state_fp {
                 continue;
@@ -117,7 +122,7 @@ where
             };
             let bucket = &mut slot.buckets[fp.shard()];
             if self.leaf {
-                let hits = self.deciding(&next);
+                let hits = self.deciding(next);
                 bucket.push(Candidate { fp, link, hits });
             } else {
                 bucket.push(Candidate { fp, link, hits: 0 });

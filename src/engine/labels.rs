@@ -47,6 +47,23 @@ pub trait LabelledModel: Model {
         self.next_state_labelled(state, action).ok_or(0)
     }
 
+    /// [`LabelledModel::attempt_labelled`] written into `into`, which the
+    /// engine reuses for every transition: a model whose states own heap
+    /// data overrides it to reuse that heap (by default the successor is
+    /// moved in). On an attempt that is no transition, `into` holds no
+    /// state of interest.
+    fn attempt_labelled_into(
+        &self,
+        state: &Self::State,
+        action: Self::Action,
+        into: &mut Self::State,
+    ) -> Result<u128, u128> {
+        self.attempt_labelled(state, action).map(|(next, labels)| {
+            *into = next;
+            labels
+        })
+    }
+
     /// The label names, bit `i` named by entry `i`; at most [`MAX_LABELS`].
     fn label_names(&self) -> Vec<&'static str>;
 }
@@ -74,6 +91,20 @@ pub(crate) trait Transitions<M: Model> {
         state: &M::State,
         action: M::Action,
     ) -> Result<(M::State, Self::Label), Self::Label>;
+    /// [`Transitions::next`] written into `into`, a state the engine
+    /// reuses for every transition; by default the successor is moved in.
+    #[inline(always)]
+    fn next_into(
+        model: &M,
+        state: &M::State,
+        action: M::Action,
+        into: &mut M::State,
+    ) -> Result<Self::Label, Self::Label> {
+        Self::next(model, state, action).map(|(next, label)| {
+            *into = next;
+            label
+        })
+    }
     fn label_names(model: &M) -> Vec<&'static str>;
     /// States are replaced by representatives (see `symmetry`).
     const REDUCED: bool = false;
@@ -101,6 +132,50 @@ impl<M: Model> Transitions<M> for Unlabelled {
     }
 }
 
+/// A model that writes a successor into a state it is handed, reusing
+/// that state's heap: the engine steps every transition into one state, so
+/// such a model's transitions allocate nothing ([`enumerate_in_place`]).
+///
+/// [`enumerate_in_place`]: super::enumerate_in_place
+pub trait StepInto: Model {
+    /// `next_state(state, action)` written into `into`; false when the
+    /// action is no transition (`into` then holds no state of interest).
+    fn next_state_into(
+        &self,
+        state: &Self::State,
+        action: Self::Action,
+        into: &mut Self::State,
+    ) -> bool;
+}
+
+/// The adapter for a [`StepInto`] model: no labels, successors written in
+/// place.
+pub(crate) enum InPlace {}
+
+impl<M: StepInto> Transitions<M> for InPlace {
+    type Label = ();
+    #[inline(always)]
+    fn next(model: &M, state: &M::State, action: M::Action) -> Result<(M::State, ()), ()> {
+        Unlabelled::next(model, state, action)
+    }
+    #[inline(always)]
+    fn next_into(
+        model: &M,
+        state: &M::State,
+        action: M::Action,
+        into: &mut M::State,
+    ) -> Result<(), ()> {
+        if model.next_state_into(state, action, into) {
+            Ok(())
+        } else {
+            Err(())
+        }
+    }
+    fn label_names(_: &M) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
 /// A [`LabelledModel`]'s own labels.
 pub(crate) enum Labelled {}
 
@@ -109,6 +184,15 @@ impl<M: LabelledModel> Transitions<M> for Labelled {
     #[inline(always)]
     fn next(model: &M, state: &M::State, action: M::Action) -> Result<(M::State, u128), u128> {
         model.attempt_labelled(state, action)
+    }
+    #[inline(always)]
+    fn next_into(
+        model: &M,
+        state: &M::State,
+        action: M::Action,
+        into: &mut M::State,
+    ) -> Result<u128, u128> {
+        model.attempt_labelled_into(state, action, into)
     }
     fn label_names(model: &M) -> Vec<&'static str> {
         model.label_names()

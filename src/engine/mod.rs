@@ -122,7 +122,7 @@ pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::resident_bytes;
-pub use labels::{LabelCount, LabelledModel, MAX_LABELS};
+pub use labels::{LabelCount, LabelledModel, StepInto, MAX_LABELS};
 pub(crate) use labels::{LabelTally, Labels};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
@@ -130,7 +130,7 @@ pub use path::{initial_states, realize_trace};
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
 
-use labels::{Labelled, Transitions, Unlabelled};
+use labels::{InPlace, Labelled, Transitions, Unlabelled};
 use stateright::Model;
 use std::hash::Hash;
 use symmetry::Reduced;
@@ -169,6 +169,22 @@ where
     M::Action: Clone,
 {
     dispatch::<M, Unlabelled>(model, opts, Some(codec), None)
+}
+
+/// [`enumerate_with_codec`] for a model that steps in place
+/// ([`StepInto`]): the same results, without a heap allocation per
+/// transition.
+pub fn enumerate_in_place<M>(
+    model: &M,
+    codec: &dyn StateCodec<M::State>,
+    opts: &EngineOptions,
+) -> EngineReport<M::State, M::Action>
+where
+    M: StepInto + Sync,
+    M::State: Hash + Clone + Send + Sync,
+    M::Action: Clone,
+{
+    dispatch::<M, InPlace>(model, opts, Some(codec), None)
 }
 
 /// [`enumerate_labelled_with_codec`], telling `stream` of every state and

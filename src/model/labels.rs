@@ -7,7 +7,7 @@ use super::action::Action;
 use super::coverage::{refusal_labels, transition_labels, BRANCHES};
 use super::state::{MemtxModel, ModelState};
 use super::StepRefusal;
-use crate::engine::LabelledModel;
+use crate::engine::{LabelledModel, StepInto};
 
 impl LabelledModel for MemtxModel {
     fn next_state_labelled(
@@ -23,11 +23,24 @@ impl LabelledModel for MemtxModel {
         state: &ModelState,
         action: Action,
     ) -> Result<(ModelState, u128), u128> {
-        match self.step(state, &action) {
-            Ok((next, outcome)) => {
-                let labels = transition_labels(&self.spec, &state.store, &outcome, &next.store);
-                Ok((next, labels))
-            }
+        let mut next = ModelState::default();
+        let labels = self.attempt_labelled_into(state, action, &mut next)?;
+        Ok((next, labels))
+    }
+
+    fn attempt_labelled_into(
+        &self,
+        state: &ModelState,
+        action: Action,
+        into: &mut ModelState,
+    ) -> Result<u128, u128> {
+        match self.step_into(state, &action, into) {
+            Ok(outcome) => Ok(transition_labels(
+                &self.spec,
+                &state.store,
+                &outcome,
+                &into.store,
+            )),
             Err(StepRefusal::Protocol(error)) => Err(refusal_labels(&self.op(&action), &error)),
             Err(_) => Err(0),
         }
@@ -35,6 +48,14 @@ impl LabelledModel for MemtxModel {
 
     fn label_names(&self) -> Vec<&'static str> {
         BRANCHES.to_vec()
+    }
+}
+
+/// The engine steps the model into one reused state: no allocation per
+/// transition.
+impl StepInto for MemtxModel {
+    fn next_state_into(&self, state: &ModelState, action: Action, into: &mut ModelState) -> bool {
+        self.step_into(state, &action, into).is_ok()
     }
 }
 

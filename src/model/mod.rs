@@ -82,25 +82,42 @@ impl MemtxModel {
         state: &ModelState,
         action: &Action,
     ) -> Result<(ModelState, Outcome), StepRefusal> {
+        let mut next = ModelState::default();
+        let outcome = self.step_into(state, action, &mut next)?;
+        Ok((next, outcome))
+    }
+
+    /// [`MemtxModel::step`] written into `next`, whose buffers are reused:
+    /// the engine steps every transition of a run into one state, so a
+    /// transition allocates nothing. On a refusal `next` holds no state of
+    /// interest.
+    pub fn step_into(
+        &self,
+        state: &ModelState,
+        action: &Action,
+        next: &mut ModelState,
+    ) -> Result<Outcome, StepRefusal> {
         if let Action::Open { tx, .. } = *action {
             if tx as usize != state.store.transactions().len() {
                 return Err(StepRefusal::NotThisTransaction);
             }
         }
         let op = self.op(action);
-        let (store, outcome) = self
+        let outcome = self
             .spec
             .protocol()
-            .step(&state.store, &op)
+            .step_into(&state.store, &op, &mut next.store)
             .map_err(StepRefusal::Protocol)?;
-        if store.records().len() > self.spec.max_records {
+        if next.store.records().len() > self.spec.max_records {
             return Err(StepRefusal::RecordBound);
         }
-        let monitor =
-            state
-                .monitor
-                .after(self.spec.context(), state.store.view(), &op, store.view());
-        Ok((ModelState { store, monitor }, outcome))
+        next.monitor = state.monitor.after(
+            self.spec.context(),
+            state.store.view(),
+            &op,
+            next.store.view(),
+        );
+        Ok(outcome)
     }
 }
 

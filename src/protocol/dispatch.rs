@@ -67,18 +67,38 @@ impl Protocol {
     pub fn step(&self, store: &Store, op: &Op) -> Result<(Store, Outcome), ProtocolError> {
         self.precheck(store, op)?;
         let mut next = store.clone();
-        let outcome = match *op {
-            Op::Open { agent, tier } => self.open(&mut next, agent, tier),
-            Op::Stage { tx, proposal } => self.stage(&mut next, tx, proposal)?,
-            Op::Commit { tx } => Outcome::Committed(self.commit(&mut next, tx)?),
-            Op::Abort { tx } => self.abort(&mut next, tx)?,
-            Op::Revoke { record } => self.revoke(&mut next, record)?,
-            Op::ToolCall { tx, tool, basis } => {
-                Outcome::ToolCall(self.tool_call(&mut next, tx, tool, basis)?)
-            }
-            Op::Revalidate { tx, record } => self.revalidate(&mut next, tx, record)?,
-        };
+        let outcome = self.perform(&mut next, op)?;
         Ok((next, outcome))
+    }
+
+    /// [`Protocol::step`] written into `next`, whose buffers are reused
+    /// (a model checker steps every transition into one state). On error
+    /// `next` holds no store of interest.
+    pub fn step_into(
+        &self,
+        store: &Store,
+        op: &Op,
+        next: &mut Store,
+    ) -> Result<Outcome, ProtocolError> {
+        self.precheck(store, op)?;
+        next.clone_from(store);
+        self.perform(next, op)
+    }
+
+    /// The named step of `op` on `next`, a copy of the store `op` passed
+    /// [`Protocol::precheck`] on.
+    fn perform(&self, next: &mut Store, op: &Op) -> Result<Outcome, ProtocolError> {
+        Ok(match *op {
+            Op::Open { agent, tier } => self.open(next, agent, tier),
+            Op::Stage { tx, proposal } => self.stage(next, tx, proposal)?,
+            Op::Commit { tx } => Outcome::Committed(self.commit(next, tx)?),
+            Op::Abort { tx } => self.abort(next, tx)?,
+            Op::Revoke { record } => self.revoke(next, record)?,
+            Op::ToolCall { tx, tool, basis } => {
+                Outcome::ToolCall(self.tool_call(next, tx, tool, basis)?)
+            }
+            Op::Revalidate { tx, record } => self.revalidate(next, tx, record)?,
+        })
     }
 
     /// Every refusal that can be seen without changing anything, checked

@@ -93,12 +93,28 @@ impl Clone for Store {
             log: with_headroom(&self.log, 4),
         }
     }
+
+    /// The same copy into `self`'s buffers: once they have grown to the
+    /// largest store seen, a step allocates nothing (the engine steps
+    /// every transition into one reused state, `Protocol::step_into`).
+    fn clone_from(&mut self, source: &Self) {
+        copy_with_headroom(&mut self.records, &source.records, 1);
+        copy_with_headroom(&mut self.txs, &source.txs, 1);
+        self.registry = source.registry;
+        copy_with_headroom(&mut self.log, &source.log, 4);
+    }
 }
 
 fn with_headroom<T: Copy>(items: &[T], extra: usize) -> Vec<T> {
     let mut copy = Vec::with_capacity(items.len() + extra);
     copy.extend_from_slice(items);
     copy
+}
+
+fn copy_with_headroom<T: Copy>(to: &mut Vec<T>, items: &[T], extra: usize) {
+    to.clear();
+    to.reserve(items.len() + extra);
+    to.extend_from_slice(items);
 }
 
 impl Store {
