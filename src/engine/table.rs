@@ -63,17 +63,33 @@ impl<W: Fp> FpTable<W> {
         i
     }
 
-    /// Reads the slot where `fp` would start its search, and says whether
-    /// it is empty. Phase 2 calls it on a candidate some places ahead of
-    /// the one it inserts: the read's miss in a table far larger than the
-    /// cache then overlaps with the inserts in between (the processor runs
-    /// ahead past a load whose value nothing waits for), where otherwise
-    /// every insert waited for memory on its own — at default depth 9 that
-    /// wait was three quarters of `insert` and a sixth of the run. A
-    /// read, not a prefetch instruction, keeps the crate free of `unsafe`.
+    /// Asks the processor to fetch the slot where `fp` would start its
+    /// search. Phase 2 calls it on a candidate some places ahead of the one
+    /// it inserts, so that the slot's cache miss, in a table far larger
+    /// than the cache, overlaps with the inserts in between instead of
+    /// every insert waiting for memory on its own (at default depth 9 that
+    /// wait was three quarters of `insert`, a sixth of the run).
+    ///
+    /// On x86-64 this is a prefetch instruction, the crate's one `unsafe`:
+    /// `_mm_prefetch` is a hint that never faults and has no effect on the
+    /// program's state, whatever the address (it is `unsafe` only because
+    /// it is a `target_feature` intrinsic; SSE is part of x86-64's
+    /// baseline). A plain read of the slot, which is what other targets
+    /// do, holds back the instructions after it until memory answers, so
+    /// fewer misses overlap: the prefetch measured about 10% faster on the
+    /// whole run (README "Performance").
     #[inline]
-    pub(super) fn touch(&self, fp: W) -> bool {
-        self.slots[self.home(fp)] == W::ZERO
+    pub(super) fn touch(&self, fp: W) {
+        let slot = &self.slots[self.home(fp)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads nothing the program sees and cannot
+        // fault; `slot` is a valid reference besides.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((slot as *const W).cast::<i8>());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        std::hint::black_box(*slot == W::ZERO);
     }
 
     #[cfg(test)]
