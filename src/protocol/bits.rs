@@ -18,16 +18,18 @@ impl<'a> BitWriter<'a> {
         }
     }
 
-    /// Writes the low `bits` bits of `value` (`bits` ≤ 56).
+    /// Writes the low `bits` bits of `value` (`bits` ≤ 32).
     #[inline]
     pub fn put(&mut self, value: u64, bits: u32) {
-        debug_assert!(bits <= 56 && (bits == 64 || value >> bits == 0));
+        debug_assert!(bits <= 32 && value >> bits == 0);
+        // `used` < 32 here, so the field fits the accumulator; whole
+        // 32-bit words leave it four bytes at a time.
         self.acc |= value << self.used;
         self.used += bits;
-        while self.used >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.used -= 8;
+        if self.used >= 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.used -= 32;
         }
     }
 
@@ -56,9 +58,8 @@ impl<'a> BitWriter<'a> {
 
     /// Flushes the last partial byte (zero-padded).
     pub fn finish(self) {
-        if self.used > 0 {
-            self.out.push(self.acc as u8);
-        }
+        let bytes = self.used.div_ceil(8) as usize;
+        self.out.extend_from_slice(&self.acc.to_le_bytes()[..bytes]);
     }
 }
 
@@ -83,16 +84,34 @@ impl<'a> BitReader<'a> {
     /// Reads a field of `bits` bits (≤ 56).
     #[inline]
     pub fn get(&mut self, bits: u32) -> u64 {
+        debug_assert!(bits <= 32);
+        if self.have < bits {
+            self.refill(bits);
+        }
+        let value = self.acc & ((1u64 << bits) - 1);
+        self.acc >>= bits;
+        self.have -= bits;
+        value
+    }
+
+    /// Tops the accumulator (holding fewer than `bits` ≤ 32 bits) up to at
+    /// least `bits`: four bytes at once where the input has them, else
+    /// byte by byte, zeros past its end.
+    #[inline]
+    fn refill(&mut self, bits: u32) {
+        if let Some(word) = self.bytes.get(self.at..self.at + 4) {
+            let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            self.acc |= u64::from(word) << self.have;
+            self.at += 4;
+            self.have += 32;
+            return;
+        }
         while self.have < bits {
             let byte = self.bytes.get(self.at).copied().unwrap_or(0);
             self.acc |= u64::from(byte) << self.have;
             self.at += 1;
             self.have += 8;
         }
-        let value = self.acc & ((1u64 << bits) - 1);
-        self.acc >>= bits;
-        self.have -= bits;
-        value
     }
 
     /// Reads a field written by [`BitWriter::put_wide`].
@@ -152,6 +171,10 @@ mod tests {
             w.put_count(n);
         }
         w.finish();
+        let written = out.len();
+        // What follows an encoding (the next state's) is read ahead but
+        // not counted as used.
+        out.extend_from_slice(&[0xFF; 7]);
         let mut r = BitReader::new(&out[1..]);
         for &(v, b) in &fields {
             assert_eq!(r.get_wide(b), v);
@@ -159,7 +182,7 @@ mod tests {
         for n in [0, 7, 8, 63, 64, 1000] {
             assert_eq!(r.get_count(), n);
         }
-        assert_eq!(r.bytes_used(), out.len() - 1);
+        assert_eq!(r.bytes_used(), written - 1);
         assert_eq!(
             (bits_for(0), bits_for(1), bits_for(4), bits_for(255)),
             (0, 1, 3, 8)

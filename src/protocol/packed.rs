@@ -25,6 +25,8 @@ pub const MAX_PACKED_RECORDS: usize = MAX_RECORDS;
 pub struct StorePacker {
     /// Parentless proposals, with their own `owner` field as given.
     dictionary: Vec<Proposal>,
+    /// [`identity`] of each dictionary entry, searched by `origin`.
+    keys: Vec<[u64; 4]>,
     tools: Vec<Tool>,
     /// Bits of a record set, a record count, a record id, an origin, an
     /// owner or agent.
@@ -70,6 +72,7 @@ impl StorePacker {
             })
             .collect();
         StorePacker {
+            keys: dictionary.iter().map(identity).collect(),
             origin_bits: bits_for((dictionary.len() + tools.len()).saturating_sub(1) as u64),
             dictionary,
             tools,
@@ -124,13 +127,10 @@ impl StorePacker {
         match r.tool {
             Some(tool) => (self.dictionary.len() + tool as usize) as u64,
             None => {
-                let key = Proposal {
-                    derived_from: RecordSet::EMPTY,
-                    ..r.fields
-                };
-                self.dictionary
+                let key = identity(&r.fields);
+                self.keys
                     .iter()
-                    .position(|p| *p == key)
+                    .position(|k| *k == key)
                     .expect("every record of a packed store comes from the dictionary")
                     as u64
             }
@@ -215,6 +215,27 @@ impl StorePacker {
 }
 
 // Decoding tables, in each enum's declaration order (the `as u8` values).
+/// Every field of a proposal but its parents, in four words: two
+/// proposals with the same parents are equal exactly when these are (the
+/// dictionary is searched for a record's origin by them: four word
+/// comparisons rather than eleven field ones).
+fn identity(p: &Proposal) -> [u64; 4] {
+    let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32);
+    [
+        p.kind as u64
+            | u64::from(p.entity.0) << 8
+            | u64::from(p.attribute.0) << 24
+            | u64::from(p.value.0) << 40
+            | (p.scope as u64) << 56,
+        p.source.map_or(0, |s| u64::from(s.0) | 1 << 16)
+            | u64::from(p.authority.0) << 24
+            | u64::from(p.confidence.0) << 32
+            | p.owner.map_or(0, |o| u64::from(o) | 1 << 8) << 40,
+        opt32(p.window.from),
+        opt32(p.window.to),
+    ]
+}
+
 const LIFECYCLE: [Lifecycle; 8] = Lifecycle::ALL;
 const STATUSES: [TxStatus; 3] = [TxStatus::Open, TxStatus::Committed, TxStatus::Aborted];
 const REPAIRS: [Repair; 4] = [
@@ -227,8 +248,90 @@ const REASONS: [Reason; 8] = Reason::ALL;
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Hundredths, Kind, Op, Protocol, Scope, Symbols, Variant, Window};
+    use super::super::{Hundredths, Kind, Op, Protocol, Scope, Sym, Symbols, Variant, Window};
     use super::*;
+
+    #[test]
+    fn identity_tells_apart_proposals_that_differ_in_any_field_but_parents() {
+        let mut syms = Symbols::new();
+        let base = Proposal {
+            kind: Kind::Belief,
+            entity: syms.intern("e"),
+            attribute: syms.intern("a"),
+            value: syms.intern("v"),
+            source: None,
+            authority: Hundredths(70),
+            confidence: Hundredths(80),
+            owner: None,
+            scope: Scope::Shared,
+            derived_from: RecordSet::EMPTY,
+            window: Window::default(),
+        };
+        let other = syms.intern("x");
+        let variants = [
+            Proposal {
+                kind: Kind::Summary,
+                ..base
+            },
+            Proposal {
+                entity: other,
+                ..base
+            },
+            Proposal {
+                attribute: other,
+                ..base
+            },
+            Proposal {
+                value: other,
+                ..base
+            },
+            Proposal {
+                source: Some(Sym(0)),
+                ..base
+            },
+            Proposal {
+                authority: Hundredths(71),
+                ..base
+            },
+            Proposal {
+                confidence: Hundredths(0),
+                ..base
+            },
+            Proposal {
+                owner: Some(0),
+                ..base
+            },
+            Proposal {
+                scope: Scope::Private,
+                ..base
+            },
+            Proposal {
+                window: Window {
+                    from: Some(0),
+                    to: None,
+                },
+                ..base
+            },
+            Proposal {
+                window: Window {
+                    from: None,
+                    to: Some(-1),
+                },
+                ..base
+            },
+        ];
+        let with_parents = Proposal {
+            derived_from: RecordSet::single(0),
+            ..base
+        };
+        assert_eq!(identity(&with_parents), identity(&base));
+        for (i, a) in variants.iter().enumerate() {
+            assert_ne!(identity(a), identity(&base), "variant {i}");
+            for b in &variants[i + 1..] {
+                assert_eq!(identity(a) == identity(b), a == b);
+            }
+        }
+    }
 
     #[test]
     fn decoding_tables_follow_declaration_order() {
