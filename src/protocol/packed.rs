@@ -27,6 +27,10 @@ pub struct StorePacker {
     dictionary: Vec<Proposal>,
     /// [`identity`] of each dictionary entry, searched by `origin`.
     keys: Vec<[u64; 4]>,
+    /// Whether the first word of a key tells the dictionary's entries
+    /// apart: then a record, which comes from one of them, is found by
+    /// that word alone.
+    heads_unique: bool,
     tools: Vec<Tool>,
     /// Bits of a record set, a record count, a record id, an origin, an
     /// owner or agent.
@@ -71,8 +75,13 @@ impl StorePacker {
                 ..p
             })
             .collect();
+        let keys: Vec<[u64; 4]> = dictionary.iter().map(identity).collect();
+        let mut heads: Vec<u64> = keys.iter().map(|k| k[0]).collect();
+        heads.sort_unstable();
+        heads.dedup();
         StorePacker {
-            keys: dictionary.iter().map(identity).collect(),
+            heads_unique: heads.len() == keys.len(),
+            keys,
             origin_bits: bits_for((dictionary.len() + tools.len()).saturating_sub(1) as u64),
             dictionary,
             tools,
@@ -127,12 +136,15 @@ impl StorePacker {
         match r.tool {
             Some(tool) => (self.dictionary.len() + tool as usize) as u64,
             None => {
-                let key = identity(&r.fields);
-                self.keys
-                    .iter()
-                    .position(|k| *k == key)
-                    .expect("every record of a packed store comes from the dictionary")
-                    as u64
+                let head = identity_head(&r.fields);
+                let found = if self.heads_unique {
+                    self.keys.iter().position(|k| k[0] == head)
+                } else {
+                    let key = identity(&r.fields);
+                    self.keys.iter().position(|k| *k == key)
+                };
+                debug_assert!(found.is_none_or(|i| self.keys[i] == identity(&r.fields)));
+                found.expect("every record of a packed store comes from the dictionary") as u64
             }
         }
     }
@@ -222,11 +234,7 @@ impl StorePacker {
 fn identity(p: &Proposal) -> [u64; 4] {
     let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32);
     [
-        p.kind as u64
-            | u64::from(p.entity.0) << 8
-            | u64::from(p.attribute.0) << 24
-            | u64::from(p.value.0) << 40
-            | (p.scope as u64) << 56,
+        identity_head(p),
         p.source.map_or(0, |s| u64::from(s.0) | 1 << 16)
             | u64::from(p.authority.0) << 24
             | u64::from(p.confidence.0) << 32
@@ -234,6 +242,16 @@ fn identity(p: &Proposal) -> [u64; 4] {
         opt32(p.window.from),
         opt32(p.window.to),
     ]
+}
+
+/// The first word of [`identity`]: kind, entity, attribute, value, scope.
+#[inline]
+fn identity_head(p: &Proposal) -> u64 {
+    p.kind as u64
+        | u64::from(p.entity.0) << 8
+        | u64::from(p.attribute.0) << 24
+        | u64::from(p.value.0) << 40
+        | (p.scope as u64) << 56
 }
 
 const LIFECYCLE: [Lifecycle; 8] = Lifecycle::ALL;
