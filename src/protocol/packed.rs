@@ -391,55 +391,59 @@ mod tests {
             derived_from: RecordSet::EMPTY,
             window: Window::default(),
         };
-        let dict = vec![p(&mut syms, "yes", 80), p(&mut syms, "no", 10)];
-        let packer = StorePacker::new(dict.clone(), tools, 8, 4);
-        let mut store = Store::new();
-        let ops = [
-            Op::Open {
-                agent: 3,
-                tier: Tier::ExternalAction,
-            },
-            Op::Stage {
-                tx: 0,
-                proposal: dict[0],
-            },
-            Op::Stage {
-                tx: 0,
-                proposal: dict[1],
-            },
-            Op::Commit { tx: 0 },
-            Op::Open {
-                agent: 1,
-                tier: Tier::ExternalAction,
-            },
-            Op::ToolCall {
-                tx: 1,
-                tool: 0,
-                basis: RecordSet::single(0),
-            },
-            Op::Stage {
-                tx: 1,
-                proposal: Proposal {
-                    derived_from: RecordSet::single(0),
-                    ..dict[0]
+        for second in ["no", "yes"] {
+            let dict = vec![p(&mut syms, "yes", 80), p(&mut syms, second, 10)];
+            let packer = StorePacker::new(dict.clone(), tools.clone(), 8, 4);
+            // Templates told apart by their first key word, and not.
+            assert_eq!(packer.heads_unique, second == "no");
+            let mut store = Store::new();
+            let ops = [
+                Op::Open {
+                    agent: 3,
+                    tier: Tier::ExternalAction,
                 },
-            },
-            Op::Revoke { record: 0 },
-        ];
-        let mut bytes = Vec::new();
-        for op in ops {
-            protocol.apply(&mut store, &op).unwrap();
-            bytes.clear();
-            bytes.push(0xAA); // packing appends
-            let mut w = BitWriter::new(&mut bytes);
-            packer.pack(&store, &mut w);
-            w.finish();
-            let mut r = BitReader::new(&bytes[1..]);
-            let back = packer.unpack(&mut r);
-            assert_eq!(back, store, "after {op:?}");
-            assert_eq!(r.bytes_used(), bytes.len() - 1);
+                Op::Stage {
+                    tx: 0,
+                    proposal: dict[0],
+                },
+                Op::Stage {
+                    tx: 0,
+                    proposal: dict[1],
+                },
+                Op::Commit { tx: 0 },
+                Op::Open {
+                    agent: 1,
+                    tier: Tier::ExternalAction,
+                },
+                Op::ToolCall {
+                    tx: 1,
+                    tool: 0,
+                    basis: RecordSet::single(0),
+                },
+                Op::Stage {
+                    tx: 1,
+                    proposal: Proposal {
+                        derived_from: RecordSet::single(0),
+                        ..dict[0]
+                    },
+                },
+                Op::Revoke { record: 0 },
+            ];
+            let mut bytes = Vec::new();
+            for op in ops {
+                protocol.apply(&mut store, &op).unwrap();
+                bytes.clear();
+                bytes.push(0xAA); // packing appends
+                let mut w = BitWriter::new(&mut bytes);
+                packer.pack(&store, &mut w);
+                w.finish();
+                let mut r = BitReader::new(&bytes[1..]);
+                let back = packer.unpack(&mut r);
+                assert_eq!(back, store, "after {op:?}");
+                assert_eq!(r.bytes_used(), bytes.len() - 1);
+            }
+            assert!(!store.log.is_empty() && store.records.iter().any(|r| r.reason.is_some()));
         }
-        assert!(!store.log.is_empty() && store.records.iter().any(|r| r.reason.is_some()));
     }
 
     #[test]
