@@ -26,7 +26,7 @@ use std::hash::Hash;
 /// Per property: the deciding state with the smallest fingerprint so far.
 /// How many candidates ahead of its insert phase 2 reads a candidate's
 /// home slot (see [`FpTable::touch`]).
-const TOUCH_AHEAD: usize = 8;
+const TOUCH_AHEAD: usize = 16;
 
 pub(super) type LeafHits<W> = Vec<Option<(W, Link)>>;
 
