@@ -16,7 +16,12 @@
 //! Plain stateright models go through the [`Unlabelled`] adapter, whose
 //! label is `()`: counting it compiles to nothing, so the unlabelled path
 //! pays nothing for labels. The same trait carries the symmetry hook
-//! (`symmetry::Reduced` wraps either adapter).
+//! (`symmetry::Reduced` wraps either adapter) and how a successor is
+//! taken: `Transitions::next_into` writes it into one state the engine
+//! reuses for every transition, which a [`StepInto`] model (through the
+//! `InPlace` adapter) or a [`LabelledModel`] overriding
+//! `attempt_labelled_into` fills without allocating; any other model's
+//! successor is moved in.
 
 use stateright::Model;
 

@@ -2,12 +2,13 @@
 //! deterministic breadth-first explorer over any [`stateright::Model`].
 //!
 //! This module owns the entry points ([`enumerate`], [`enumerate_with_codec`],
-//! [`enumerate_streamed`],
+//! [`enumerate_in_place`] for a model that steps into a reused state
+//! ([`StepInto`]), [`enumerate_streamed`],
 //! [`enumerate_labelled`], [`enumerate_labelled_with_codec`], and
 //! [`enumerate_symmetric`], [`enumerate_labelled_symmetric`] for a
 //! [`Symmetric`] model). The public types live one concept a file:
 //! `options` ([`EngineOptions`]), `observer` ([`RunObserver`]), `labels`
-//! ([`LabelledModel`]), `symmetry` ([`Symmetric`]), `report`
+//! ([`LabelledModel`], [`StepInto`]), `symmetry` ([`Symmetric`]), `report`
 //! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
 //! algorithm: the run loop in `bfs`, its two phases in `expand` and
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
