@@ -23,11 +23,11 @@ use super::visited::Visited;
 use stateright::Model;
 use std::hash::Hash;
 
-/// Per property: the deciding state with the smallest fingerprint so far.
-/// How many candidates ahead of its insert phase 2 reads a candidate's
-/// home slot (see [`FpTable::touch`]).
+/// How many candidates ahead of its insert phase 2 prefetches a
+/// candidate's home slot (see [`FpTable::touch`]).
 const TOUCH_AHEAD: usize = 16;
 
+/// Per property: the deciding state with the smallest fingerprint so far.
 pub(super) type LeafHits<W> = Vec<Option<(W, Link)>>;
 
 impl<M, T, W> Level<'_, M, T, W>

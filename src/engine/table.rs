@@ -76,8 +76,9 @@ impl<W: Fp> FpTable<W> {
     /// it is a `target_feature` intrinsic; SSE is part of x86-64's
     /// baseline). A plain read of the slot, which is what other targets
     /// do, holds back the instructions after it until memory answers, so
-    /// fewer misses overlap: the prefetch measured about 10% faster on the
-    /// whole run (README "Performance").
+    /// fewer misses overlap: the prefetch took about 10% less time on the
+    /// whole run at default depth 9 (three paired runs on a noisy machine,
+    /// so a rough figure).
     #[inline]
     pub(super) fn touch(&self, fp: W) {
         let slot = &self.slots[self.home(fp)];
