@@ -63,7 +63,9 @@ impl StepInto for MemtxModel {
 mod tests {
     use super::*;
     use crate::config::{Depth, ModelConfig};
-    use crate::engine::{enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions};
+    use crate::engine::{
+        enumerate_in_place, enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions,
+    };
     use crate::model::{ModelCodec, ModelSpec};
 
     /// The labelled path offers and takes the same actions as the plain
@@ -85,6 +87,11 @@ mod tests {
             let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
             assert_eq!(labelled.level_counts(), plain.level_counts(), "{path}");
             assert_eq!(labelled.properties, plain.properties, "{path}");
+            // Stepping into one reused state (the labelled run does too)
+            // finds what fresh successors find.
+            let in_place = enumerate_in_place(&model, &codec, &opts);
+            assert_eq!(in_place.level_counts(), plain.level_counts(), "{path}");
+            assert_eq!(in_place.properties, plain.properties, "{path}");
             assert_eq!(labelled.labels.len(), BRANCHES.len());
         }
     }
