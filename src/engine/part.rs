@@ -59,10 +59,7 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
     }
 
     /// Appends a state (its link is pushed by the caller when needed).
-    pub(super) fn push(&mut self, state: &S, fp: W, codec: Option<&dyn StateCodec<S>>)
-    where
-        S: Clone,
-    {
+    pub(super) fn push(&mut self, state: &S, fp: W, codec: Option<&dyn StateCodec<S>>) {
         match codec {
             None => self.states.push(state.clone()),
             Some(c) => self.encode(state, c),

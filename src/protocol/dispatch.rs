@@ -65,9 +65,8 @@ impl Protocol {
 
     /// The store after `op`, and its outcome; `store` itself is untouched.
     pub fn step(&self, store: &Store, op: &Op) -> Result<(Store, Outcome), ProtocolError> {
-        self.precheck(store, op)?;
-        let mut next = store.clone();
-        let outcome = self.perform(&mut next, op)?;
+        let mut next = Store::new();
+        let outcome = self.step_into(store, op, &mut next)?;
         Ok((next, outcome))
     }
 
@@ -82,12 +81,6 @@ impl Protocol {
     ) -> Result<Outcome, ProtocolError> {
         self.precheck(store, op)?;
         next.clone_from(store);
-        self.perform(next, op)
-    }
-
-    /// The named step of `op` on `next`, a copy of the store `op` passed
-    /// [`Protocol::precheck`] on.
-    fn perform(&self, next: &mut Store, op: &Op) -> Result<Outcome, ProtocolError> {
         Ok(match *op {
             Op::Open { agent, tier } => self.open(next, agent, tier),
             Op::Stage { tx, proposal } => self.stage(next, tx, proposal)?,

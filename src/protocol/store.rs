@@ -86,12 +86,9 @@ pub struct Store {
 /// and were no faster: a clone then copies the whole block several times.
 impl Clone for Store {
     fn clone(&self) -> Self {
-        Store {
-            records: with_headroom(&self.records, 1),
-            txs: with_headroom(&self.txs, 1),
-            registry: self.registry,
-            log: with_headroom(&self.log, 4),
-        }
+        let mut copy = Store::new();
+        copy.clone_from(self);
+        copy
     }
 
     /// The same copy into `self`'s buffers: once they have grown to the
@@ -103,12 +100,6 @@ impl Clone for Store {
         self.registry = source.registry;
         copy_with_headroom(&mut self.log, &source.log, 4);
     }
-}
-
-fn with_headroom<T: Copy>(items: &[T], extra: usize) -> Vec<T> {
-    let mut copy = Vec::with_capacity(items.len() + extra);
-    copy.extend_from_slice(items);
-    copy
 }
 
 fn copy_with_headroom<T: Copy>(to: &mut Vec<T>, items: &[T], extra: usize) {
