@@ -45,6 +45,7 @@ pub enum Action {
 impl Action {
     /// The protocol operation this action stands for; it reads only the
     /// specification (a stage's template), never the state.
+    #[inline]
     pub fn to_op(&self, spec: &ModelSpec) -> Op {
         match *self {
             Action::Open { agent, tier, .. } => Op::Open { agent, tier },

@@ -6,7 +6,6 @@
 use super::action::Action;
 use super::coverage::{refusal_labels, transition_labels, BRANCHES};
 use super::state::{MemtxModel, ModelState};
-use super::StepRefusal;
 use crate::engine::{LabelledModel, StepInto};
 
 impl LabelledModel for MemtxModel {
@@ -34,15 +33,27 @@ impl LabelledModel for MemtxModel {
         action: Action,
         into: &mut ModelState,
     ) -> Result<u128, u128> {
-        match self.step_into(state, &action, into) {
-            Ok(outcome) => Ok(transition_labels(
-                &self.spec,
-                &state.store,
-                &outcome,
-                &into.store,
-            )),
-            Err(StepRefusal::Protocol(error)) => Err(refusal_labels(&self.op(&action), &error)),
-            Err(_) => Err(0),
+        // `step_into`'s steps, the protocol's result read where it lies
+        // (see `MemtxModel::successor_into`).
+        if self.admit(state, &action).is_err() {
+            return Err(0);
+        }
+        let op = self.op(&action);
+        match self
+            .spec
+            .protocol()
+            .step_into(&state.store, &op, &mut into.store)
+        {
+            Ok(outcome) => {
+                self.conclude(state, &op, into).map_err(|_| 0u128)?;
+                Ok(transition_labels(
+                    &self.spec,
+                    &state.store,
+                    &outcome,
+                    &into.store,
+                ))
+            }
+            Err(error) => Err(refusal_labels(&op, &error)),
         }
     }
 
@@ -55,7 +66,7 @@ impl LabelledModel for MemtxModel {
 /// transition.
 impl StepInto for MemtxModel {
     fn next_state_into(&self, state: &ModelState, action: Action, into: &mut ModelState) -> bool {
-        self.step_into(state, &action, into).is_ok()
+        self.successor_into(state, &action, into)
     }
 }
 
