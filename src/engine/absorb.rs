@@ -82,12 +82,20 @@ where
         part: &mut Part<M::State, W>,
         mut leaf: Option<&mut LeafHits<W>>,
     ) {
+        // The candidates TOUCH_AHEAD places ahead, across the end of one
+        // chunk's bucket into the next: a bucket holds about a hundred
+        // candidates at the last level, and looking ahead within it alone
+        // left its first sixteen unfetched.
+        let mut ahead = slots
+            .iter()
+            .flat_map(|slot| slot.buckets[s].iter())
+            .skip(TOUCH_AHEAD);
         for slot in slots {
             let held = &slot.held[s];
             let bucket = &slot.buckets[s];
             let mut cursor = 0;
             for (i, c) in bucket.iter().enumerate() {
-                if let Some(ahead) = bucket.get(i + TOUCH_AHEAD) {
+                if let Some(ahead) = ahead.next() {
                     table.touch(ahead.fp);
                 }
                 let new = table.insert(c.fp);
