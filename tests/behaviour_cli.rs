@@ -69,7 +69,7 @@ fn base() -> String {
     static BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     BASE.get_or_init(|| {
         let dir =
-            std::env::temp_dir().join(format!("memtx-check-behaviour-base-{}", std::process::id()));
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-behaviour-base");
         std::fs::create_dir_all(&dir).unwrap();
         let mut model: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string("models/ablations/no-gate.json").unwrap(),
@@ -86,10 +86,8 @@ fn base() -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "memtx-check-behaviour-{}-{name}",
-        std::process::id()
-    ));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memtx-check-behaviour-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -15,7 +15,7 @@ fn check(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memtx-cli-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-cli-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

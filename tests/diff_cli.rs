@@ -8,15 +8,16 @@ use std::process::Command;
 static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn diff(args: &[&str]) -> (Option<i32>, String, String) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "memtx-check-diff-{}",
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
         .arg("diff")
         .args(args)
         .arg("--out")
-        .arg(std::env::temp_dir().join(format!(
-            "memtx-check-diff-{}-{}",
-            std::process::id(),
-            RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        )))
+        .arg(&dir)
         .output()
         .expect("the binary runs");
     (
@@ -79,7 +80,7 @@ fn one_ablation_shows_as_a_new_violation_and_a_lost_companion() {
 fn a_changed_state_space_is_reported_level_by_level() {
     let (code, out, _) = diff(&["models/default.json", "models/default.json", "--depth", "4"]);
     assert_eq!(code, Some(0), "{out}");
-    let saved = std::env::temp_dir().join(format!("memtx-check-diff-{}", std::process::id()));
+    let saved = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-diff");
     let _ = std::fs::remove_dir_all(&saved);
     let status = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
         .args([

@@ -83,7 +83,8 @@ fn root() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memtx-random-{}-{name}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-random-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

@@ -425,7 +425,7 @@ fn every_shipped_trace_replays_with_its_declared_verdict() {
 
 #[test]
 fn itf_export_is_written() {
-    let dir = std::env::temp_dir().join(format!("memtx-e2e-itf-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-e2e-itf");
     let out = dir.join("refund.itf.json");
     let result = run(&[
         "replay",
@@ -454,7 +454,7 @@ fn bad_input(args: &[&str], file: &str) -> String {
 }
 
 fn scratch_trace(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memtx-e2e-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-e2e");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -120,7 +120,7 @@ fn memtx(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
-    let dir = std::env::temp_dir().join(format!("memtx-check-symmetry-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-symmetry");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let mut config = ModelConfig::load(Path::new("models/default.json")).expect("loads");
@@ -181,7 +181,7 @@ fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
 
 #[test]
 fn a_checkpoint_resumes_only_with_the_same_symmetry_setting() {
-    let dir = std::env::temp_dir().join(format!("memtx-check-sym-ck-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-sym-ck");
     let _ = std::fs::remove_dir_all(&dir);
     let path = |p: &str| dir.join(p).to_str().expect("utf-8").to_owned();
     let common = |ck: &str, out: &str| {
