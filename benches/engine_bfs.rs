@@ -41,13 +41,25 @@
 //! Each run of each variant (stateright 1 thread, engine 1 thread, engine 2
 //! threads) is a child process (this binary re-executed with `--variant`),
 //! so peak memory is per variant. Runs are *paired*: each of `--repeat`
-//! rounds (default 3) runs every variant once, one after the other, and a
-//! variant's ratio to another is the median over rounds of the ratio of
-//! their rates in the same round, so that load from other processes,
-//! which comes and goes, weighs on both sides of a ratio alike. With
-//! `--reference EXE` (this bench built from another commit), that binary's
-//! engine variants run in every round too (`ref-engine1`, `ref-engine2`)
-//! and the ratios to them are reported. Reported per variant: the median
+//! rounds (default 3) runs every variant once, one after the other (round
+//! `r` starting with the `r`-th variant, so that none always runs first),
+//! and a variant's ratio to another is the median over rounds of the ratio
+//! of their rates in the same round, so that load from other processes,
+//! which comes and goes, weighs on both sides of a ratio alike; the lowest
+//! and highest round's ratio follow in brackets, to show how far one
+//! round can stray. With `--reference EXE` (this bench built from another
+//! commit), that binary's engine variants run in every round too
+//! (`ref-engine1`, `ref-engine2`) and the ratios to them are reported.
+//! `--only KEYS` (comma-separated: `stateright`, `engine1`, `engine2`,
+//! `engine1-plain`, `ref-engine1`, `ref-engine2`) runs only those
+//! variants, so that more rounds of one pairing fit in the same time:
+//!
+//! ```text
+//! cargo bench --bench engine_bfs -- --model OLD.json --depth 9 \
+//!     --properties I1,I2,G3 --reference OLD_BENCH --only engine1,ref-engine1 --repeat 9
+//! ```
+//!
+//! Reported per variant: the median
 //! over rounds of unique states/s on wall time
 //! and on CPU time (user + system, all threads; robust when other processes
 //! share the machine), bytes per state from peak RSS ((`VmHWM` − `VmRSS`
@@ -298,75 +310,108 @@ fn median(mut xs: Vec<f64>) -> f64 {
     }
 }
 
-/// A variant to run: its label, the binary, and its `--variant` name.
+/// A variant to run: its label, the binary, its `--variant` name, and
+/// the key `--only` selects it by.
 struct Variant {
     label: &'static str,
     exe: std::path::PathBuf,
     name: &'static str,
+    key: &'static str,
 }
 
-/// The variants of a bench invocation, stateright first.
-fn variants(memtx: bool, reference: Option<&str>) -> Vec<Variant> {
+/// The variants of a bench invocation, stateright first, keeping only
+/// those whose key is in `only` when it is given.
+fn variants(memtx: bool, reference: Option<&str>, only: Option<&[String]>) -> Vec<Variant> {
     let own = std::env::current_exe().expect("current_exe");
-    let mut v = vec![
-        ("stateright spawn_bfs, 1 thread", "stateright"),
-        ("engine, 1 thread", "engine1"),
-        ("engine, 2 threads", "engine2"),
-    ]
-    .into_iter()
-    .map(|(label, name)| Variant {
-        label,
-        exe: own.clone(),
-        name,
-    })
-    .collect::<Vec<_>>();
+    let mut all = vec![
+        (
+            "stateright spawn_bfs, 1 thread",
+            &own,
+            "stateright",
+            "stateright",
+        ),
+        ("engine, 1 thread", &own, "engine1", "engine1"),
+        ("engine, 2 threads", &own, "engine2", "engine2"),
+    ];
     if memtx {
-        v.push(Variant {
-            label: "engine, 1 thread, no codec",
-            exe: own.clone(),
-            name: "engine1-plain",
-        });
+        all.push((
+            "engine, 1 thread, no codec",
+            &own,
+            "engine1-plain",
+            "engine1-plain",
+        ));
     }
-    if let Some(path) = reference {
-        for (label, name) in [
-            ("reference engine, 1 thread", "engine1"),
-            ("reference engine, 2 threads", "engine2"),
-        ] {
-            v.push(Variant {
-                label,
-                exe: path.into(),
-                name,
-            });
+    let reference = reference.map(std::path::PathBuf::from);
+    if let Some(path) = &reference {
+        all.push(("reference engine, 1 thread", path, "engine1", "ref-engine1"));
+        all.push((
+            "reference engine, 2 threads",
+            path,
+            "engine2",
+            "ref-engine2",
+        ));
+    }
+    if let Some(keys) = only {
+        for key in keys {
+            assert!(
+                all.iter().any(|v| v.3 == key),
+                "--only: {key:?} is not one of {:?}",
+                all.iter().map(|v| v.3).collect::<Vec<_>>()
+            );
         }
     }
-    v
+    all.into_iter()
+        .filter(|v| only.is_none_or(|keys| keys.iter().any(|k| k == v.3)))
+        .map(|(label, exe, name, key)| Variant {
+            label,
+            exe: exe.clone(),
+            name,
+            key,
+        })
+        .collect()
 }
 
 /// Prints each variant's medians and its ratios to stateright and to the
-/// reference's variant with the same thread count.
+/// reference's variant with the same thread count (each ratio the median
+/// over rounds, with its lowest and highest round in brackets).
 fn report(variants: &[Variant], rounds: &[Vec<Outcome>], heap: bool) {
     let rate = |r: &Outcome| r.states as f64 / r.secs;
-    let ratio_to =
-        |i: usize, j: usize| median(rounds.iter().map(|o| rate(&o[i]) / rate(&o[j])).collect());
-    let reference = |name: &str| {
-        variants
-            .iter()
-            .position(|v| v.label.starts_with("reference") && v.name == name)
+    let ratios = |i: usize, j: usize| -> Vec<f64> {
+        rounds.iter().map(|o| rate(&o[i]) / rate(&o[j])).collect()
     };
+    let ratio_to = |i: usize, j: usize, what: &str| {
+        let r = ratios(i, j);
+        let (lo, hi) = (
+            r.iter().copied().fold(f64::INFINITY, f64::min),
+            r.iter().copied().fold(0.0, f64::max),
+        );
+        let range = if r.len() > 1 {
+            format!(" [{lo:.2}–{hi:.2}]")
+        } else {
+            String::new()
+        };
+        format!(" {:>5.2}x {what}{range}", median(r))
+    };
+    let position = |key: &str| variants.iter().position(|v| v.key == key);
+    let stateright = position("stateright");
     for (i, v) in variants.iter().enumerate() {
         let col = |f: &dyn Fn(&Outcome) -> f64| median(rounds.iter().map(|o| f(&o[i])).collect());
-        let vs_ref = match reference(v.name) {
-            Some(j) if j != i => format!(" {:>5.2}x reference", ratio_to(i, j)),
-            _ => String::new(),
+        let vs_stateright = match stateright {
+            Some(j) if j != i => ratio_to(i, j, "stateright"),
+            Some(_) => "  1.00x stateright".into(),
+            None => String::new(),
+        };
+        let vs_ref = match position(&format!("ref-{}", v.key)) {
+            Some(j) => ratio_to(i, j, "reference"),
+            None => String::new(),
         };
         println!(
-            "{:<31} {:>9} states | median wall {:>6.3} s {:>9.0} states/s {:>5.2}x stateright{vs_ref} \
+            "{:<31} {:>9} states | median wall {:>6.3} s {:>9.0} states/s{vs_stateright}{vs_ref} \
              | cpu {:>6.3} s | {:>5.1} B/state peak RSS{}",
             v.label,
             rounds[0][i].states,
             col(&|r| r.secs),
             col(&rate),
-            ratio_to(i, 0),
             col(&|r| r.cpu),
             col(&|r| r.bytes_per_state),
             if heap {
@@ -376,10 +421,12 @@ fn report(variants: &[Variant], rounds: &[Vec<Outcome>], heap: bool) {
             }
         );
     }
-    println!(
-        "engine 2-thread speed-up over 1 thread (median of paired rounds): {:.2}x",
-        ratio_to(2, 1)
-    );
+    if let (Some(two), Some(one)) = (position("engine2"), position("engine1")) {
+        println!(
+            "engine 2-thread speed-up over 1 thread (median of paired rounds):{}",
+            ratio_to(two, one, "")
+        );
+    }
 }
 
 fn main() {
@@ -422,12 +469,23 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let variants = variants(memtx.is_some(), reference.as_deref());
+    let only: Option<Vec<String>> =
+        arg("--only").map(|list| list.split(',').map(|k| k.trim().to_string()).collect());
+    let variants = variants(memtx.is_some(), reference.as_deref(), only.as_deref());
+    assert!(!variants.is_empty(), "--only selects no variant");
+    // Round `r` starts with variant `r mod count`, so that no variant
+    // always runs first (or always right after the heaviest one).
     let rounds: Vec<Vec<Outcome>> = (0..repeat.max(1))
-        .map(|_| {
-            variants
-                .iter()
-                .map(|v| run_child(&v.exe, v.name, n, memtx, heap))
+        .map(|r| {
+            let mut round: Vec<Option<Outcome>> = variants.iter().map(|_| None).collect();
+            for k in 0..variants.len() {
+                let i = (r + k) % variants.len();
+                let v = &variants[i];
+                round[i] = Some(run_child(&v.exe, v.name, n, memtx, heap));
+            }
+            round
+                .into_iter()
+                .map(|o| o.expect("every variant ran"))
                 .collect()
         })
         .collect();
