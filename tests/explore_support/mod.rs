@@ -157,10 +157,10 @@ impl Drop for ChildGuard {
     }
 }
 
-/// A fresh directory under cargo's per-target scratch space.
+/// A fresh directory under cargo's per-target scratch space, emptied
+/// first (one per test name: a rerun replaces the last one's).
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("explore-{name}-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("explore-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create a scratch directory");
     dir
