@@ -5,6 +5,8 @@
 //! file's own types, and the trace replayed under each model with
 //! `replay --json`, which must agree up to the last step and part there.
 
+mod scratch_dir;
+
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -68,9 +70,7 @@ fn bin() -> Command {
 fn base() -> String {
     static BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     BASE.get_or_init(|| {
-        let dir =
-            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-behaviour-base");
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir::fresh("memtx-check-behaviour-base");
         let mut model: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string("models/ablations/no-gate.json").unwrap(),
         )
@@ -86,11 +86,7 @@ fn base() -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memtx-check-behaviour-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-check-behaviour-{name}"))
 }
 
 struct Run {

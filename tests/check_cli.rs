@@ -3,6 +3,8 @@
 //! types, its counterexamples replayed by `memtx-check replay`, and bad
 //! input.
 
+mod scratch_dir;
+
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -96,11 +98,7 @@ fn bin() -> Command {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-check-cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-check-cli-{name}"))
 }
 
 fn check(args: &[&str], dir: &Path) -> Output {

@@ -3,6 +3,8 @@
 //! uninterrupted run writes; a checkpoint of another model is refused; the
 //! memory guard stops cleanly with exit 3; 128-bit fingerprints.
 
+mod scratch_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,9 +17,7 @@ fn check(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir::absent(&format!("memtx-cli-{name}"))
 }
 
 fn text(o: &Output) -> String {

@@ -5,13 +5,13 @@
 //! against the baseline's `coverage.csv` (read into this file's own rows),
 //! the committed baselines included.
 
+mod scratch_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-check-ci-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir::fresh(&format!("memtx-check-ci-{name}"));
     std::fs::create_dir_all(dir.join("models")).unwrap();
     dir
 }

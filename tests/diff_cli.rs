@@ -2,17 +2,18 @@
 //! model checked now, two models that differ by one ablation, and bad
 //! input.
 
+mod scratch_dir;
+
 use std::process::Command;
 
 /// Each run its own output folder: the tests run in parallel.
 static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn diff(args: &[&str]) -> (Option<i32>, String, String) {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+    let dir = scratch_dir::absent(&format!(
         "memtx-check-diff-{}",
         RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
         .arg("diff")
         .args(args)
@@ -80,8 +81,7 @@ fn one_ablation_shows_as_a_new_violation_and_a_lost_companion() {
 fn a_changed_state_space_is_reported_level_by_level() {
     let (code, out, _) = diff(&["models/default.json", "models/default.json", "--depth", "4"]);
     assert_eq!(code, Some(0), "{out}");
-    let saved = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-diff");
-    let _ = std::fs::remove_dir_all(&saved);
+    let saved = scratch_dir::absent("memtx-check-diff");
     let status = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
         .args([
             "check",

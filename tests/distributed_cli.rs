@@ -9,6 +9,8 @@
 //! uninterrupted one, and a checkpoint refuses another layout or model. Ports are picked free by the tests (bound to
 //! port 0, read, released), and every process started is waited for.
 
+mod scratch_dir;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -27,10 +29,7 @@ fn check(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-dist-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-dist-{name}"))
 }
 
 fn stderr(o: &Output) -> String {

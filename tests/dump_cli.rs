@@ -3,17 +3,15 @@
 //! and with each other; the state fingerprint is the documented encoding;
 //! two dumps compare state by state with a replayable trace.
 
+mod scratch_dir;
+
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-check-dump-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-check-dump-{name}"))
 }
 
 fn bin(args: &[&str]) -> Output {

@@ -2,6 +2,8 @@
 //! line on stderr and exit 2, no panic, nothing written outside the
 //! chosen folders. The in-process fuzz test is `tests/fuzz_inputs.rs`.
 
+mod scratch_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -11,11 +13,7 @@ fn bin() -> Command {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-hostile-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-hostile-{name}"))
 }
 
 /// Every file under `dir`, relative to it, sorted.

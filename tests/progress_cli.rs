@@ -4,15 +4,13 @@
 //! terminal escapes. The run is long enough (no-gate to depth 8, one
 //! thread: seconds) for levels past the one-second mark.
 
+mod scratch_dir;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memtx-check-progress-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir::fresh(&format!("memtx-check-progress-{name}"))
 }
 
 const ARGS: &str = "check models/ablations/no-gate.json --depth 8 --threads 1";

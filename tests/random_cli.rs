@@ -4,6 +4,8 @@
 //! pass silently; the traces it writes are replayed by `memtx-check
 //! replay`.
 
+mod scratch_dir;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -83,10 +85,7 @@ fn root() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memtx-random-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir::absent(&format!("memtx-random-{name}"))
 }
 
 fn memtx(args: &[&str]) -> Output {

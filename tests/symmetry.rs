@@ -5,6 +5,8 @@
 //! of canonical states, with the reduction factor's bound. Release only
 //! (`cargo test --release`): about a minute on two cores.
 
+mod scratch_dir;
+
 use memtx_check::check::{self, CheckOptions, CheckReport};
 use memtx_check::config::{Depth, ModelConfig};
 use memtx_check::invariants::Invariant;
@@ -120,9 +122,7 @@ fn memtx(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-symmetry");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = scratch_dir::fresh("memtx-check-symmetry");
     let mut config = ModelConfig::load(Path::new("models/default.json")).expect("loads");
     config.bounds.depth = Depth::Bounded(5);
     let expected = run(&config, true).unique_states;
@@ -181,8 +181,7 @@ fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
 
 #[test]
 fn a_checkpoint_resumes_only_with_the_same_symmetry_setting() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memtx-check-sym-ck");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir::absent("memtx-check-sym-ck");
     let path = |p: &str| dir.join(p).to_str().expect("utf-8").to_owned();
     let common = |ck: &str, out: &str| {
         vec![

@@ -4,6 +4,9 @@
 //! by running `memtx-check check`.
 #![allow(dead_code)]
 
+#[path = "../scratch_dir/mod.rs"]
+mod scratch_dir;
+
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -160,10 +163,7 @@ impl Drop for ChildGuard {
 /// A fresh directory under cargo's per-target scratch space, emptied
 /// first (one per test name: a rerun replaces the last one's).
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("explore-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create a scratch directory");
-    dir
+    scratch_dir::fresh(&format!("explore-{name}"))
 }
 
 /// The crate root, where `models/` lives.
