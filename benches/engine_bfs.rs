@@ -323,28 +323,38 @@ struct Variant {
 /// those whose key is in `only` when it is given.
 fn variants(memtx: bool, reference: Option<&str>, only: Option<&[String]>) -> Vec<Variant> {
     let own = std::env::current_exe().expect("current_exe");
+    let variant = |label, exe: &std::path::Path, name, key| Variant {
+        label,
+        exe: exe.to_path_buf(),
+        name,
+        key,
+    };
     let mut all = vec![
-        (
+        variant(
             "stateright spawn_bfs, 1 thread",
             &own,
             "stateright",
             "stateright",
         ),
-        ("engine, 1 thread", &own, "engine1", "engine1"),
-        ("engine, 2 threads", &own, "engine2", "engine2"),
+        variant("engine, 1 thread", &own, "engine1", "engine1"),
+        variant("engine, 2 threads", &own, "engine2", "engine2"),
     ];
     if memtx {
-        all.push((
+        all.push(variant(
             "engine, 1 thread, no codec",
             &own,
             "engine1-plain",
             "engine1-plain",
         ));
     }
-    let reference = reference.map(std::path::PathBuf::from);
-    if let Some(path) = &reference {
-        all.push(("reference engine, 1 thread", path, "engine1", "ref-engine1"));
-        all.push((
+    if let Some(path) = reference.map(std::path::Path::new) {
+        all.push(variant(
+            "reference engine, 1 thread",
+            path,
+            "engine1",
+            "ref-engine1",
+        ));
+        all.push(variant(
             "reference engine, 2 threads",
             path,
             "engine2",
@@ -354,21 +364,14 @@ fn variants(memtx: bool, reference: Option<&str>, only: Option<&[String]>) -> Ve
     if let Some(keys) = only {
         for key in keys {
             assert!(
-                all.iter().any(|v| v.3 == key),
+                all.iter().any(|v| v.key == key),
                 "--only: {key:?} is not one of {:?}",
-                all.iter().map(|v| v.3).collect::<Vec<_>>()
+                all.iter().map(|v| v.key).collect::<Vec<_>>()
             );
         }
+        all.retain(|v| keys.iter().any(|k| k == v.key));
     }
-    all.into_iter()
-        .filter(|v| only.is_none_or(|keys| keys.iter().any(|k| k == v.3)))
-        .map(|(label, exe, name, key)| Variant {
-            label,
-            exe: exe.clone(),
-            name,
-            key,
-        })
-        .collect()
+    all
 }
 
 /// Prints each variant's medians and its ratios to stateright and to the
