@@ -25,9 +25,15 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) checkpoint: Option<Checkpointing>,
 }
 
-/// A transition with its label bits (`Ok`), or an attempt's labels.
-pub(crate) type Attempt<M> =
-    fn(&M, &<M as Model>::State, <M as Model>::Action) -> Result<(<M as Model>::State, u128), u128>;
+/// A transition written into the last argument (a state the worker
+/// reuses for every transition) with its label bits (`Ok`), or an
+/// attempt's labels.
+pub(crate) type Attempt<M> = fn(
+    &M,
+    &<M as Model>::State,
+    <M as Model>::Action,
+    &mut <M as Model>::State,
+) -> Result<u128, u128>;
 
 /// How a worker takes a transition and what it stores (the engine's
 /// `Transitions` adapters, as values).
@@ -50,11 +56,9 @@ impl<M: Model> Semantics<M> {
     /// A plain model's transitions, no label, states stored as they are.
     pub fn plain() -> Self {
         Semantics {
-            attempt: |model, state, action| {
-                model
-                    .next_state(state, action)
-                    .map(|next| (next, 0))
-                    .ok_or(0)
+            attempt: |model, state, action, into| {
+                *into = model.next_state(state, action).ok_or(0u128)?;
+                Ok(0)
             },
             label_names: Vec::new(),
             canonical: |_, state| state,
@@ -68,7 +72,7 @@ impl<M: Model> Semantics<M> {
         M: LabelledModel,
     {
         Semantics {
-            attempt: M::attempt_labelled,
+            attempt: M::attempt_labelled_into,
             label_names: model.label_names(),
             ..Semantics::plain()
         }

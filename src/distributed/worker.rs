@@ -508,20 +508,31 @@ where
         labels.resize(semantics.label_names.len(), 0);
         let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
         let mut actions = Vec::new();
+        // Each frontier state is decoded into one state, and each
+        // successor written into another, both reused (as in the engine).
+        let (mut decoded, mut successor): (Option<M::State>, Option<M::State>) = (None, None);
         for &(fp, start, len) in &frontier.states[range] {
-            let state = codec.decode(&frontier.arena[start..start + len as usize]);
+            let bytes = &frontier.arena[start..start + len as usize];
+            let state = match decoded.as_mut() {
+                Some(state) => {
+                    codec.decode_into(bytes, state);
+                    &*state
+                }
+                None => &*decoded.insert(codec.decode(bytes)),
+            };
             for (p, prop) in self.properties.iter().enumerate() {
-                if undecided[p] && hits[p].is_none() && decides(prop, model, &state) {
+                if undecided[p] && hits[p].is_none() && decides(prop, model, state) {
                     hits[p] = Some(fp);
                 }
             }
             if !expanding {
                 continue;
             }
-            model.actions(&state, &mut actions);
+            model.actions(state, &mut actions);
+            let next = successor.get_or_insert_with(|| state.clone());
             for (a, action) in actions.drain(..).enumerate() {
-                let (next, label) = match (semantics.attempt)(model, &state, action) {
-                    Ok(transition) => transition,
+                let label = match (semantics.attempt)(model, state, action, next) {
+                    Ok(label) => label,
                     Err(attempt) => {
                         // Not a transition; a labelled attempt still
                         // counts (as in the engine).
@@ -529,13 +540,16 @@ where
                         continue;
                     }
                 };
-                let next = (semantics.canonical)(model, next);
-                if !model.within_boundary(&next) {
+                if semantics.reduced {
+                    *next = (semantics.canonical)(model, next.clone());
+                }
+                let next = &*next;
+                if !model.within_boundary(next) {
                     continue;
                 }
                 transitions += 1;
                 label.count_into(labels);
-                let next_fp = W::of(&next);
+                let next_fp = W::of(next);
                 // A self-loop is never new (as in the engine).
                 if next_fp == fp {
                     continue;
@@ -545,7 +559,7 @@ where
                 packet.word(next_fp).word(fp).u32(a as u32);
                 let at = packet.buffer().len();
                 packet.u32(0);
-                codec.encode(&next, packet.buffer());
+                codec.encode(next, packet.buffer());
                 let len = (packet.buffer().len() - at - 4) as u32;
                 packet.buffer()[at..at + 4].copy_from_slice(&len.to_le_bytes());
                 if packet.len() >= PACKET_BYTES {
