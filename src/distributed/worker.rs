@@ -513,13 +513,7 @@ where
         let (mut decoded, mut successor): (Option<M::State>, Option<M::State>) = (None, None);
         for &(fp, start, len) in &frontier.states[range] {
             let bytes = &frontier.arena[start..start + len as usize];
-            let state = match decoded.as_mut() {
-                Some(state) => {
-                    codec.decode_into(bytes, state);
-                    &*state
-                }
-                None => &*decoded.insert(codec.decode(bytes)),
-            };
+            let state = codec.decode_reusing(bytes, &mut decoded);
             for (p, prop) in self.properties.iter().enumerate() {
                 if undecided[p] && hits[p].is_none() && decides(prop, model, state) {
                     hits[p] = Some(fp);

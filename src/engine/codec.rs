@@ -14,4 +14,18 @@ pub trait StateCodec<S>: Sync {
     fn decode_into(&self, bytes: &[u8], state: &mut S) {
         *state = self.decode(bytes);
     }
+    /// The state encoded by `bytes`, decoded into `scratch`: through
+    /// [`StateCodec::decode_into`] when it already holds a state (one
+    /// decoded before, whose buffers are reused), else freshly. A loop
+    /// that visits many encoded states keeps one `scratch` for them all.
+    fn decode_reusing<'s>(&self, bytes: &[u8], scratch: &'s mut Option<S>) -> &'s S {
+        let state = match scratch.take() {
+            Some(mut state) => {
+                self.decode_into(bytes, &mut state);
+                state
+            }
+            None => self.decode(bytes),
+        };
+        scratch.insert(state)
+    }
 }

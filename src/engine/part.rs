@@ -133,14 +133,7 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
             let (len, head) = read_len(&self.bytes[at..]);
             let bytes = &self.bytes[at + head..at + head + len];
             at += head + len;
-            let state = match scratch.as_mut() {
-                Some(state) => {
-                    c.decode_into(bytes, state);
-                    state
-                }
-                None => scratch.insert(c.decode(bytes)),
-            };
-            f(k, state);
+            f(k, c.decode_reusing(bytes, &mut scratch));
         }
     }
 
