@@ -198,7 +198,7 @@ fn every_ablation_and_variant_sharing_the_alphabet_parts_from_the_default() {
             "error (refused under A only)",
         ),
         ("variants/laundering-any-parent", 5, "commit verdict of r1"),
-        ("variants/stale-check-apply", 4, "reason of r1"),
+        ("variants/stale-check-apply", 4, "commit verdict of r1"),
     ];
     for (model, length, what) in expected {
         let b = format!("models/{model}.json");
@@ -227,9 +227,10 @@ fn the_paper_readings_part_where_the_card_says_they_differ() {
         "{p:?}"
     );
     // The stale check on an empty snapshot: a rival committed earlier in
-    // the same transaction makes the second write stale.
+    // the same transaction makes the second write stale, where the code
+    // lets the correction supersede it.
     let p = parts(&base(), "models/variants/stale-check-apply.json", "stale");
-    assert!(p.a.contains("r1 quarantined (needs_review)"), "{p:?}");
+    assert!(p.a.contains("r1 committed, superseding {r0}"), "{p:?}");
     assert!(p.b.contains("r1 quarantined (stale_write)"), "{p:?}");
     // Same-source review needs its own template, so it is compared with
     // its own model under the code's reading (the variant reset).

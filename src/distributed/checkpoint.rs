@@ -29,6 +29,7 @@ use crate::engine::level_files::{
     complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
     save_level, unhex, write_file,
 };
+use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::LevelStats;
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -43,6 +44,9 @@ pub struct Layout {
     pub identity: String,
     pub max_depth: Option<usize>,
     pub fingerprint_bits: u32,
+    /// [`FINGERPRINT_SCHEME`] of the build.
+    #[serde(default = "unnumbered_scheme")]
+    pub fingerprint_scheme: u32,
     pub processes: usize,
     pub threads: usize,
 }
@@ -310,6 +314,9 @@ fn missing(dir: &Path, worker: &Path) -> String {
 
 /// The first way `made` differs from `asked`, in one line.
 fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
+    if made.fingerprint_scheme != FINGERPRINT_SCHEME {
+        return Some(scheme_mismatch(dir, made.fingerprint_scheme));
+    }
     let dir = dir.display();
     if made.identity != asked.identity {
         return Some(format!(

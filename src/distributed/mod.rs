@@ -124,6 +124,7 @@ impl Layout {
             identity: cluster.identity.clone(),
             max_depth: opts.max_depth,
             fingerprint_bits: opts.fingerprint.bits(),
+            fingerprint_scheme: crate::engine::fingerprint::FINGERPRINT_SCHEME,
             processes: cluster.addresses.len(),
             threads: cluster.threads.max(1),
         }

@@ -15,6 +15,7 @@
 use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
+use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
@@ -39,6 +40,9 @@ struct Meta {
     identity: String,
     max_depth: Option<usize>,
     fingerprint_bits: u32,
+    /// [`FINGERPRINT_SCHEME`] of the build that made it.
+    #[serde(default = "unnumbered_scheme")]
+    fingerprint_scheme: u32,
     depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
     levels: Vec<[u64; 6]>,
@@ -74,6 +78,9 @@ pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String
             meta.identity,
             opts.identity
         ));
+    }
+    if meta.fingerprint_scheme != FINGERPRINT_SCHEME {
+        return Err(scheme_mismatch(dir, meta.fingerprint_scheme));
     }
     if meta.max_depth != opts.max_depth || meta.fingerprint_bits != opts.fingerprint.bits() {
         return Err(format!(
@@ -113,6 +120,7 @@ where
             identity: self.opts.identity.clone(),
             max_depth: self.opts.max_depth,
             fingerprint_bits: 8 * W::BYTES as u32,
+            fingerprint_scheme: FINGERPRINT_SCHEME,
             depth: self.depth,
             levels: self.levels.iter().map(level_row).collect(),
             decisions: self

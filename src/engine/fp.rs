@@ -154,6 +154,11 @@ impl Hasher for Wide {
         self.hi.write_u64(i.rotate_left(29));
     }
     #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.lo.write_u128(i);
+        self.hi.write_u128(i.rotate_left(29));
+    }
+    #[inline]
     fn write_u8(&mut self, i: u8) {
         self.write_u64(i as u64);
     }

@@ -19,7 +19,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Writes the low `bits` bits of `value` (`bits` ≤ 32).
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, value: u64, bits: u32) {
         debug_assert!(bits <= 32 && value >> bits == 0);
         // `used` < 32 here, so the field fits the accumulator; whole
@@ -34,6 +34,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Writes `value` (any width up to 64 bits) in `bits` bits.
+    #[inline(always)]
     pub fn put_wide(&mut self, value: u64, bits: u32) {
         if bits > 32 {
             self.put(value & 0xffff_ffff, 32);
@@ -45,6 +46,7 @@ impl<'a> BitWriter<'a> {
 
     /// A small count: three bits at a time, each group followed by a bit
     /// saying whether more follow (4 bits below 8, 8 below 64).
+    #[inline(always)]
     pub fn put_count(&mut self, mut n: u64) {
         loop {
             let more = n >= 8;
@@ -81,8 +83,8 @@ impl<'a> BitReader<'a> {
         }
     }
 
-    /// Reads a field of `bits` bits (≤ 56).
-    #[inline]
+    /// Reads a field of `bits` bits (≤ 32).
+    #[inline(always)]
     pub fn get(&mut self, bits: u32) -> u64 {
         debug_assert!(bits <= 32);
         if self.have < bits {
@@ -97,7 +99,7 @@ impl<'a> BitReader<'a> {
     /// Tops the accumulator (holding fewer than `bits` ≤ 32 bits) up to at
     /// least `bits`: four bytes at once where the input has them, else
     /// byte by byte, zeros past its end.
-    #[inline]
+    #[inline(always)]
     fn refill(&mut self, bits: u32) {
         if let Some(word) = self.bytes.get(self.at..self.at + 4) {
             let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
@@ -106,6 +108,14 @@ impl<'a> BitReader<'a> {
             self.have += 32;
             return;
         }
+        self.refill_at_end(bits);
+    }
+
+    /// [`BitReader::refill`] within four bytes of the end: out of line, so
+    /// that the common path inlined into every read stays short.
+    #[cold]
+    #[inline(never)]
+    fn refill_at_end(&mut self, bits: u32) {
         while self.have < bits {
             let byte = self.bytes.get(self.at).copied().unwrap_or(0);
             self.acc |= u64::from(byte) << self.have;
@@ -115,6 +125,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads a field written by [`BitWriter::put_wide`].
+    #[inline(always)]
     pub fn get_wide(&mut self, bits: u32) -> u64 {
         if bits > 32 {
             let lo = self.get(32);
@@ -125,6 +136,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads a count written by [`BitWriter::put_count`].
+    #[inline(always)]
     pub fn get_count(&mut self) -> u64 {
         let (mut n, mut shift) = (0, 0);
         loop {

@@ -178,13 +178,13 @@ impl Protocol {
     ) -> Result<Outcome, ProtocolError> {
         let agent = store.txs[tx as usize].agent;
         let id = store.records.len() as RecordId;
-        store.records.push(Record {
-            owner: proposal.owner.unwrap_or(agent),
-            fields: proposal,
-            state: Lifecycle::Raw,
-            reason: None,
-            tool: None,
-        });
+        store.records.push(Record::new(
+            proposal,
+            proposal.owner.unwrap_or(agent),
+            Lifecycle::Raw,
+            None,
+            None,
+        ));
         store.move_to(id, Lifecycle::Tentative)?;
         store.txs[tx as usize].staged.insert(id);
         Ok(Outcome::Staged { record: id })
@@ -239,13 +239,13 @@ impl Protocol {
         room_for_a_record(store)?;
         let t = store.txs[tx as usize];
         let id = store.records.len() as RecordId;
-        store.records.push(Record {
-            fields: tool_action_fields(spec, t.agent, basis),
-            owner: t.agent,
-            state: Lifecycle::Committed,
-            reason: None,
-            tool: Some(tool),
-        });
+        store.records.push(Record::new(
+            tool_action_fields(spec, t.agent, basis),
+            t.agent,
+            Lifecycle::Committed,
+            None,
+            Some(tool),
+        ));
         Ok(GateOutcome {
             allowed: true,
             reason: None,

@@ -11,7 +11,7 @@
 use super::bits::{bits_for, BitReader, BitWriter};
 use super::dispatch::{tool_action_fields, Tool};
 use super::lifecycle::Lifecycle;
-use super::record::{Proposal, Reason, Record};
+use super::record::{Content, Proposal, Reason, Record};
 use super::record_set::{RecordSet, MAX_RECORDS};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{Tier, Transaction, TxStatus};
@@ -27,6 +27,9 @@ pub struct StorePacker {
     dictionary: Vec<Proposal>,
     /// [`identity`] of each dictionary entry, searched by `origin`.
     keys: Vec<[u64; 4]>,
+    /// The digest content of each dictionary entry, so that decoding a
+    /// record does not compute it again.
+    contents: Vec<Content>,
     /// Whether the first word of a key tells the dictionary's entries
     /// apart: then a record, which comes from one of them, is found by
     /// that word alone.
@@ -80,6 +83,7 @@ impl StorePacker {
         heads.sort_unstable();
         heads.dedup();
         StorePacker {
+            contents: dictionary.iter().map(|p| Content::of(p, None)).collect(),
             heads_unique: heads.len() == keys.len(),
             keys,
             origin_bits: bits_for((dictionary.len() + tools.len()).saturating_sub(1) as u64),
@@ -203,25 +207,25 @@ impl StorePacker {
             k => Some(REASONS[k as usize - 1]),
         };
         let owner = r.get(self.agent_bits) as u8;
-        let (fields, tool) = match origin.checked_sub(self.dictionary.len()) {
-            Some(tool) => (
+        match origin.checked_sub(self.dictionary.len()) {
+            Some(tool) => Record::new(
                 tool_action_fields(self.tools[tool], owner, parents),
+                owner,
+                state,
+                reason,
                 Some(tool as u8),
             ),
-            None => (
+            None => Record::with_content(
+                self.contents[origin],
                 Proposal {
                     derived_from: parents,
                     ..self.dictionary[origin]
                 },
+                owner,
+                state,
+                reason,
                 None,
             ),
-        };
-        Record {
-            fields,
-            owner,
-            state,
-            reason,
-            tool,
         }
     }
 }

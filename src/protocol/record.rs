@@ -179,8 +179,9 @@ impl Reason {
 }
 
 /// A record in the store. Fields are read through accessors; only the
-/// protocol changes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// protocol changes them, and after [`Record::new`] only `state` and
+/// `reason`.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Record {
     pub(in crate::protocol) fields: Proposal,
     pub(in crate::protocol) owner: u8,
@@ -190,9 +191,138 @@ pub struct Record {
     pub(in crate::protocol) reason: Option<Reason>,
     /// For a tool_action record, the index of the tool that was called.
     pub(in crate::protocol) tool: Option<u8>,
+    /// 128 well-mixed bits of what never changes after creation
+    /// (`fields`, `owner`, `tool`), computed once where the record is
+    /// made, so that hashing a record (see its `Hash`) reads two words
+    /// instead of packing eleven fields.
+    digest: [u64; 2],
+}
+
+/// Every field but the digest (a function of the others).
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("fields", &self.fields)
+            .field("owner", &self.owner)
+            .field("state", &self.state)
+            .field("reason", &self.reason)
+            .field("tool", &self.tool)
+            .finish()
+    }
+}
+
+/// The part of a record's digest that its parents and its owner do not
+/// change: what a template, or a tool, fixes. A packer decoding millions
+/// of records from a few templates computes it once per template
+/// ([`Record::with_content`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Content([u64; 2]);
+
+/// Multipliers of the digest's two lanes (odd; the PCG multiplier and
+/// the golden ratio) and their seeds (digits of pi and of e).
+const LANE_MUL: [u64; 2] = [0x5851_f42d_4c95_7f2d, 0x9e37_79b9_7f4a_7c15];
+const LANE_SEED: [u64; 2] = [0x243f_6a88_85a3_08d3, 0xb7e1_5162_8aed_2a6a];
+
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let r = u128::from(a) * u128::from(b);
+    (r as u64) ^ (r >> 64) as u64
+}
+
+/// Both lanes one word on: the second lane sees the word rotated.
+#[inline(always)]
+fn absorb(d: [u64; 2], word: u64) -> [u64; 2] {
+    [
+        fold(d[0] ^ word, LANE_MUL[0]),
+        fold(d[1] ^ word.rotate_left(29), LANE_MUL[1]),
+    ]
+}
+
+impl Content {
+    /// Everything of `fields` but the parents, with the record's tool,
+    /// mixed into both lanes: injectively, as two words, and two more for
+    /// a validity window (a bit of the second says whether they follow).
+    pub(in crate::protocol) fn of(f: &Proposal, tool: Option<u8>) -> Content {
+        let opt16 = |x: Option<u16>| x.map_or(0, |v| u64::from(v) + 1); // 17 bits
+        let opt8 = |x: Option<u8>| x.map_or(0, |v| u64::from(v) + 1); // 9 bits
+        let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32); // 33 bits
+        let windowed = f.window != Window::default();
+        let what = f.kind as u64
+            | u64::from(f.entity.0) << 3
+            | u64::from(f.attribute.0) << 19
+            | u64::from(f.value.0) << 35
+            | (f.scope as u64) << 51;
+        let whose = opt16(f.source.map(|s| s.0))
+            | u64::from(f.authority.0) << 17
+            | u64::from(f.confidence.0) << 25
+            | opt8(f.owner) << 33
+            | opt8(tool) << 42
+            | u64::from(windowed) << 51;
+        let mut d = absorb(absorb(LANE_SEED, what), whose);
+        if windowed {
+            d = absorb(absorb(d, opt32(f.window.from)), opt32(f.window.to));
+        }
+        Content(d)
+    }
+
+    /// The digest of a record with this content, these parents and this
+    /// owner: both lanes on by the parents, then by the owner, each ended
+    /// by a fold with the other lane's multiplier.
+    #[inline]
+    fn digest(self, parents: RecordSet, owner: u8) -> [u64; 2] {
+        let d = absorb(absorb(self.0, parents.bits()), u64::from(owner));
+        [fold(d[0], LANE_MUL[1]), fold(d[1], LANE_MUL[0])]
+    }
 }
 
 impl Record {
+    /// A record with these fields (its digest computed).
+    pub(in crate::protocol) fn new(
+        fields: Proposal,
+        owner: u8,
+        state: Lifecycle,
+        reason: Option<Reason>,
+        tool: Option<u8>,
+    ) -> Record {
+        Record::with_content(
+            Content::of(&fields, tool),
+            fields,
+            owner,
+            state,
+            reason,
+            tool,
+        )
+    }
+
+    /// [`Record::new`] for a caller that has `Content::of(&fields, tool)`
+    /// at hand.
+    #[inline]
+    pub(in crate::protocol) fn with_content(
+        content: Content,
+        fields: Proposal,
+        owner: u8,
+        state: Lifecycle,
+        reason: Option<Reason>,
+        tool: Option<u8>,
+    ) -> Record {
+        debug_assert_eq!(content, Content::of(&fields, tool));
+        Record {
+            fields,
+            owner,
+            state,
+            reason,
+            tool,
+            digest: content.digest(fields.derived_from, owner),
+        }
+    }
+
+    /// The same record with its digest computed again, for a test that
+    /// changed a field the digest covers.
+    #[cfg(test)]
+    pub(in crate::protocol) fn rebuilt(self) -> Record {
+        Record::new(self.fields, self.owner, self.state, self.reason, self.tool)
+    }
+
     pub fn kind(&self) -> Kind {
         self.fields.kind
     }
@@ -255,35 +385,20 @@ impl Record {
     }
 }
 
-/// Packs every field into five words (injectively: equal words iff equal
-/// records), so that fingerprinting a store, the model checker's hottest
-/// operation, costs a few hasher writes per record instead of thirty.
+/// One 128-bit word: the record's digest with its state and quarantine
+/// reason in the low bits, so that fingerprinting a store, the model
+/// checker's hottest operation, costs one hasher write per record. Equal
+/// records hash equal. Two different records write the same word only if
+/// their contents' digests differ in nothing but those seven bits: for a
+/// given pair, a chance of 2⁻¹²¹, far below the chance that two states'
+/// fingerprints collide at either width, and covered by it.
 impl std::hash::Hash for Record {
+    #[inline]
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let f = &self.fields;
-        let opt16 = |x: Option<u16>| x.map_or(0, |v| u64::from(v) + 1); // 17 bits
-        let opt8 = |x: Option<u8>| x.map_or(0, |v| u64::from(v) + 1); // 9 bits
-        let opt32 = |x: Option<i32>| x.map_or(0, |v| u64::from(v as u32) | 1 << 32); // 33 bits
-        h.write_u64(f.derived_from.bits());
-        h.write_u64(
-            f.kind as u64
-                | u64::from(f.entity.0) << 3
-                | u64::from(f.attribute.0) << 19
-                | u64::from(f.value.0) << 35
-                | (f.scope as u64) << 51
-                | (self.state as u64) << 53
-                | opt8(self.reason.map(|r| r as u8)) << 56,
+        let changing = self.state as u64 | self.reason.map_or(0, |r| r as u64 + 1) << 3;
+        h.write_u128(
+            (u128::from(self.digest[1]) << 64 | u128::from(self.digest[0])) ^ u128::from(changing),
         );
-        h.write_u64(
-            opt16(f.source.map(|s| s.0))
-                | u64::from(f.authority.0) << 17
-                | u64::from(f.confidence.0) << 25
-                | opt8(f.owner) << 33
-                | u64::from(self.owner) << 42
-                | opt8(self.tool) << 50,
-        );
-        h.write_u64(opt32(f.window.from));
-        h.write_u64(opt32(f.window.to));
     }
 }
 
@@ -319,12 +434,14 @@ mod tests {
             derived_from: RecordSet::EMPTY,
             window: Window::default(),
         };
-        let record = |source| Record {
-            fields: Proposal { source, ..fields },
-            owner: 0,
-            state: Lifecycle::Tentative,
-            reason: None,
-            tool: None,
+        let record = |source| {
+            Record::new(
+                Proposal { source, ..fields },
+                0,
+                Lifecycle::Tentative,
+                None,
+                None,
+            )
         };
         assert_eq!(record(Some(Sym(3))).effective_authority(), Hundredths(95));
         assert_eq!(record(None).effective_authority(), Hundredths(50));
@@ -397,8 +514,8 @@ mod tests {
             r.hash(&mut h);
             h.finish()
         };
-        let base = Record {
-            fields: Proposal {
+        let base = Record::new(
+            Proposal {
                 kind: Kind::Belief,
                 entity: Sym(1),
                 attribute: Sym(2),
@@ -414,11 +531,11 @@ mod tests {
                     to: Some(0),
                 },
             },
-            owner: 0,
-            state: Lifecycle::Committed,
-            reason: None,
-            tool: None,
-        };
+            0,
+            Lifecycle::Committed,
+            None,
+            None,
+        );
         let f = base.fields;
         let variants = [
             Record {
@@ -535,7 +652,8 @@ mod tests {
                 tool: Some(0),
                 ..base
             },
-        ];
+        ]
+        .map(Record::rebuilt);
         let mut seen = std::collections::HashSet::from([hash(&base)]);
         for v in &variants {
             assert_ne!(*v, base);

@@ -80,12 +80,12 @@ impl Transaction {
     }
 }
 
-/// Three words, injectively (see `Record`'s `Hash`).
+/// A 128-bit word and a 64-bit one, injectively (see `Store`'s `Hash`).
 impl std::hash::Hash for Transaction {
+    #[inline]
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u128(u128::from(self.snapshot.bits()) | u128::from(self.staged.bits()) << 64);
         h.write_u64(u64::from(self.agent) | (self.tier as u64) << 8 | (self.status as u64) << 10);
-        h.write_u64(self.snapshot.bits());
-        h.write_u64(self.staged.bits());
     }
 }
 

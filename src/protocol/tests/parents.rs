@@ -112,6 +112,7 @@ fn laundering_checks_active_parents_in_the_code_and_any_parent_in_the_paper() {
         // Make the parent fail its commit so it is not active when the
         // child is checked.
         w.store.records[parent as usize].fields.confidence = Hundredths(0);
+        w.store.records[parent as usize] = w.store.records[parent as usize].rebuilt();
         let child = w.stage(tx, p);
         let c = w.commit(tx);
         assert_eq!(verdict(&c, parent).1, Some(Reason::LowEvidence));
