@@ -249,7 +249,7 @@ fn the_paper_readings_part_where_the_card_says_they_differ() {
         "same-source",
     );
     assert_eq!(p.step + 1, 4);
-    assert!(p.a.contains("r1 action_safe, superseding {r0}"), "{p:?}");
+    assert!(p.a.contains("r1 committed, superseding {r0}"), "{p:?}");
     assert!(p.b.contains("r1 quarantined (needs_review)"), "{p:?}");
 }
 
