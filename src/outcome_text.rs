@@ -302,7 +302,7 @@ mod tests {
     fn brief_forms() {
         let commit = Outcome::Committed(CommitOutcome {
             status: CommitStatus::Partial,
-            records: vec![
+            records: smallvec::smallvec![
                 RecordVerdict {
                     id: 0,
                     result: CommitResult::Committed,
@@ -343,7 +343,7 @@ mod tests {
         );
         let none = Outcome::Retracted {
             roots: RecordSet::EMPTY,
-            repairs: Vec::new(),
+            repairs: Default::default(),
         };
         assert_eq!(brief(&none), "nothing to retract");
         let back = Outcome::Revalidated {

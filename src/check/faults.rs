@@ -365,8 +365,9 @@ fn a_silent_revoke_breaks_i2_read_from_the_actions_with_an_empty_log() {
         ],
     );
     assert!(store.rollback_log().is_empty());
-    let v = crate::invariants::check_state_of(Invariant::I2, spec.context(), store.view(), &monitor)
-        .expect("the refund revoked without a log entry breaks I2");
+    let v =
+        crate::invariants::check_state_of(Invariant::I2, spec.context(), store.view(), &monitor)
+            .expect("the refund revoked without a log entry breaks I2");
     assert_eq!(v.clause, "log", "{v:?}");
 }
 
@@ -375,7 +376,11 @@ fn a_silent_revoke_breaks_i2_read_from_the_actions_with_an_empty_log() {
 fn walk(
     config: &ModelConfig,
     picks: &[fn(&Op) -> bool],
-) -> (crate::protocol::Store, crate::invariants::Monitor, ModelSpec) {
+) -> (
+    crate::protocol::Store,
+    crate::invariants::Monitor,
+    ModelSpec,
+) {
     use stateright::Model;
     let model = MemtxModel::new(ModelSpec::from_config(config));
     let mut state = model.init_states().remove(0);

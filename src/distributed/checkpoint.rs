@@ -25,11 +25,11 @@ use super::decision::Decision;
 use super::frontier::Frontier;
 use super::shard::Link;
 use super::word::Word;
+use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
     complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
     save_level, unhex, write_file,
 };
-use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::LevelStats;
 use serde::{Deserialize, Serialize};
 use std::fs;

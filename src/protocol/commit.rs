@@ -8,7 +8,9 @@ use super::conflict::Verdict;
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
-use super::outcome::{Admission, CommitOutcome, CommitResult, CommitStatus, RecordVerdict};
+use super::outcome::{
+    Admission, CommitOutcome, CommitResult, CommitStatus, RecordVerdict, Verdicts,
+};
 use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
@@ -50,7 +52,7 @@ impl Protocol {
         tx: TxId,
     ) -> Result<CommitOutcome, ProtocolError> {
         let staged = store.txs[tx as usize].staged;
-        let mut verdicts = Vec::with_capacity(staged.len());
+        let mut verdicts = Verdicts::new();
         let mut verifier_calls = 0;
         for id in staged.iter() {
             let verdict = match store.records[id as usize].state {

@@ -42,7 +42,7 @@ pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{Op, ProtocolError};
 pub use outcome::{
     Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict,
-    Refusal,
+    Refusal, Repairs, Verdicts,
 };
 pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_RECORDS, MAX_PACKED_TOOLS};
 pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};

@@ -10,6 +10,16 @@ use super::record::Reason;
 use super::record_set::{RecordId, RecordSet};
 use super::store::Repair;
 use super::transaction::TxId;
+use smallvec::SmallVec;
+
+/// The repairs of one retraction, inline up to eight: a model checker
+/// retracts on a third of its transitions and drops each outcome at once,
+/// and a heap list cost an allocation and a free each time (2% of the
+/// instructions at depth 8).
+pub type Repairs = SmallVec<[(RecordId, Repair); 8]>;
+
+/// The verdicts of one commit, inline up to two (see [`Repairs`]).
+pub type Verdicts = SmallVec<[RecordVerdict; 2]>;
 
 /// The outcome of an operation the protocol accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +37,7 @@ pub enum Outcome {
     Retracted {
         /// The retracted records themselves (the roots of the cascade).
         roots: RecordSet,
-        repairs: Vec<(RecordId, Repair)>,
+        repairs: Repairs,
     },
     /// A quarantined record taken back to tentative into `tx`'s staging.
     Revalidated {
@@ -135,7 +145,7 @@ pub struct RecordVerdict {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommitOutcome {
     pub status: CommitStatus,
-    pub records: Vec<RecordVerdict>,
+    pub records: Verdicts,
     /// Records that reached check 3 (card §3.2: one verifier call each).
     pub verifier_calls: u32,
 }

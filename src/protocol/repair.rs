@@ -8,7 +8,7 @@
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, Repairs};
 use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};
@@ -28,7 +28,7 @@ impl Protocol {
         if self.faulty(Fault::AbortLeavesTentative) {
             return Ok(Outcome::Retracted {
                 roots: RecordSet::EMPTY,
-                repairs: Vec::new(),
+                repairs: Repairs::new(),
             });
         }
         // Staged records a cascade already revoked stay as they are.
@@ -48,7 +48,7 @@ impl Protocol {
             store.move_to(record, Lifecycle::Revoked)?;
             return Ok(Outcome::Retracted {
                 roots,
-                repairs: Vec::new(),
+                repairs: Repairs::new(),
             });
         }
         let repairs = self.retract(store, roots)?;
@@ -61,9 +61,9 @@ impl Protocol {
         &self,
         store: &mut Store,
         roots: RecordSet,
-    ) -> Result<Vec<(RecordId, Repair)>, ProtocolError> {
+    ) -> Result<Repairs, ProtocolError> {
         let horizon = store.records.len() as u8;
-        let mut repairs = Vec::new();
+        let mut repairs = Repairs::new();
         for id in roots.iter() {
             let kind = store.records[id as usize].kind();
             let repair = if kind == Kind::ToolAction {
@@ -146,7 +146,7 @@ impl Protocol {
         to: Lifecycle,
         root: bool,
         horizon: u8,
-        repairs: &mut Vec<(RecordId, Repair)>,
+        repairs: &mut Repairs,
     ) -> Result<(), ProtocolError> {
         let from = if self.faulty(Fault::QuarantineFromActionSafe) && to == Lifecycle::Quarantined {
             std::mem::replace(&mut store.records[id as usize].state, to)

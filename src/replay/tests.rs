@@ -43,7 +43,7 @@ fn refund_example_commits_acts_and_logs_the_leak() {
     let Ok(Outcome::Retracted { repairs, .. }) = &report.steps[5].result else {
         panic!()
     };
-    assert_eq!(repairs, &vec![(0, Repair::Revoked), (1, Repair::Leaked)]);
+    assert_eq!(repairs[..], [(0, Repair::Revoked), (1, Repair::Leaked)]);
     assert!(!report.violated(), "{:?}", report.violations);
     assert_eq!(report.declared_status(), None);
     let text = render_text(&report);

@@ -143,7 +143,8 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
     std::fs::write(&meta, json.to_string()).unwrap();
     let older = check_resumable(&dir, &opts("grid", Some(5))).unwrap_err();
     assert!(
-        older.contains("other state fingerprints (scheme 1, this build 2)") && !older.contains('\n'),
+        older.contains("other state fingerprints (scheme 1, this build 2)")
+            && !older.contains('\n'),
         "{older}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

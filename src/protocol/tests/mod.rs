@@ -154,7 +154,7 @@ impl World {
 
     fn retracted(&mut self, op: Op) -> Vec<(RecordId, Repair)> {
         match self.apply(op) {
-            Outcome::Retracted { repairs, .. } => repairs,
+            Outcome::Retracted { repairs, .. } => repairs.to_vec(),
             other => panic!("{other:?}"),
         }
     }
