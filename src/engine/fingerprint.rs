@@ -100,9 +100,9 @@ impl Hasher for StableHasher {
     /// Two words in one multiply, each factor keyed by the state so far
     /// (a factor is zero only when a word equals a function of the
     /// pseudo-random state, probability 2⁻⁶⁴): a value that writes its
-    /// fields in pairs (records, transactions, stores) is fingerprinted in
-    /// half the multiplies, and a chain of dependent multiplies is what a
-    /// fingerprint's time is.
+    /// fields in pairs (a record's digest, a transaction's two sets, a
+    /// store's lengths and registry) is fingerprinted in half the
+    /// multiplies.
     #[inline]
     fn write_u128(&mut self, i: u128) {
         let (lo, hi) = (i as u64, (i >> 64) as u64);
