@@ -146,6 +146,7 @@ where
     M::Action: Clone,
     W: Word,
 {
+    crate::engine::allocator::map_large_blocks();
     let mut run = WorkerRun::<M, W>::new(worker, setup);
     let end = loop {
         if let Some(end) = run.level(worker) {

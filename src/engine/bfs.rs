@@ -20,6 +20,7 @@
 //! smallest (see `absorb`), whatever the thread count.
 
 use super::absorb::LeafHits;
+use super::allocator;
 use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
 use super::decisions::Decisions;
@@ -65,6 +66,7 @@ where
     T: Transitions<M>,
     W: Fp,
 {
+    allocator::map_large_blocks();
     let properties = model.properties();
     let mut run = match &opts.resume {
         Some(dir) => Run::<M, T, W>::resume(model, &properties, opts, codec, dir),

@@ -15,8 +15,9 @@
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
 //! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard`; `checkpoint`s (their files in `level_files`, shared with the
-//! distributed engine); fingerprints in [`fingerprint`](mod@fingerprint)
+//! `guard` and the one setting asked of the C `allocator`; `checkpoint`s
+//! (their files in `level_files`, shared with the distributed engine);
+//! fingerprints in [`fingerprint`](mod@fingerprint)
 //! and `fp`, and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
@@ -86,6 +87,7 @@
 //!   run ends exactly as an uninterrupted one.
 
 mod absorb;
+pub(crate) mod allocator;
 mod bfs;
 mod checkpoint;
 mod chunk;
