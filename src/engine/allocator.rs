@@ -13,12 +13,13 @@
 //! what we measured). Setting the threshold explicitly turns that raise
 //! off.
 //!
-//! Measured with `/usr/bin/time -v`, one run each on two threads: the
-//! previous default model at `--depth full` (213,378,584 states) peaked at
-//! 6.14 GB (28.8 B/state) and now at 3.85 GB (18.0 B/state), in 3 min 21 s
-//! against 3 min 50 s; today's default model at `--depth full`
-//! (569,415,289 states) at 14.3 GB (25.2 B/state) and now at 10.35 GB
-//! (18.2 B/state), in 11 min 31 s against 11 min 42 s. 256 KiB took less
+//! Measured with `/usr/bin/time -v` on two threads, the previous default
+//! model at `--depth full` (213,378,584 states), 3 paired rounds against
+//! a build without the setting (commit 39af1e7), medians: peak 3.84 GB
+//! (18.0 B/state) against 6.21 GB (29.1 B/state), 0.62× [0.61–0.65] a
+//! round, at the same speed (wall 1.00× [0.75–1.10]). Today's default
+//! model at `--depth full` (569,415,289 states), one run each: 10.35 GB
+//! (18.2 B/state) against 14.3 GB (25.2 B/state). 256 KiB took less
 //! memory than 1 MiB or 4 MiB at the previous model's depth 9 (peak
 //! 271,048, 292,348 and 288,360 kB on one thread; 283,836 kB without the
 //! setting) and as little at `--depth full`.
