@@ -57,14 +57,40 @@ fn set_threshold() -> bool {
     false
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
 mod tests {
     use super::*;
 
+    /// Bytes in blocks the allocator has mapped on their own (glibc's
+    /// `mallinfo2().hblkhd`).
+    fn mapped_bytes() -> usize {
+        #[repr(C)]
+        struct Mallinfo2 {
+            fields: [usize; 10],
+        }
+        extern "C" {
+            fn mallinfo2() -> Mallinfo2;
+        }
+        // SAFETY: `mallinfo2` takes no argument and returns a plain struct
+        // of ten `size_t` counters by value.
+        unsafe { mallinfo2() }.fields[4]
+    }
+
     #[test]
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn glibc_takes_the_threshold_once() {
+    fn a_block_past_the_threshold_is_mapped_even_after_a_bigger_one_is_freed() {
         assert!(map_large_blocks());
-        assert!(map_large_blocks());
+        // Without the setting, freeing this raises glibc's threshold past
+        // the block below, which would then come from the heap.
+        drop(std::hint::black_box(vec![1u8; 16 << 20]));
+        let size = 2 * MMAP_THRESHOLD as usize;
+        // Other test threads allocate too: one clean look is enough.
+        let mapped = (0..10).any(|_| {
+            let before = mapped_bytes();
+            let block = std::hint::black_box(vec![1u8; size]);
+            let after = mapped_bytes();
+            drop(block);
+            after >= before + size
+        });
+        assert!(mapped, "a {size}-byte block was not mapped on its own");
     }
 }

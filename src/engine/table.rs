@@ -71,7 +71,7 @@ impl<W: Fp> FpTable<W> {
     /// wait was three quarters of `insert`, a sixth of the run).
     ///
     /// On x86-64 this is a prefetch instruction, one of the crate's two
-    /// `unsafe`s (the other is `allocator`'s call of `mallopt`):
+    /// `unsafe`s outside tests (the other is `allocator`'s `mallopt`):
     /// `_mm_prefetch` is a hint that never faults and has no effect on the
     /// program's state, whatever the address (it is `unsafe` only because
     /// it is a `target_feature` intrinsic; SSE is part of x86-64's
