@@ -1,7 +1,8 @@
 //! End-to-end tests of `check`'s run control: a run interrupted after a
 //! level and resumed from its checkpoint writes exactly what an
-//! uninterrupted run writes; a checkpoint of another model is refused; the
-//! memory guard stops cleanly with exit 3; 128-bit fingerprints.
+//! uninterrupted run writes; a checkpoint of another model, or a damaged
+//! or altered one, is refused; the memory guard stops cleanly with exit
+//! 3; 128-bit fingerprints.
 
 mod scratch_dir;
 
@@ -142,6 +143,109 @@ fn an_interrupted_and_resumed_check_writes_what_an_uninterrupted_one_does() {
         );
         let err = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Overwrites `bytes` at `at` in `path`.
+fn patch(path: &Path, at: usize, bytes: &[u8]) {
+    let mut all = std::fs::read(path).unwrap();
+    all[at..at + bytes.len()].copy_from_slice(bytes);
+    std::fs::write(path, all).unwrap();
+}
+
+#[test]
+fn a_damaged_or_altered_checkpoint_is_refused_in_one_line() {
+    let model = "models/ablations/no-cascade.json";
+    let dir = scratch("damaged");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let cut = check(&[
+        model,
+        "--depth",
+        "6",
+        "--out",
+        &p("cut"),
+        "--traces",
+        &p("cut-traces"),
+        "--checkpoint",
+        &p("original"),
+        "--max-levels",
+        "4",
+    ]);
+    assert_eq!(cut.status.code(), Some(3), "{}", text(&cut));
+    let level = Path::new("level-0003");
+    type Damage = fn(&Path);
+    let damages: [(&str, &str, Damage); 9] = [
+        ("intact", "", |_| ()),
+        ("truncated", "frontier.bin: 100 bytes", |c| {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(c.join("level-0003/frontier.bin"))
+                .unwrap();
+            f.set_len(100).unwrap();
+        }),
+        ("flipped", "visited.bin: its checksum differs", |c| {
+            patch(&c.join("level-0003/visited.bin"), 20, &[0x5a])
+        }),
+        ("links", "links-0002.bin: its checksum differs", |c| {
+            patch(&c.join("links-0002.bin"), 3, &[0xff])
+        }),
+        (
+            "huge count",
+            "frontier.bin: holds 72057594037927935 items of 8 bytes where",
+            |c| patch(&c.join("level-0003/frontier.bin"), 0, &[0xff; 7]),
+        ),
+        ("meta", "meta.json: its checksum differs", |c| {
+            let meta = c.join("level-0003/meta.json");
+            let text = std::fs::read_to_string(&meta).unwrap();
+            std::fs::write(&meta, text.replacen("[3,", "[2,", 1)).unwrap();
+        }),
+        ("not a file", "frontier.bin: not a regular file", |c| {
+            let f = c.join("level-0003/frontier.bin");
+            std::fs::remove_file(&f).unwrap();
+            std::fs::create_dir(&f).unwrap();
+        }),
+        ("missing", "links-0001.bin: No such file", |c| {
+            std::fs::remove_file(c.join("links-0001.bin")).unwrap()
+        }),
+        ("older", "made by an older build", |c| {
+            let meta = c.join("level-0003/meta.json");
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&meta).unwrap()).unwrap();
+            std::fs::write(&meta, v["meta"].to_string()).unwrap();
+        }),
+    ];
+    for (what, names, damage) in damages {
+        let copy = dir.join(what.replace(' ', "-"));
+        scratch_dir::copy_dir(&dir.join("original"), &copy);
+        damage(&copy);
+        let out = copy.join("out");
+        let traces = copy.join("traces");
+        let (c, o, t) = (
+            copy.display().to_string(),
+            out.display().to_string(),
+            traces.display().to_string(),
+        );
+        let resumed = check(&[
+            model, "--depth", "6", "--resume", &c, "--out", &o, "--traces", &t,
+        ]);
+        let err = String::from_utf8_lossy(&resumed.stderr);
+        if what == "intact" {
+            assert_eq!(resumed.status.code(), Some(1), "{}", text(&resumed));
+            continue;
+        }
+        assert_eq!(resumed.status.code(), Some(2), "{what}: {}", text(&resumed));
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: {err}");
+        assert!(
+            err.contains(&copy.join(level).display().to_string()) || err.contains(&c),
+            "{what}: the line names the file: {err}"
+        );
+        assert!(err.contains(names), "{what}: {err}");
+        assert!(!out.exists() && !traces.exists(), "{what}: nothing written");
+        assert!(
+            !copy.join("level-0004").exists(),
+            "{what}: nothing checkpointed"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

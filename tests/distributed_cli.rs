@@ -6,7 +6,8 @@
 //! within seconds; a peer that never starts times out; a bad hosts file
 //! is one line and exit 2; under `--symmetry` too; a run stopped after a
 //! level, or killed, and resumed from its checkpoint ends as an
-//! uninterrupted one, and a checkpoint refuses another layout or model. Ports are picked free by the tests (bound to
+//! uninterrupted one, and a checkpoint refuses another layout or model,
+//! or a part that was altered. Ports are picked free by the tests (bound to
 //! port 0, read, released), and every process started is waited for.
 
 mod scratch_dir;
@@ -450,6 +451,36 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains("another model or bounds"), "{args:?}: {err}");
     }
+
+    // A part altered on the way (one byte of process 1's visited set) is
+    // refused before any process connects: one line naming the file.
+    let damaged = dir.join("damaged");
+    scratch_dir::copy_dir(&dir.join("c"), &damaged);
+    let worker = damaged.join("process-1/worker-0");
+    let level = std::fs::read_dir(&worker)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("level-")
+        })
+        .max()
+        .expect("process 1 checkpointed a level");
+    let visited = level.join("visited.bin");
+    let mut bytes = std::fs::read(&visited).unwrap();
+    bytes[9] ^= 0x40;
+    std::fs::write(&visited, bytes).unwrap();
+    let d = damaged.to_str().unwrap();
+    let o = check(&[&model[..], &two[..], &["--out", d, "--resume", d]].concat());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&visited.display().to_string()) && err.contains("checksum differs"),
+        "{err}"
+    );
 
     // Killed mid-run once a few levels are checkpointed: the survivor
     // ends with one line; every process rerun with --resume finishes.

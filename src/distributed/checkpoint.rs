@@ -19,7 +19,11 @@
 //!
 //! `meta.json` names the run (model and bounds, depth bound, fingerprint
 //! width) and the layout (processes, threads per process): resuming with
-//! another is refused before any process connects.
+//! another is refused before any process connects. It also records the
+//! seal (`engine::seal`) of each file of the part and its own checksum,
+//! and [`check_resumable`] reads every file of every level a process
+//! holds back against them first, so a damaged or altered part is refused
+//! in one line before any process connects.
 
 use super::decision::Decision;
 use super::frontier::Frontier;
@@ -27,9 +31,10 @@ use super::shard::Link;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
-    complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
-    save_level, unhex, write_file,
+    complete_levels, hex, io, level_dir, level_row, level_stats, read_meta, read_sealed,
+    save_level, unhex, write_file, write_meta,
 };
+use crate::engine::seal::{damaged, Seal, SealedReader};
 use crate::engine::LevelStats;
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -61,6 +66,11 @@ struct Meta {
     decisions: Vec<Option<SavedDecision>>,
     label_transitions: Vec<u64>,
     label_first_depths: Vec<Option<usize>>,
+    /// Seals of `visited.bin` and `frontier.bin`, and of the worker's
+    /// links files of levels 1 to `depth`.
+    visited: Seal,
+    frontier: Seal,
+    links: Vec<Seal>,
 }
 
 /// A decision, its fingerprints in hex.
@@ -93,6 +103,8 @@ pub(crate) struct Snapshot<'a, W> {
     pub(crate) frontier: &'a Frontier<W>,
     /// The links of this worker's states of the level (none at level 0).
     pub(crate) links: Option<&'a Vec<(W, Link<W>)>>,
+    /// The seals of the worker's links files of the levels before.
+    pub(crate) link_seals: &'a [Seal],
 }
 
 /// A worker's state after a completed level, as [`load`] reads it.
@@ -105,21 +117,24 @@ pub(crate) struct Part<W> {
     /// The fingerprints this worker owns, in any order.
     pub(crate) visited: Vec<W>,
     pub(crate) frontier: Frontier<W>,
-    /// Per level 1, 2, …, `depth`: the links of this worker's states.
+    /// Per level 1, 2, …, `depth`: the links of this worker's states,
+    /// and the seals of their files.
     pub(crate) links: Vec<Vec<(W, Link<W>)>>,
+    pub(crate) link_seals: Vec<Seal>,
 }
 
 /// Writes level `part.depth` of the worker whose directory is `dir`:
-/// the links of that level, then the level's directory.
+/// the links of that level, then the level's directory. Returns the seal
+/// of the links file written (none at level 0).
 pub(crate) fn save<W: Word>(
     dir: &Path,
     layout: &Layout,
     part: &Snapshot<'_, W>,
     visited: impl Iterator<Item = W>,
-) {
+) -> Option<Seal> {
     io(dir, fs::create_dir_all(dir));
     let depth = part.depth;
-    if let Some(links) = part.links.filter(|_| depth > 0) {
+    let new_links = part.links.filter(|_| depth > 0).map(|links| {
         write_file(&links_file(dir, depth), |out| {
             let mut buf = Vec::with_capacity(links.len() * (2 * W::BYTES + 4));
             for &(fp, (parent, action)) in links {
@@ -128,27 +143,13 @@ pub(crate) fn save<W: Word>(
                 buf.extend_from_slice(&action.to_le_bytes());
             }
             out.write_all(&buf)
-        });
-    }
+        })
+    });
+    let mut links = part.link_seals.to_vec();
+    links.extend(new_links);
     save_level(dir, depth, depth.saturating_sub(1), |tmp| {
-        let meta = Meta {
-            layout: layout.clone(),
-            depth,
-            levels: part.levels.iter().map(level_row).collect(),
-            widest: part.widest,
-            decisions: part
-                .decisions
-                .iter()
-                .map(|d| d.map(save_decision))
-                .collect(),
-            label_transitions: part.labels.0.clone(),
-            label_first_depths: part.labels.1.clone(),
-        };
-        let path = tmp.join("meta.json");
-        let text = serde_json::to_string(&meta).expect("a checkpoint's meta serialises");
-        io(&path, fs::write(&path, text));
         let visited: Vec<W> = visited.collect();
-        write_words(&tmp.join("visited.bin"), &visited, std::iter::empty());
+        let visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty());
         // The encodings in the states' (fingerprint) order, which is not
         // the arena's (arrival) order.
         // (streamed, not copied: the frontier is most of a worker's
@@ -166,29 +167,51 @@ pub(crate) fn save<W: Word>(
             .states
             .iter()
             .map(|&(_, start, len)| &f.arena[start..start + len as usize]);
-        write_words(
+        let frontier = write_words(
             &tmp.join("frontier.bin"),
             &fps,
             std::iter::once(&lens[..]).chain(encodings),
         );
+        let meta = Meta {
+            layout: layout.clone(),
+            depth,
+            levels: part.levels.iter().map(level_row).collect(),
+            widest: part.widest,
+            decisions: part
+                .decisions
+                .iter()
+                .map(|d| d.map(save_decision))
+                .collect(),
+            label_transitions: part.labels.0.clone(),
+            label_first_depths: part.labels.1.clone(),
+            visited,
+            frontier,
+            links,
+        };
+        write_meta(tmp, &meta);
     });
+    new_links
 }
 
 /// Writes a count, the words, then `rest`.
-fn write_words<'a, W: Word>(path: &Path, words: &[W], mut rest: impl Iterator<Item = &'a [u8]>) {
+fn write_words<'a, W: Word>(
+    path: &Path,
+    words: &[W],
+    mut rest: impl Iterator<Item = &'a [u8]>,
+) -> Seal {
     write_file(path, |out| {
         let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
         buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
         words.iter().for_each(|w| w.put(&mut buf));
         out.write_all(&buf)?;
         rest.try_for_each(|bytes| out.write_all(bytes))
-    });
+    })
 }
 
-fn read_words<W: Word>(path: &Path, input: &mut impl std::io::Read) -> Vec<W> {
-    let n = read_u64(path, input) as usize;
-    let bytes = read_bytes(path, input, n * W::BYTES);
-    bytes.chunks_exact(W::BYTES).map(W::get).collect()
+fn read_words<W: Word>(input: &mut SealedReader) -> Result<Vec<W>, String> {
+    let n = input.u64()?;
+    let bytes = input.bytes(n, W::BYTES)?;
+    Ok(bytes.chunks_exact(W::BYTES).map(W::get).collect())
 }
 
 fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
@@ -204,21 +227,18 @@ fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
     }
 }
 
-fn load_decision<W: Word>(d: &SavedDecision) -> Decision<W> {
-    Decision {
+/// The decision `d` names, if its fingerprints are words of `W`.
+fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
+    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::get(&b));
+    let link = match &d.link {
+        Some((parent, action)) => Some((word(parent)?, *action)),
+        None => None,
+    };
+    Some(Decision {
         depth: d.depth,
-        fp: W::get(&unhex(&d.fp)),
-        link: d
-            .link
-            .as_ref()
-            .map(|(parent, action)| (W::get(&unhex(parent)), *action)),
-    }
-}
-
-fn read_meta(level: &Path) -> Result<Meta, String> {
-    let path = level.join("meta.json");
-    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        fp: word(&d.fp)?,
+        link,
+    })
 }
 
 /// The complete levels of the worker whose directory is `dir`.
@@ -227,55 +247,117 @@ pub(crate) fn levels(dir: &Path) -> Vec<usize> {
 }
 
 /// Reads level `depth` of the worker whose directory is `dir`, with its
-/// links of levels 1 to `depth`.
-pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Part<W> {
+/// links of levels 1 to `depth`: `Err` in one line naming the file if
+/// one is not what the level's meta recorded.
+pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String> {
     let level = level_dir(dir, depth);
-    let meta = read_meta(&level).unwrap_or_else(|e| panic!("checkpoint {e}"));
+    let meta: Meta = read_meta(&level)?;
+    check_meta(&meta, &level, depth)?;
     let path = level.join("visited.bin");
-    let visited = read_words(&path, &mut open(&path));
+    let mut input = SealedReader::open(&path, meta.visited)?;
+    let visited = read_words(&mut input)?;
+    input.finish()?;
     let path = level.join("frontier.bin");
-    let mut input = open(&path);
-    let fps: Vec<W> = read_words(&path, &mut input);
-    let lens = read_bytes(&path, &mut input, fps.len() * 4);
-    let arena_len = read_u64(&path, &mut input) as usize;
-    let arena = read_bytes(&path, &mut input, arena_len);
-    let mut start = 0;
+    let mut input = SealedReader::open(&path, meta.frontier)?;
+    let fps: Vec<W> = read_words(&mut input)?;
+    let lens = input.bytes(fps.len() as u64, 4)?;
+    let arena_len = input.u64()?;
+    let arena = input.bytes(arena_len, 1)?;
+    input.finish()?;
+    let mut start = 0u64;
     let states = fps
         .into_iter()
         .zip(lens.chunks_exact(4))
         .map(|(fp, len)| {
             let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-            let at = start;
-            start += len as usize;
+            let at = start as usize;
+            start += u64::from(len);
             (fp, at, len)
         })
         .collect();
+    if start != arena_len {
+        return Err(damaged(&path, "the encodings do not match their lengths"));
+    }
+    let record = 2 * W::BYTES + 4;
     let links = (1..=depth)
-        .map(|d| {
+        .zip(&meta.links)
+        .map(|(d, &seal)| {
             let path = links_file(dir, d);
-            let bytes = io(&path, fs::read(&path));
-            bytes
-                .chunks_exact(2 * W::BYTES + 4)
+            let bytes = read_sealed(&path, seal)?;
+            if bytes.len() % record != 0 {
+                return Err(damaged(&path, "not a whole number of links"));
+            }
+            Ok(bytes
+                .chunks_exact(record)
                 .map(|r| {
                     let action = u32::from_le_bytes(r[2 * W::BYTES..].try_into().expect("4 bytes"));
                     (W::get(r), (W::get(&r[W::BYTES..]), action))
                 })
-                .collect()
+                .collect())
         })
-        .collect();
-    Part {
+        .collect::<Result<_, String>>()?;
+    let decisions = meta
+        .decisions
+        .iter()
+        .map(|d| match d {
+            Some(d) => load_decision(d).map(Some),
+            None => Some(None),
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| damaged(&level.join("meta.json"), "a decision names no state"))?;
+    Ok(Part {
         levels: meta.levels.iter().map(level_stats).collect(),
         widest: meta.widest,
-        decisions: meta
-            .decisions
-            .iter()
-            .map(|d| d.as_ref().map(load_decision))
-            .collect(),
+        decisions,
         labels: (meta.label_transitions, meta.label_first_depths),
         visited,
         frontier: Frontier { states, arena },
         links,
+        link_seals: meta.links,
+    })
+}
+
+/// Whether the meta of level `depth` (in directory `level`) is one of
+/// that level with consistent counts.
+fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
+    let consistent = meta.depth == depth
+        && meta.levels.len() == depth + 1
+        && meta.links.len() == depth
+        && meta.label_transitions.len() == meta.label_first_depths.len()
+        && meta
+            .levels
+            .iter()
+            .enumerate()
+            .all(|(d, row)| row[0] == d as u64);
+    if consistent {
+        Ok(())
+    } else {
+        Err(damaged(
+            &level.join("meta.json"),
+            format_args!("not the record of level {depth}"),
+        ))
     }
+}
+
+/// Reads every file of level `depth` of the worker in `dir` back against
+/// the seals its meta records, without keeping them.
+fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
+    let level = level_dir(dir, depth);
+    let meta: Meta = read_meta(&level)?;
+    check_meta(&meta, &level, depth)?;
+    let files = [
+        (level.join("visited.bin"), meta.visited),
+        (level.join("frontier.bin"), meta.frontier),
+    ];
+    let links = (1..=depth)
+        .map(|d| links_file(dir, d))
+        .zip(meta.links.iter().copied());
+    for (path, seal) in files.into_iter().chain(links) {
+        let mut input = SealedReader::open(&path, seal)?;
+        input.skip_rest()?;
+        input.finish()?;
+    }
+    Ok(meta)
 }
 
 /// Whether process `process`'s part of the checkpoint in `dir` may be
@@ -287,7 +369,7 @@ pub fn check_resumable(dir: &Path, process: usize, layout: &Layout) -> Result<()
         let Some(&depth) = levels(&worker).last() else {
             return Err(match levels(&worker_dir(dir, 0, 0)).last() {
                 // Process 0 has a part: the layout must differ.
-                Some(&d) => match read_meta(&level_dir(&worker_dir(dir, 0, 0), d)) {
+                Some(&d) => match read_meta::<Meta>(&level_dir(&worker_dir(dir, 0, 0), d)) {
                     Ok(meta) => {
                         mismatch(dir, &meta.layout, layout).unwrap_or_else(|| missing(dir, &worker))
                     }
@@ -296,9 +378,12 @@ pub fn check_resumable(dir: &Path, process: usize, layout: &Layout) -> Result<()
                 None => missing(dir, &worker),
             });
         };
-        let meta = read_meta(&level_dir(&worker, depth))?;
+        let meta: Meta = read_meta(&level_dir(&worker, depth))?;
         if let Some(line) = mismatch(dir, &meta.layout, layout) {
             return Err(line);
+        }
+        for depth in levels(&worker) {
+            check_level(&worker, depth)?;
         }
     }
     Ok(())

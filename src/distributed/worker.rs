@@ -23,6 +23,7 @@ use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
+use crate::engine::seal::Seal;
 use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
@@ -183,6 +184,8 @@ struct WorkerRun<'a, M: Model, W> {
     /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
     /// fingerprint order.
     links: Vec<Vec<(W, Link<W>)>>,
+    /// The seals of this worker's checkpointed links files, level 1 first.
+    link_seals: Vec<Seal>,
     levels: Vec<LevelStats>,
     /// Per label: transitions so far and the first depth (the same on
     /// every worker).
@@ -216,6 +219,7 @@ where
             start: Instant::now(),
             frontier: Frontier::default(),
             links: Vec::new(),
+            link_seals: Vec::new(),
             levels: Vec::new(),
             labels: LabelTally::new(setup.semantics.label_names.clone()),
             level_labels: Vec::new(),
@@ -262,10 +266,12 @@ where
     }
 
     /// Writes this worker's part of the level just completed, if asked to.
-    fn save(&self) {
+    fn save(&mut self) {
         let Some(c) = &self.setup.checkpoint else {
             return;
         };
+        let depth = self.levels.len() - 1;
+        self.link_seals.truncate(depth.saturating_sub(1));
         let shard = self.net.shard.borrow();
         let snapshot = Snapshot {
             depth: self.levels.len() - 1,
@@ -275,8 +281,11 @@ where
             labels: self.labels.counts(),
             frontier: &self.frontier,
             links: self.links.last(),
+            link_seals: &self.link_seals,
         };
-        checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
+        let written = checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
+        drop(shard);
+        self.link_seals.extend(written);
     }
 
     /// Continues from the deepest level every worker has checkpointed.
@@ -303,7 +312,7 @@ where
                     c.dir.display()
                 )
             });
-        let part = checkpoint::load::<W>(&dir, *depth);
+        let part = checkpoint::load::<W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
         {
             let mut shard = self.net.shard.borrow_mut();
             part.visited.iter().for_each(|&fp| shard.visit(fp));
@@ -314,6 +323,7 @@ where
         self.labels.restore(part.labels.0, part.labels.1);
         self.frontier = part.frontier;
         self.links = part.links;
+        self.link_seals = part.link_seals;
     }
 
     /// Before the first level: every process must run the same command

@@ -143,8 +143,8 @@ where
         let threads = opts.threads.max(1);
         let labels = LabelTally::new(T::label_names(model));
         let links = match (&opts.checkpoint, &opts.spill_dir) {
-            (Some(dir), _) => LinkStore::in_dir(dir, 0),
-            (None, Some(dir)) => LinkStore::in_dir(dir, 0),
+            (Some(dir), _) => LinkStore::in_dir(dir, Vec::new()),
+            (None, Some(dir)) => LinkStore::in_dir(dir, Vec::new()),
             (None, None) => LinkStore::Memory(Vec::new()),
         };
         Run {

@@ -10,28 +10,34 @@
 //! that was never interrupted would (only timings differ).
 //!
 //! `meta.json` names what was explored (the caller's identity, the depth
-//! bound, the fingerprint width); resuming anything else is refused.
+//! bound, the fingerprint width); resuming anything else is refused. It
+//! also holds the seal (length and checksum, `seal`) of each file of the
+//! level and of each links file, and its own checksum: [`check_resumable`]
+//! reads every file back against them, and against the counts the meta
+//! records, before a run starts, so a damaged or altered checkpoint is
+//! refused in one line rather than resumed into wrong counts or a crash.
 
 use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
+use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
-    complete_levels, hex, io, level_dir, level_row, level_stats, open, read_bytes, read_u64,
-    save_level, unhex, write_file,
+    complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level, unhex,
+    write_file, write_meta,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
+use super::seal::{damaged, Seal, SealedReader};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
-use std::fs;
 use std::hash::Hash;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What `meta.json` holds.
@@ -51,6 +57,11 @@ struct Meta {
     decisions: Vec<Option<([u64; 4], String)>>,
     label_transitions: Vec<u64>,
     label_first_depths: Vec<Option<usize>>,
+    /// Seals of `visited.bin` and `frontier.bin`, and of the links files
+    /// of levels 1 to `depth`.
+    visited: Seal,
+    frontier: Seal,
+    links: Vec<Seal>,
 }
 
 /// The deepest complete level directory in `dir`, if any.
@@ -59,18 +70,13 @@ fn last_level(dir: &Path) -> Option<(usize, PathBuf)> {
     Some((depth, level_dir(dir, depth)))
 }
 
-fn read_meta(level_dir: &Path) -> Result<Meta, String> {
-    let path = level_dir.join("meta.json");
-    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Whether `dir` holds a checkpoint that a run with `opts` may resume:
-/// `Err` with one line saying why not.
-pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String> {
+/// The deepest complete level in `dir` and its meta, if a run with
+/// `opts` may resume it as far as the meta tells: `Err` with one line
+/// saying why not. The files are not read (see [`check_resumable`]).
+fn resumable_meta(dir: &Path, opts: &EngineOptions) -> Result<(usize, Meta), String> {
     let (depth, level_dir) = last_level(dir)
         .ok_or_else(|| format!("{}: no complete checkpoint to resume", dir.display()))?;
-    let meta = read_meta(&level_dir)?;
+    let meta: Meta = read_meta(&level_dir)?;
     if meta.identity != opts.identity {
         return Err(format!(
             "{}: the checkpoint is of another model or bounds ({}), not {}",
@@ -92,7 +98,114 @@ pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String
             opts.fingerprint.bits()
         ));
     }
+    let bytes = opts.fingerprint.bits() as usize / 8;
+    meta.check(bytes)
+        .map_err(|what| damaged(&level_dir.join("meta.json"), what))?;
+    if meta.depth != depth {
+        return Err(damaged(
+            &level_dir.join("meta.json"),
+            format_args!("depth {} in the directory of level {depth}", meta.depth),
+        ));
+    }
+    Ok((depth, meta))
+}
+
+/// Whether `dir` holds a checkpoint that a run with `opts` may resume:
+/// its deepest complete level, or `Err` with one line saying why not.
+/// Reads every file of the level and every links file back against the
+/// seals and counts its meta records (see the module docs); a resume
+/// reads them once more.
+pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String> {
+    let (depth, meta) = resumable_meta(dir, opts)?;
+    let level = level_dir(dir, depth);
+    match opts.fingerprint {
+        FingerprintWidth::Bits64 => meta.check_files::<u64>(dir, &level)?,
+        FingerprintWidth::Bits128 => meta.check_files::<u128>(dir, &level)?,
+    }
     Ok(depth)
+}
+
+impl Meta {
+    /// New states of level `d`.
+    fn new_states(&self, d: usize) -> u64 {
+        self.levels[d][1]
+    }
+
+    /// Whether the counts and decisions agree with each other (a meta
+    /// this engine wrote always does): what does not, if not.
+    fn check(&self, fp_bytes: usize) -> Result<(), String> {
+        if self.levels.len() != self.depth + 1 || self.links.len() != self.depth {
+            return Err(format!(
+                "{} levels and {} links files for depth {}",
+                self.levels.len(),
+                self.links.len(),
+                self.depth
+            ));
+        }
+        let (mut states, mut transitions) = (0u64, 0u64);
+        for (d, row) in self.levels.iter().enumerate() {
+            states = states.saturating_add(row[1]);
+            transitions = transitions.saturating_add(row[3]);
+            if row[0] != d as u64 || row[2] != states || row[4] != transitions {
+                return Err(format!("the counts of level {d} do not add up"));
+            }
+        }
+        if self.label_transitions.len() != self.label_first_depths.len() {
+            return Err("the label counts do not match their first depths".into());
+        }
+        for (p, d) in self.decisions.iter().enumerate() {
+            let Some((fields, fp)) = d else { continue };
+            let depth = fields[0];
+            let fits = unhex(fp, fp_bytes).is_some()
+                && depth <= self.depth as u64
+                && match fields[1] {
+                    u64::MAX => {
+                        depth >= 1
+                            && fields[2] < self.new_states(depth as usize - 1)
+                            && fields[2] <= u32::MAX as u64
+                            && fields[3] <= u32::MAX as u64
+                    }
+                    pos => pos < self.new_states(depth as usize),
+                };
+            if !fits {
+                return Err(format!("the decision of property {p} names no state"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the level's files and the links files back (see
+    /// [`check_resumable`]).
+    fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
+        let visited = read_visited::<W>(&level.join("visited.bin"), self.visited, drop)?;
+        let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), self.frontier, drop)?;
+        let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
+        if (visited, frontier) != (total, new) {
+            return Err(damaged(
+                &level.join("meta.json"),
+                format_args!(
+                    "{total} states and {new} in the last level recorded, {visited} and {frontier} stored"
+                ),
+            ));
+        }
+        for (d, &seal) in (1..=self.depth).zip(&self.links) {
+            let path = LinkStore::file(dir, d);
+            if seal.len != self.new_states(d) * Link::BYTES as u64 {
+                return Err(damaged(
+                    &path,
+                    format_args!(
+                        "{} bytes recorded for {} states",
+                        seal.len,
+                        self.new_states(d)
+                    ),
+                ));
+            }
+            let mut input = SealedReader::open(&path, seal)?;
+            input.skip_rest()?;
+            input.finish()?;
+        }
+        Ok(())
+    }
 }
 
 impl<'a, M, T, W> Run<'a, M, T, W>
@@ -108,13 +221,13 @@ where
     pub(super) fn save_checkpoint(&self, dir: &Path) {
         assert!(self.codec.is_some(), "checkpoints need a state codec");
         save_level(dir, self.depth, self.depth, |tmp| {
-            write_meta(&tmp.join("meta.json"), &self.meta());
-            self.write_visited(&tmp.join("visited.bin"));
-            write_frontier(&tmp.join("frontier.bin"), &self.frontier);
+            let visited = self.write_visited(&tmp.join("visited.bin"));
+            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier);
+            write_meta(tmp, &self.meta(visited, frontier));
         });
     }
 
-    fn meta(&self) -> Meta {
+    fn meta(&self, visited: Seal, frontier: Seal) -> Meta {
         let (label_transitions, label_first_depths) = self.labels.counts();
         Meta {
             identity: self.opts.identity.clone(),
@@ -131,10 +244,13 @@ where
                 .collect(),
             label_transitions,
             label_first_depths,
+            visited,
+            frontier,
+            links: self.links.seals().to_vec(),
         }
     }
 
-    fn write_visited(&self, path: &Path) {
+    fn write_visited(&self, path: &Path) -> Seal {
         write_file(path, |out| {
             let mut buf = Vec::with_capacity(1 << 16);
             for s in 0..SHARDS {
@@ -151,10 +267,12 @@ where
                 buf.clear();
             }
             Ok(())
-        });
+        })
     }
 
-    /// The run continued from the deepest complete level in `dir`.
+    /// The run continued from the deepest complete level in `dir`, which
+    /// [`check_resumable`] accepted (a file that changed since fails
+    /// here, with the same line).
     pub(super) fn resume(
         model: &'a M,
         properties: &'a [Property<M>],
@@ -162,13 +280,28 @@ where
         codec: Option<&'a dyn StateCodec<M::State>>,
         dir: &Path,
     ) -> Self {
-        let depth = check_resumable(dir, opts).unwrap_or_else(|e| panic!("{e}"));
-        let level_dir = level_dir(dir, depth);
-        let meta = read_meta(&level_dir).unwrap_or_else(|e| panic!("{e}"));
+        let fail = |e: String| -> ! { panic!("{e}") };
+        let (depth, meta) = resumable_meta(dir, opts).unwrap_or_else(|e| fail(e));
+        let level = level_dir(dir, depth);
         let mut run = Run::empty(model, properties, opts, codec);
-        run.links = LinkStore::in_dir(dir, depth);
-        run.visited = read_visited(&level_dir.join("visited.bin"));
-        run.frontier = read_frontier(&level_dir.join("frontier.bin"));
+        run.links = LinkStore::in_dir(dir, meta.links.clone());
+        let mut shards = Vec::with_capacity(SHARDS);
+        read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
+            let n = fps.len();
+            shards.push(FpTable::from_sorted(
+                fps.into_iter(),
+                n,
+                (n as f64 / LOAD) as usize,
+            ));
+        })
+        .unwrap_or_else(|e| fail(e));
+        run.visited = Visited::from_shards(shards);
+        let mut frontier = Vec::with_capacity(SHARDS);
+        read_frontier::<M::State, W>(&level.join("frontier.bin"), meta.frontier, |part| {
+            frontier.push(part)
+        })
+        .unwrap_or_else(|e| fail(e));
+        run.frontier = frontier;
         run.depth = meta.depth;
         run.levels = meta.levels.iter().map(level_stats).collect();
         run.decisions = Decisions(
@@ -199,8 +332,9 @@ fn encode_decision<W: Fp>(d: Decision<W>) -> ([u64; 4], String) {
     (fields, hex)
 }
 
+/// A decision [`Meta::check`] accepted.
 fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
-    let bytes = unhex(hex);
+    let bytes = unhex(hex, W::BYTES).expect("a checked fingerprint");
     let witness = match fields[1] {
         u64::MAX => Witness::Via(Link {
             parent: fields[2] as u32,
@@ -215,14 +349,9 @@ fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
     }
 }
 
-fn write_meta(path: &Path, meta: &Meta) {
-    let text = serde_json::to_string(meta).expect("a checkpoint's meta serialises");
-    io(path, fs::write(path, text));
-}
-
 /// Per shard: the number of states, their fingerprints, the byte length
 /// of their encodings, and the encodings.
-fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) {
+fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) -> Seal {
     write_file(path, |out| {
         for part in frontier {
             let (fps, bytes) = part.encoded();
@@ -234,34 +363,82 @@ fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) {
             out.write_all(bytes)?;
         }
         Ok(())
-    });
+    })
 }
 
-fn read_fps<W: Fp>(path: &Path, input: &mut impl Read, n: usize) -> Vec<W> {
-    let bytes = read_bytes(path, input, n * W::BYTES);
-    bytes.chunks_exact(W::BYTES).map(W::read).collect()
+/// The next shard's fingerprints in `input`: a count, then the words,
+/// each of which must belong to `shard` (in ascending order if `sorted`).
+fn read_shard<W: Fp>(
+    input: &mut SealedReader,
+    shard: usize,
+    sorted: bool,
+) -> Result<Vec<W>, String> {
+    let n = input.u64()?;
+    let bytes = input.bytes(n, W::BYTES)?;
+    let fps: Vec<W> = bytes.chunks_exact(W::BYTES).map(W::read).collect();
+    let misplaced = fps.iter().any(|fp| fp.shard() != shard);
+    if misplaced || (sorted && fps.windows(2).any(|w| w[0] >= w[1])) {
+        return Err(damaged(
+            input.path(),
+            format_args!("the fingerprints of shard {shard} are not in it, in order"),
+        ));
+    }
+    Ok(fps)
 }
 
-fn read_frontier<S, W: Fp>(path: &Path) -> Vec<Part<S, W>> {
-    let mut input = open(path);
-    (0..SHARDS)
-        .map(|_| {
-            let n = read_u64(path, &mut input) as usize;
-            let fps = read_fps(path, &mut input, n);
-            let len = read_u64(path, &mut input) as usize;
-            Part::from_encoded(fps, read_bytes(path, &mut input, len))
-        })
-        .collect()
+/// Reads `visited.bin` against its seal, handing each shard's
+/// fingerprints to `each`; returns how many there were.
+fn read_visited<W: Fp>(
+    path: &Path,
+    seal: Seal,
+    mut each: impl FnMut(Vec<W>),
+) -> Result<u64, String> {
+    let mut input = SealedReader::open(path, seal)?;
+    let mut total = 0;
+    for s in 0..SHARDS {
+        let fps = read_shard::<W>(&mut input, s, false)?;
+        total += fps.len() as u64;
+        each(fps);
+    }
+    input.finish()?;
+    Ok(total)
 }
 
-fn read_visited<W: Fp>(path: &Path) -> Visited<W> {
-    let mut input = open(path);
-    let shards = (0..SHARDS)
-        .map(|_| {
-            let n = read_u64(path, &mut input) as usize;
-            let fps = read_fps::<W>(path, &mut input, n);
-            FpTable::from_sorted(fps.into_iter(), n, (n as f64 / LOAD) as usize)
-        })
-        .collect();
-    Visited::from_shards(shards)
+/// Reads `frontier.bin` against its seal, handing each shard's part to
+/// `each`; returns how many states there were.
+fn read_frontier<S, W: Fp>(
+    path: &Path,
+    seal: Seal,
+    mut each: impl FnMut(Part<S, W>),
+) -> Result<u64, String> {
+    let mut input = SealedReader::open(path, seal)?;
+    let mut total = 0;
+    for s in 0..SHARDS {
+        let fps = read_shard::<W>(&mut input, s, true)?;
+        total += fps.len() as u64;
+        let len = input.u64()?;
+        let bytes = input.bytes(len, 1)?;
+        let part = Part::from_encoded(fps, bytes).ok_or_else(|| {
+            damaged(
+                path,
+                format_args!("the encodings of shard {s} do not match its states"),
+            )
+        })?;
+        each(part);
+    }
+    input.finish()?;
+    Ok(total)
+}
+
+/// Test support: rewrites the meta of level directory `level` as `edit`
+/// changes its fields, sealed anew (as a build that wrote such a meta
+/// would have).
+#[cfg(test)]
+pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let text = std::fs::read_to_string(level.join("meta.json")).unwrap();
+    let sealed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut meta = sealed["meta"].clone();
+    edit(&mut meta);
+    let meta: Meta = serde_json::from_value(meta).unwrap();
+    write_meta(level, &meta);
 }

@@ -7,8 +7,11 @@
 //! width words) and a level's counts as one row.
 
 use super::report::LevelStats;
+use super::seal::{damaged, seal_of, Seal, SealedReader, SealingWriter};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// A checkpoint's I/O failed: nothing sensible can go on.
@@ -57,34 +60,84 @@ pub(crate) fn save_level(dir: &Path, depth: usize, keep_from: usize, write: impl
     }
 }
 
-/// Writes the file `path` with `body`, then syncs it.
+/// Where a checkpoint file is written: its seal is taken on the way.
+pub(crate) type SealedFile = SealingWriter<BufWriter<File>>;
+
+/// Writes the file `path` with `body`, syncs it and returns its seal. A
+/// file or link already at `path` is removed first and the file created
+/// anew, so a link planted in a checkpoint directory is never written
+/// through.
 pub(crate) fn write_file(
     path: &Path,
-    body: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
-) {
-    let mut out = BufWriter::new(io(path, File::create(path)));
+    body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
+) -> Seal {
+    let _ = fs::remove_file(path);
+    let file = io(
+        path,
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path),
+    );
+    let mut out = SealingWriter::new(BufWriter::with_capacity(1 << 16, file));
     io(path, body(&mut out));
-    let file = io(path, out.into_inner().map_err(|e| e.into_error()));
+    let seal = out.seal();
+    let file = io(path, out.inner.into_inner().map_err(|e| e.into_error()));
     io(path, file.sync_all());
+    seal
 }
 
-/// Opens `path` for the `read_*` functions.
-pub(crate) fn open(path: &Path) -> BufReader<File> {
-    BufReader::new(io(path, File::open(path)))
+/// Reads `path` whole, as [`SealedReader`] checks it against `seal`.
+pub(crate) fn read_sealed(path: &Path, seal: Seal) -> Result<Vec<u8>, String> {
+    let mut input = SealedReader::open(path, seal)?;
+    let bytes = input.bytes(input.left(), 1)?;
+    input.finish()?;
+    Ok(bytes)
 }
 
-pub(crate) fn read_u64(path: &Path, input: &mut impl Read) -> u64 {
-    let mut b = [0; 8];
-    io(path, input.read_exact(&mut b));
-    u64::from_le_bytes(b)
+/// Writes `meta.json` in `dir` as `{"sum": S, "meta": META}`, `S` the
+/// checksum of `META` as serialised, which [`read_meta`] checks.
+pub(crate) fn write_meta<T: Serialize>(dir: &Path, meta: &T) -> Seal {
+    let text = serde_json::to_string(meta).expect("a checkpoint's meta serialises");
+    let sum = seal_of(text.as_bytes()).sum;
+    write_file(&dir.join("meta.json"), |out| {
+        write!(out, "{{\"sum\":{sum},\"meta\":{text}}}")
+    })
 }
 
-/// The next `n` bytes of `input`.
-pub(crate) fn read_bytes(path: &Path, input: &mut impl Read, n: usize) -> Vec<u8> {
-    let mut bytes = vec![0; n];
-    io(path, input.read_exact(&mut bytes));
-    bytes
+/// Reads the `meta.json` of the level directory `dir`, checking the
+/// checksum [`write_meta`] put in it: `Err` in one line naming the file.
+pub(crate) fn read_meta<T: Serialize + DeserializeOwned>(dir: &Path) -> Result<T, String> {
+    #[derive(Deserialize)]
+    struct Sealed {
+        sum: u64,
+        meta: serde_json::Value,
+    }
+    let path = dir.join("meta.json");
+    let file = fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !file.is_file() || file.len() > MAX_META_BYTES {
+        return Err(damaged(&path, "not a regular file of at most 64 MiB"));
+    }
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| damaged(&path, e))?;
+    if value.get("sum").is_none() && value.get("identity").is_some() {
+        return Err(format!(
+            "{}: the checkpoint was made by an older build, which recorded no checksums: run the check afresh",
+            path.display()
+        ));
+    }
+    let sealed: Sealed = serde_json::from_value(value).map_err(|e| damaged(&path, e))?;
+    let meta: T = serde_json::from_value(sealed.meta).map_err(|e| damaged(&path, e))?;
+    let again = serde_json::to_string(&meta).expect("a checkpoint's meta serialises");
+    if seal_of(again.as_bytes()).sum != sealed.sum {
+        return Err(damaged(&path, "its checksum differs from the recorded one"));
+    }
+    Ok(meta)
 }
+
+/// A `meta.json` longer than this is not one this engine wrote (its
+/// longest list has one row per depth).
+const MAX_META_BYTES: u64 = 64 << 20;
 
 /// A level's counts as stored: depth, new, total, transitions, total
 /// transitions, milliseconds.
@@ -110,9 +163,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub(crate) fn unhex(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("a hex fingerprint"))
+/// The `len` bytes `hex` spells, if it spells exactly that many.
+pub(crate) fn unhex(hex: &str, len: usize) -> Option<Vec<u8>> {
+    if hex.len() != 2 * len || !hex.is_ascii() {
+        return None;
+    }
+    (0..len)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
         .collect()
 }

@@ -9,8 +9,10 @@
 //! the level is complete and read only to rebuild traces: a run's memory
 //! then holds no link at all.
 
+use super::level_files::write_file;
+use super::seal::Seal;
 use std::fs::{self, File};
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// How a state was first reached (see the module docs).
@@ -40,25 +42,35 @@ impl Link {
     }
 }
 
-/// The links of levels 1, 2, …, in memory or in files.
+/// The links of levels 1, 2, …, in memory or in files (with each file's
+/// seal, for a checkpoint to record).
 pub(super) enum LinkStore {
     Memory(Vec<Vec<Link>>),
-    Files { dir: PathBuf, levels: usize },
+    Files { dir: PathBuf, seals: Vec<Seal> },
 }
 
 impl LinkStore {
     /// Links spilled to `dir` (created if missing), holding the files of
-    /// levels `1..=levels` already (a resumed run's).
-    pub(super) fn in_dir(dir: &Path, levels: usize) -> LinkStore {
+    /// levels `1..=seals.len()` already (a resumed run's), sealed so.
+    pub(super) fn in_dir(dir: &Path, seals: Vec<Seal>) -> LinkStore {
         fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         LinkStore::Files {
             dir: dir.to_path_buf(),
-            levels,
+            seals,
         }
     }
 
-    fn file(dir: &Path, depth: usize) -> PathBuf {
+    /// The file of level `depth`'s links in `dir`.
+    pub(super) fn file(dir: &Path, depth: usize) -> PathBuf {
         dir.join(format!("links-{depth:04}.bin"))
+    }
+
+    /// The seals of the files, level 1 first (none in memory).
+    pub(super) fn seals(&self) -> &[Seal] {
+        match self {
+            LinkStore::Memory(_) => &[],
+            LinkStore::Files { seals, .. } => seals,
+        }
     }
 
     /// Adds the links of the next level, in its (fingerprint) order, one
@@ -66,19 +78,16 @@ impl LinkStore {
     pub(super) fn push_level(&mut self, parts: Vec<Vec<Link>>) {
         match self {
             LinkStore::Memory(levels) => levels.push(parts.concat()),
-            LinkStore::Files { dir, levels } => {
-                *levels += 1;
-                let path = Self::file(dir, *levels);
-                let write = || -> std::io::Result<()> {
-                    let mut out = BufWriter::new(File::create(&path)?);
+            LinkStore::Files { dir, seals } => {
+                let path = Self::file(dir, seals.len() + 1);
+                seals.push(write_file(&path, |out| {
                     for part in parts {
                         for link in part {
                             out.write_all(&link.to_bytes())?;
                         }
                     }
-                    out.into_inner()?.sync_all()
-                };
-                write().unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+                    Ok(())
+                }));
             }
         }
     }
@@ -103,8 +112,8 @@ impl LinkStore {
 
     /// Removes the files of a spilled store (a memory store has none).
     pub(super) fn remove(&self) {
-        if let LinkStore::Files { dir, levels } = self {
-            for depth in 1..=*levels {
+        if let LinkStore::Files { dir, seals } = self {
+            for depth in 1..=seals.len() {
                 let _ = fs::remove_file(Self::file(dir, depth));
             }
             let _ = fs::remove_dir(dir);

@@ -16,7 +16,8 @@
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
 //! property verdicts in `decisions`, trace replay in `path`; the memory
 //! `guard` and the one setting asked of the C `allocator`; `checkpoint`s
-//! (their files in `level_files`, shared with the distributed engine);
+//! (their files in `level_files`, each sealed by `seal`, both shared with
+//! the distributed engine);
 //! fingerprints in [`fingerprint`](mod@fingerprint)
 //! and `fp`, and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
@@ -84,7 +85,10 @@
 //!   stops before a level whose estimated peak passes the bound, after
 //!   checking that level's states; [`EngineReport::stopped`] says so.
 //! * **Checkpoints** ([`EngineOptions::checkpoint`], `resume`): a resumed
-//!   run ends exactly as an uninterrupted one.
+//!   run ends exactly as an uninterrupted one. A caller resuming calls
+//!   [`check_resumable`] first: it refuses, in one line, a checkpoint of
+//!   another run or one whose files are damaged, which a resume would
+//!   otherwise end on with a panic.
 
 mod absorb;
 pub(crate) mod allocator;
@@ -108,6 +112,7 @@ mod parallel;
 mod part;
 mod path;
 mod report;
+pub(crate) mod seal;
 pub mod stateright_mapping;
 mod symmetry;
 mod table;

@@ -180,24 +180,42 @@ impl<S, W> Part<S, W> {
         (&self.fps, &self.bytes)
     }
 
-    /// A sorted part read back from [`Part::encoded`]'s output.
-    pub(super) fn from_encoded(fps: Vec<W>, bytes: Vec<u8>) -> Self {
+    /// A sorted part read back from [`Part::encoded`]'s output: `None`
+    /// unless `bytes` is exactly one length-prefixed encoding per
+    /// fingerprint.
+    pub(super) fn from_encoded(fps: Vec<W>, bytes: Vec<u8>) -> Option<Self> {
         let mut marks = Vec::with_capacity(fps.len() / CHUNK_STATES + 1);
         let mut at = 0;
         for k in 0..fps.len() {
             if k % CHUNK_STATES == 0 {
                 marks.push(at);
             }
-            at += encoded_len(&bytes[at..]);
+            at += checked_encoded_len(&bytes[at..])?;
         }
-        Part {
+        if at != bytes.len() {
+            return None;
+        }
+        Some(Part {
             states: Vec::new(),
             bytes,
             marks,
             fps,
             links: Vec::new(),
+        })
+    }
+}
+
+/// [`encoded_len`] of bytes read back from a file: `None` unless `bytes`
+/// starts with a whole length prefix and as many bytes as it says.
+fn checked_encoded_len(bytes: &[u8]) -> Option<usize> {
+    let mut len = 0usize;
+    for (i, &b) in bytes.iter().enumerate().take(9) {
+        len |= ((b & 0x7f) as usize) << (7 * i);
+        if b < 0x80 {
+            return Some(i + 1 + len).filter(|&n| n <= bytes.len());
         }
     }
+    None
 }
 
 /// Bytes of the length prefix plus encoding that start `bytes`.

@@ -23,3 +23,18 @@ pub fn fresh(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create a scratch directory");
     dir
 }
+
+/// Copies the directory `from` (files and subdirectories) to `to`.
+#[allow(dead_code)]
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a copy's directory");
+    for entry in std::fs::read_dir(from).expect("read a directory to copy") {
+        let path = entry.expect("a directory entry").path();
+        let dest = to.join(path.file_name().expect("an entry has a name"));
+        if path.is_dir() {
+            copy_dir(&path, &dest);
+        } else {
+            std::fs::copy(&path, &dest).expect("copy a file");
+        }
+    }
+}

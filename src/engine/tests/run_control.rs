@@ -136,11 +136,9 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
     assert!(check_resumable(&dir, &opts("grid", Some(6))).is_err());
     // A checkpoint of a build before fingerprint schemes were numbered
     // names none: its fingerprints are not this build's.
-    let meta = dir.join("level-0001").join("meta.json");
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&meta).unwrap()).unwrap();
-    json.as_object_mut().unwrap().remove("fingerprint_scheme");
-    std::fs::write(&meta, json.to_string()).unwrap();
+    crate::engine::checkpoint::reseal_meta(&dir.join("level-0001"), |meta| {
+        meta.as_object_mut().unwrap().remove("fingerprint_scheme");
+    });
     let older = check_resumable(&dir, &opts("grid", Some(5))).unwrap_err();
     assert!(
         older.contains("other state fingerprints (scheme 1, this build 2)")
