@@ -417,3 +417,56 @@ fn diff_refuses_a_report_that_mixes_runs_or_is_malformed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_file_where_a_run_writes_a_folder_is_refused_before_the_run() {
+    let dir = scratch("file-as-folder");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "kept").unwrap();
+    let f = file.display().to_string();
+    let below = file.join("sub").display().to_string();
+    let t = dir.join("t").display().to_string();
+    let o = dir.join("o").display().to_string();
+    let check = |extra: &[&str]| {
+        bin()
+            .args([
+                "check",
+                "models/default.json",
+                "--depth",
+                "3",
+                "--traces",
+                &t,
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (extra, flag) in [
+        (vec!["--out", &f], "--out"),
+        (vec!["--out", &below], "--out"),
+        (vec!["--out", &o, "--checkpoint", &f], "--checkpoint"),
+        (vec!["--out", &o, "--checkpoint", &below], "--checkpoint"),
+        (
+            vec![
+                "--out",
+                &o,
+                "--checkpoint",
+                &below,
+                "--local-processes",
+                "2",
+            ],
+            "--checkpoint",
+        ),
+    ] {
+        let needle = format!("{flag}: cannot write into this directory");
+        assert_refused(&check(&extra), &[&needle]);
+    }
+    let ci = bin()
+        .args(["ci", "models/coverage", "--max-depth", "2", "--out", &f])
+        .output()
+        .unwrap();
+    assert_refused(&ci, &["a-file/", "--out: cannot write into this directory"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
+    assert_eq!(files_under(&dir), vec!["a-file"], "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,7 +15,7 @@
 use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::cluster;
 use super::exit::{CliError, Verdict};
-use super::files::{report_dir, report_set, retire_traces, write_counterexample};
+use super::files::{prepare_dir, report_dir, report_set, retire_traces, write_counterexample};
 use super::model::warn;
 use super::output::print;
 use super::progress;
@@ -133,6 +133,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         // One line here rather than one from each process.
         let placeholders = vec![String::new(); n];
         hosts_run(args, threads)?.check_resumable(&config, placeholders, 0..n)?;
+        prepare_run_dirs(args, &out)?;
         return cluster::run_local(n);
     }
     let Some((report, written)) = check_and_write(args, &config, threads, &out)? else {
@@ -222,6 +223,7 @@ pub fn check_and_write(
                     args.model.display()
                 )));
             }
+            prepare_run_dirs(args, out)?;
             match cluster::check_on_hosts(&hosts_run(args, threads)?, hosts, config)? {
                 Some(report) => report,
                 None => return Ok(None),
@@ -231,11 +233,24 @@ pub fn check_and_write(
             if let Some(dir) = &options.resume {
                 check::resumable(config, &options, dir).map_err(CliError)?;
             }
+            prepare_run_dirs(args, out)?;
             check::run(config, options)
         }
     };
     let written = write_reports(&report, out, &args.traces)?;
     Ok(Some((report, written)))
+}
+
+/// The folders the engine writes into as it runs (the checkpoint, or the
+/// parent links spilled under `out`) and the report folder `out`, made
+/// ready or refused in one line before the run rather than after it.
+fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<(), CliError> {
+    match (&args.checkpoint, &args.resume) {
+        (Some(dir), _) => prepare_dir(dir, "--checkpoint")?,
+        (None, Some(dir)) => prepare_dir(dir, "--resume")?,
+        (None, None) => {}
+    }
+    prepare_dir(out, "--out")
 }
 
 /// The distributed check's options from the flags.

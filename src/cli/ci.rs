@@ -19,7 +19,7 @@
 use super::args::ThreadsArg;
 use super::check::write_reports;
 use super::exit::{CliError, Verdict};
-use super::files::inside;
+use super::files::{inside, prepare_dir};
 use super::model::load_model;
 use super::output::print;
 use super::progress;
@@ -127,6 +127,7 @@ fn run_one(
     threads: usize,
 ) -> Result<ModelResult, CliError> {
     let dir = inside(out, &config.name)?;
+    prepare_dir(&dir, if args.bless { "--baselines" } else { "--out" })?;
     let report = check::run(
         config,
         CheckOptions {

@@ -16,6 +16,23 @@ pub fn inside(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
     path_inside(dir, name).map_err(CliError)
 }
 
+/// Makes sure the run can write into `dir`, the folder `flag` chose (or
+/// implies): creates it if missing and writes and removes a probe file,
+/// so that a path that is a file, or a folder that cannot be written,
+/// is one line before the run rather than a failure after it.
+pub fn prepare_dir(dir: &Path, flag: &str) -> Result<(), CliError> {
+    let fail = |e: std::io::Error| {
+        CliError(format!(
+            "{}: {flag}: cannot write into this directory: {e}",
+            dir.display()
+        ))
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".memtx-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    std::fs::remove_file(&probe).map_err(fail)
+}
+
 /// A model's report folder: `--out` as given, or `reports/NAME`.
 pub fn report_dir(out: Option<&Path>, model_name: &str) -> Result<PathBuf, CliError> {
     match out {
