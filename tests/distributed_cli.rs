@@ -119,6 +119,8 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
             stderr(&o)
         );
         let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        // Parent links spilled under --out while the run went are gone.
+        assert!(!out.join("links").exists(), "{args:?} {tag}: links left");
         (
             o.status.code(),
             counts(&out),

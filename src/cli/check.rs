@@ -224,7 +224,11 @@ pub fn check_and_write(
                 )));
             }
             prepare_run_dirs(args, out)?;
-            match cluster::check_on_hosts(&hosts_run(args, threads)?, hosts, config)? {
+            let run = cluster::HostsRun {
+                spill_dir: Some(out.join("links")),
+                ..hosts_run(args, threads)?
+            };
+            match cluster::check_on_hosts(&run, hosts, config)? {
                 Some(report) => report,
                 None => return Ok(None),
             }
@@ -270,6 +274,7 @@ fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, 
             .as_deref()
             .map(flags::memory_size)
             .transpose()?,
+        spill_dir: None,
     })
 }
 

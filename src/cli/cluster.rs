@@ -38,6 +38,8 @@ pub(super) struct HostsRun<'a> {
     pub(super) max_levels: Option<usize>,
     /// `--max-memory`, for this process.
     pub(super) max_memory: Option<u64>,
+    /// Where the workers write their parent links (under `--out`).
+    pub(super) spill_dir: Option<PathBuf>,
 }
 
 impl HostsRun<'_> {
@@ -53,6 +55,7 @@ impl HostsRun<'_> {
             resume: self.resume,
             max_levels: self.max_levels,
             max_memory: self.max_memory,
+            spill_dir: self.spill_dir.clone(),
         }
     }
 

@@ -6,8 +6,8 @@
 //! same number of rounds (the deepest chain's depth plus one).
 
 use super::decision::Decision;
+use super::links::LinkLevels;
 use super::net::Net;
-use super::shard::Link;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
 use stateright::Model;
@@ -38,13 +38,11 @@ impl<W: Word> Chain<W> {
     }
 
     /// Steps back while this worker owns the state reached.
-    fn resolve(&mut self, links: &[Vec<(W, Link<W>)>], me: usize, peers: usize) {
+    fn resolve(&mut self, links: &LinkLevels<W>, me: usize, peers: usize) {
         while self.depth > 0 && self.fp.owner(peers) == me {
-            let level = &links[self.depth as usize - 1];
-            let at = level
-                .binary_search_by_key(&self.fp, |&(fp, _)| fp)
+            let (parent, action) = links
+                .find(self.depth as usize, self.fp)
                 .expect("a chain reaches a state its owner holds");
-            let (parent, action) = level[at].1;
             self.actions.push(action);
             self.fp = parent;
             self.depth -= 1;
@@ -82,7 +80,7 @@ impl<W: Word> Chain<W> {
 pub(crate) fn walk_chains<M: Model + 'static, W: Word>(
     net: &mut Net<M, W>,
     worker: &mut Worker,
-    links: &[Vec<(W, Link<W>)>],
+    links: &LinkLevels<W>,
     decisions: &[Option<Decision<W>>],
     me: usize,
     peers: usize,

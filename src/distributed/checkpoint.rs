@@ -27,12 +27,12 @@
 
 use super::decision::Decision;
 use super::frontier::Frontier;
-use super::shard::Link;
+use super::links::links_file;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
-    complete_levels, hex, io, level_dir, level_row, level_stats, read_meta, read_sealed,
-    save_level, unhex, write_file, write_meta,
+    complete_levels, hex, io, level_dir, level_row, level_stats, read_meta, save_level, unhex,
+    write_file, write_meta,
 };
 use crate::engine::seal::{damaged, Seal, SealedReader};
 use crate::engine::LevelStats;
@@ -87,10 +87,6 @@ pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
         .join(format!("worker-{thread}"))
 }
 
-fn links_file(dir: &Path, depth: usize) -> PathBuf {
-    dir.join(format!("links-{depth:04}.bin"))
-}
-
 /// A worker's state after a completed level, as [`save`] writes it.
 pub(crate) struct Snapshot<'a, W> {
     pub(crate) depth: usize,
@@ -101,9 +97,8 @@ pub(crate) struct Snapshot<'a, W> {
     /// Per label: transitions so far and the first depth.
     pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
     pub(crate) frontier: &'a Frontier<W>,
-    /// The links of this worker's states of the level (none at level 0).
-    pub(crate) links: Option<&'a Vec<(W, Link<W>)>>,
-    /// The seals of the worker's links files of the levels before.
+    /// The seals of the worker's links files of levels 1 to `depth`
+    /// (`links`, which writes them into the worker's directory).
     pub(crate) link_seals: &'a [Seal],
 }
 
@@ -117,36 +112,21 @@ pub(crate) struct Part<W> {
     /// The fingerprints this worker owns, in any order.
     pub(crate) visited: Vec<W>,
     pub(crate) frontier: Frontier<W>,
-    /// Per level 1, 2, …, `depth`: the links of this worker's states,
-    /// and the seals of their files.
-    pub(crate) links: Vec<Vec<(W, Link<W>)>>,
+    /// The seals of the worker's links files of levels 1 to `depth`,
+    /// checked before the run (`check_resumable`) and read as needed.
     pub(crate) link_seals: Vec<Seal>,
 }
 
-/// Writes level `part.depth` of the worker whose directory is `dir`:
-/// the links of that level, then the level's directory. Returns the seal
-/// of the links file written (none at level 0).
+/// Writes level `part.depth` of the worker whose directory is `dir`
+/// (its links files are there already).
 pub(crate) fn save<W: Word>(
     dir: &Path,
     layout: &Layout,
     part: &Snapshot<'_, W>,
     visited: impl Iterator<Item = W>,
-) -> Option<Seal> {
+) {
     io(dir, fs::create_dir_all(dir));
     let depth = part.depth;
-    let new_links = part.links.filter(|_| depth > 0).map(|links| {
-        write_file(&links_file(dir, depth), |out| {
-            let mut buf = Vec::with_capacity(links.len() * (2 * W::BYTES + 4));
-            for &(fp, (parent, action)) in links {
-                fp.put(&mut buf);
-                parent.put(&mut buf);
-                buf.extend_from_slice(&action.to_le_bytes());
-            }
-            out.write_all(&buf)
-        })
-    });
-    let mut links = part.link_seals.to_vec();
-    links.extend(new_links);
     save_level(dir, depth, depth.saturating_sub(1), |tmp| {
         let visited: Vec<W> = visited.collect();
         let visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty());
@@ -186,11 +166,10 @@ pub(crate) fn save<W: Word>(
             label_first_depths: part.labels.1.clone(),
             visited,
             frontier,
-            links,
+            links: part.link_seals.to_vec(),
         };
         write_meta(tmp, &meta);
     });
-    new_links
 }
 
 /// Writes a count, the words, then `rest`.
@@ -246,9 +225,9 @@ pub(crate) fn levels(dir: &Path) -> Vec<usize> {
     complete_levels(dir)
 }
 
-/// Reads level `depth` of the worker whose directory is `dir`, with its
-/// links of levels 1 to `depth`: `Err` in one line naming the file if
-/// one is not what the level's meta recorded.
+/// Reads level `depth` of the worker whose directory is `dir` (its links
+/// stay in their files): `Err` in one line naming the file if one is not
+/// what the level's meta recorded.
 pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String> {
     let level = level_dir(dir, depth);
     let meta: Meta = read_meta(&level)?;
@@ -278,24 +257,6 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
     if start != arena_len {
         return Err(damaged(&path, "the encodings do not match their lengths"));
     }
-    let record = 2 * W::BYTES + 4;
-    let links = (1..=depth)
-        .zip(&meta.links)
-        .map(|(d, &seal)| {
-            let path = links_file(dir, d);
-            let bytes = read_sealed(&path, seal)?;
-            if bytes.len() % record != 0 {
-                return Err(damaged(&path, "not a whole number of links"));
-            }
-            Ok(bytes
-                .chunks_exact(record)
-                .map(|r| {
-                    let action = u32::from_le_bytes(r[2 * W::BYTES..].try_into().expect("4 bytes"));
-                    (W::get(r), (W::get(&r[W::BYTES..]), action))
-                })
-                .collect())
-        })
-        .collect::<Result<_, String>>()?;
     let decisions = meta
         .decisions
         .iter()
@@ -312,7 +273,6 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
         labels: (meta.label_transitions, meta.label_first_depths),
         visited,
         frontier: Frontier { states, arena },
-        links,
         link_seals: meta.links,
     })
 }

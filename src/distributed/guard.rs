@@ -62,13 +62,15 @@ fn set_bytes<W>(items: u64) -> u64 {
 
 /// What a worker holding `visited` fingerprints (room for `capacity`) and
 /// `frontier` adds at the peak of a level that gives it `share` new
-/// states (only their fingerprints at the last level, `leaf`).
+/// states (only their fingerprints at the last level, `leaf`), their
+/// links kept in memory after the level if `links_held`.
 pub(crate) fn added<W: Word>(
     visited: u64,
     capacity: u64,
     frontier: &Frontier<W>,
     share: u64,
     leaf: bool,
+    links_held: bool,
 ) -> u64 {
     let table = if visited + share > capacity {
         // Growing: the old table and the new one, for a moment.
@@ -84,9 +86,14 @@ pub(crate) fn added<W: Word>(
         // Per new state: its encoding and place, its link, and while the
         // level is built its entry and its index.
         let encoding = frontier.arena.len() as u64 / states.max(1);
+        let link = if links_held {
+            size_of::<(W, (W, u32))>() as u64
+        } else {
+            0
+        };
         let per_state = encoding
             + size_of::<(W, usize, u32)>() as u64
-            + size_of::<(W, (W, u32))>() as u64
+            + link
             + 2 * W::BYTES as u64
             + 24
             + set_bytes::<(W, usize)>(1);
@@ -152,8 +159,16 @@ mod tests {
     #[test]
     fn a_growing_set_counts_its_new_table() {
         let frontier = Frontier::<u64>::default();
-        assert_eq!(added(10, 100, &frontier, 5, true), 0);
-        assert_eq!(added(10, 14, &frontier, 5, true), set_bytes::<u64>(15));
-        assert!(added(0, 0, &frontier, 1000, false) > 1000 * 8);
+        assert_eq!(added(10, 100, &frontier, 5, true, true), 0);
+        assert_eq!(
+            added(10, 14, &frontier, 5, true, true),
+            set_bytes::<u64>(15)
+        );
+        assert!(added(0, 0, &frontier, 1000, false, true) > 1000 * 8);
+        // Links written to files as each level completes are not held.
+        assert_eq!(
+            added(0, 0, &frontier, 1000, false, true) - added(0, 0, &frontier, 1000, false, false),
+            1000 * size_of::<(u64, (u64, u32))>() as u64
+        );
     }
 }

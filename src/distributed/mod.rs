@@ -22,6 +22,7 @@
 //! deadline), `net` (the dataflow and its rounds), `wire` (packets),
 //! `word` (fingerprints and owners), `shard` (a worker's receiving side),
 //! `frontier` (a level a worker holds), `worker` (a worker's levels),
+//! `links` (a worker's parent links, in memory or in a file per level),
 //! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
 //! Symmetry ([`Semantics::symmetric`]) is the engine's: every state is
@@ -48,6 +49,7 @@ mod connect;
 mod frontier;
 mod guard;
 mod hosts;
+mod links;
 mod net;
 mod report;
 mod shard;
@@ -115,6 +117,10 @@ pub struct RunOptions {
     /// Stop every process cleanly before a level that would take this
     /// process past this many bytes (see `guard`).
     pub max_memory: Option<u64>,
+    /// Without a checkpoint: where each worker writes its parent links
+    /// as levels complete (under `process-I/worker-J/`, removed at the
+    /// end) instead of holding them (see `links`).
+    pub spill_dir: Option<PathBuf>,
 }
 
 impl Layout {
@@ -179,6 +185,7 @@ where
             opts.max_memory.is_some()
         ),
         max_memory: opts.max_memory,
+        spill_dir: opts.spill_dir,
         progress: opts.progress,
         semantics,
         checkpoint: opts.checkpoint.map(|dir| Checkpointing {

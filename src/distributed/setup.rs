@@ -18,6 +18,8 @@ pub(crate) struct Setup<M: Model> {
     pub(crate) max_levels: Option<usize>,
     /// This process's memory bound (see `guard`).
     pub(crate) max_memory: Option<u64>,
+    /// Where links are written without a checkpoint (see `links`).
+    pub(crate) spill_dir: Option<PathBuf>,
     pub(crate) progress: Option<Progress>,
     pub(crate) threads: usize,
     pub(crate) identity: String,

@@ -16,6 +16,7 @@ use super::chain::{walk_chains, Chain};
 use super::checkpoint::{self, worker_dir, Snapshot};
 use super::frontier::Frontier;
 use super::guard::{self, Estimate};
+use super::links::LinkLevels;
 use super::net::{Net, PACKET_BYTES};
 
 pub(crate) use super::decision::Decision;
@@ -23,12 +24,11 @@ use super::setup::{Checkpointing, Setup};
 use super::shard::{decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::seal::Seal;
 use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::{Expectation, Model};
 use std::hash::Hash;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use timely::worker::Worker;
 
@@ -155,6 +155,7 @@ where
         }
     };
     let chains = run.chains(worker);
+    run.remove_spilled_links();
     (worker.index() == 0).then(|| {
         super::report::build(
             setup,
@@ -183,9 +184,7 @@ struct WorkerRun<'a, M: Model, W> {
     widest: u64,
     /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
     /// fingerprint order.
-    links: Vec<Vec<(W, Link<W>)>>,
-    /// The seals of this worker's checkpointed links files, level 1 first.
-    link_seals: Vec<Seal>,
+    links: LinkLevels<W>,
     levels: Vec<LevelStats>,
     /// Per label: transitions so far and the first depth (the same on
     /// every worker).
@@ -218,8 +217,7 @@ where
             peers,
             start: Instant::now(),
             frontier: Frontier::default(),
-            links: Vec::new(),
-            link_seals: Vec::new(),
+            links: LinkLevels::memory(),
             levels: Vec::new(),
             labels: LabelTally::new(setup.semantics.label_names.clone()),
             level_labels: Vec::new(),
@@ -230,10 +228,16 @@ where
             Some(c) => {
                 // A fresh run: a part left by an older run is not ours.
                 let _ = std::fs::remove_dir_all(run.dir(c));
+                run.links = LinkLevels::in_dir(run.dir(c), Vec::new());
                 run.initial_level();
                 run.save();
             }
-            None => run.initial_level(),
+            None => {
+                if let Some(spill) = &setup.spill_dir {
+                    run.links = LinkLevels::in_dir(run.worker_dir(spill), Vec::new());
+                }
+                run.initial_level();
+            }
         }
         run
     }
@@ -261,17 +265,36 @@ where
 
     /// This worker's checkpoint directory.
     fn dir(&self, c: &Checkpointing) -> PathBuf {
+        self.worker_dir(&c.dir)
+    }
+
+    /// This worker's directory under `dir` (`process-I/worker-J`).
+    fn worker_dir(&self, dir: &Path) -> PathBuf {
         let threads = self.setup.threads;
-        worker_dir(&c.dir, self.me / threads, self.me % threads)
+        worker_dir(dir, self.me / threads, self.me % threads)
+    }
+
+    /// Removes the links spilled under the spill folder, and the folders
+    /// they leave empty (a checkpoint's are kept).
+    fn remove_spilled_links(&self) {
+        let Some(spill) = self.setup.spill_dir.as_ref() else {
+            return;
+        };
+        if self.setup.checkpoint.is_some() {
+            return;
+        }
+        self.links.remove();
+        let process = self.worker_dir(spill);
+        for dir in process.ancestors().skip(1).take(2) {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 
     /// Writes this worker's part of the level just completed, if asked to.
-    fn save(&mut self) {
+    fn save(&self) {
         let Some(c) = &self.setup.checkpoint else {
             return;
         };
-        let depth = self.levels.len() - 1;
-        self.link_seals.truncate(depth.saturating_sub(1));
         let shard = self.net.shard.borrow();
         let snapshot = Snapshot {
             depth: self.levels.len() - 1,
@@ -280,12 +303,9 @@ where
             decisions: &self.decisions,
             labels: self.labels.counts(),
             frontier: &self.frontier,
-            links: self.links.last(),
-            link_seals: &self.link_seals,
+            link_seals: self.links.seals(),
         };
-        let written = checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
-        drop(shard);
-        self.link_seals.extend(written);
+        checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
     }
 
     /// Continues from the deepest level every worker has checkpointed.
@@ -322,8 +342,7 @@ where
         self.decisions = part.decisions;
         self.labels.restore(part.labels.0, part.labels.1);
         self.frontier = part.frontier;
-        self.links = part.links;
-        self.link_seals = part.link_seals;
+        self.links = LinkLevels::in_dir(dir, part.link_seals);
     }
 
     /// Before the first level: every process must run the same command
@@ -485,7 +504,14 @@ where
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
-            added: guard::added(visited, capacity, &self.frontier, share, leaf),
+            added: guard::added(
+                visited,
+                capacity,
+                &self.frontier,
+                share,
+                leaf,
+                self.links.held_in_memory(),
+            ),
             limit,
         };
         self.net.begin();

@@ -7,7 +7,7 @@
 //! width words) and a level's counts as one row.
 
 use super::report::LevelStats;
-use super::seal::{damaged, seal_of, Seal, SealedReader, SealingWriter};
+use super::seal::{damaged, seal_of, Seal, SealingWriter};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
@@ -85,14 +85,6 @@ pub(crate) fn write_file(
     let file = io(path, out.inner.into_inner().map_err(|e| e.into_error()));
     io(path, file.sync_all());
     seal
-}
-
-/// Reads `path` whole, as [`SealedReader`] checks it against `seal`.
-pub(crate) fn read_sealed(path: &Path, seal: Seal) -> Result<Vec<u8>, String> {
-    let mut input = SealedReader::open(path, seal)?;
-    let bytes = input.bytes(input.left(), 1)?;
-    input.finish()?;
-    Ok(bytes)
 }
 
 /// Writes `meta.json` in `dir` as `{"sum": S, "meta": META}`, `S` the

@@ -158,11 +158,6 @@ impl SealedReader {
         &self.path
     }
 
-    /// Bytes not read yet.
-    pub(crate) fn left(&self) -> u64 {
-        self.left
-    }
-
     /// Fills `buf`, failing if the file has fewer bytes left.
     fn fill(&mut self, buf: &mut [u8]) -> Result<(), String> {
         if buf.len() as u64 > self.left {
