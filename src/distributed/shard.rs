@@ -12,9 +12,9 @@
 //! fingerprint kept; per property the deciding state with the smallest
 //! fingerprint is remembered, with its smallest link.
 
-use super::wire::{Packet, CANDIDATES};
-use super::word::{FpMap, FpSet, Key, Word};
-use crate::engine::StateCodec;
+use super::wire::{Packet, Reader, CANDIDATES};
+use super::word::{FpMap, Key, Word};
+use crate::engine::{StateCodec, Visited};
 use stateright::{Expectation, Model, Property};
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ pub(crate) struct Shard<M: Model, W> {
     pending: Vec<(u64, Packet)>,
     /// The packets of this round that are not candidates.
     pub(crate) inbox: Vec<Packet>,
-    visited: FpSet<W>,
+    visited: Visited<W>,
     /// The level being built: its states and their place in `next`.
     index: FpMap<W, usize>,
     pub(crate) next: Vec<NewState<W>>,
@@ -67,7 +67,7 @@ impl<M: Model, W: Word> Shard<M, W> {
             round: 0,
             pending: Vec::new(),
             inbox: Vec::new(),
-            visited: FpSet::default(),
+            visited: Visited::new(),
             index: FpMap::default(),
             next: Vec::new(),
             arena: Vec::new(),
@@ -78,17 +78,24 @@ impl<M: Model, W: Word> Shard<M, W> {
 
     /// Marks a state visited (of level 0, or of a checkpoint).
     pub(crate) fn visit(&mut self, fp: W) {
-        self.visited.insert(Key(fp));
+        self.visited.insert(fp);
     }
 
-    /// The number of fingerprints visited, and room for how many.
-    pub(crate) fn visited_size(&self) -> (u64, u64) {
-        (self.visited.len() as u64, self.visited.capacity() as u64)
+    /// Sizes the visited set for `expected_new` more fingerprints (the
+    /// engine's tables, near 90% load at the end of the level).
+    pub(crate) fn prepare(&mut self, expected_new: u64) {
+        self.visited.prepare(expected_new, 1);
+    }
+
+    /// The heap bytes of the visited set, now and once sized for
+    /// `expected_new` more fingerprints.
+    pub(crate) fn visited_bytes(&self, expected_new: u64) -> (u64, u64) {
+        (self.visited.bytes(), self.visited.bytes_after(expected_new))
     }
 
     /// The fingerprints visited so far (for a checkpoint).
     pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
-        self.visited.iter().map(|k| k.0)
+        self.visited.iter()
     }
 
     /// Starts receiving round `round`, taking the packets that came early.
@@ -110,10 +117,23 @@ impl<M: Model, W: Word> Shard<M, W> {
         }
     }
 
-    /// Takes a packet of candidates (see `wire::CANDIDATES`).
+    /// Takes a packet of candidates (see `wire::CANDIDATES`). The visited
+    /// set's slot of the candidate [`TOUCH_AHEAD`] places on is fetched
+    /// while this one is taken, as the engine does, so that the cache
+    /// misses of a set far larger than the cache overlap.
     fn absorb(&mut self, packet: &Packet) {
+        let mut ahead = packet.body();
+        for _ in 0..TOUCH_AHEAD {
+            if ahead.is_empty() {
+                break;
+            }
+            self.visited.touch(next_fp::<W>(&mut ahead));
+        }
         let mut r = packet.body();
         while !r.is_empty() {
+            if !ahead.is_empty() {
+                self.visited.touch(next_fp::<W>(&mut ahead));
+            }
             let fp: W = r.word();
             let link: Link<W> = (r.word(), r.u32());
             let len = r.u32();
@@ -125,7 +145,7 @@ impl<M: Model, W: Word> Shard<M, W> {
                 if link < (known.parent, known.action) {
                     (known.parent, known.action) = link;
                 }
-            } else if self.visited.insert(Key(fp)) {
+            } else if self.visited.insert(fp) {
                 self.index.insert(Key(fp), self.next.len());
                 self.next.push(NewState {
                     fp,
@@ -141,7 +161,7 @@ impl<M: Model, W: Word> Shard<M, W> {
 
     /// A candidate of the last level.
     fn absorb_leaf(&mut self, fp: W, link: Link<W>, bytes: &[u8]) {
-        if self.visited.insert(Key(fp)) {
+        if self.visited.insert(fp) {
             self.leaf_new += 1;
             let state = self.codec.decode(bytes);
             for (p, prop) in self.properties.iter().enumerate() {
@@ -170,6 +190,18 @@ impl<M: Model, W: Word> Shard<M, W> {
         next.sort_unstable_by_key(|s| s.fp);
         (next, std::mem::take(&mut self.arena))
     }
+}
+
+/// How many candidates ahead of the one taken `absorb` prefetches.
+const TOUCH_AHEAD: usize = 16;
+
+/// The fingerprint of the candidate `r` is at, moving `r` past it.
+fn next_fp<W: Word>(r: &mut Reader<'_>) -> W {
+    let fp = r.word();
+    let _parent: W = r.word();
+    let (_action, len) = (r.u32(), r.u32());
+    r.take(len as usize);
+    fp
 }
 
 /// Whether `state` decides `prop`: violates an `Always`, satisfies a

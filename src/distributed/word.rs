@@ -5,15 +5,14 @@
 //! by one.
 
 use crate::engine::fingerprint::BuildIdentity;
-use crate::engine::{fingerprint, fingerprint128};
-use std::collections::{HashMap, HashSet};
-use std::fmt::Debug;
+use crate::engine::Fp;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-pub(crate) trait Word: Copy + Ord + Eq + Debug + Send + Sync + 'static {
-    const BYTES: usize;
-    /// The engine's fingerprint of `value` at this width.
-    fn of<T: Hash + ?Sized>(value: &T) -> Self;
+/// A fingerprint word: the engine's stored word ([`Fp`]: its width in
+/// bytes, `of` a value, its place in the engine's tables), plus what a
+/// distributed run needs of it.
+pub(crate) trait Word: Fp + Eq {
     /// The low 64 bits.
     fn low(self) -> u64;
     fn put(self, out: &mut Vec<u8>);
@@ -28,10 +27,6 @@ pub(crate) trait Word: Copy + Ord + Eq + Debug + Send + Sync + 'static {
 }
 
 impl Word for u64 {
-    const BYTES: usize = 8;
-    fn of<T: Hash + ?Sized>(value: &T) -> u64 {
-        fingerprint(value)
-    }
     fn low(self) -> u64 {
         self
     }
@@ -44,10 +39,6 @@ impl Word for u64 {
 }
 
 impl Word for u128 {
-    const BYTES: usize = 16;
-    fn of<T: Hash + ?Sized>(value: &T) -> u128 {
-        fingerprint128(value)
-    }
     fn low(self) -> u64 {
         self as u64
     }
@@ -70,5 +61,4 @@ impl<W: Word> Hash for Key<W> {
     }
 }
 
-pub(crate) type FpSet<W> = HashSet<Key<W>, BuildIdentity>;
 pub(crate) type FpMap<W, V> = HashMap<Key<W>, V, BuildIdentity>;

@@ -335,6 +335,7 @@ where
         let part = checkpoint::load::<W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
         {
             let mut shard = self.net.shard.borrow_mut();
+            shard.prepare(part.visited.len() as u64);
             part.visited.iter().for_each(|&fp| shard.visit(fp));
         }
         self.levels = part.levels;
@@ -414,8 +415,12 @@ where
             .zip(&self.decisions)
             .map(|(p, d)| d.is_none() && p.expectation != Expectation::Eventually)
             .collect();
+        let share = self.expected_new();
         {
             let mut shard = self.net.shard.borrow_mut();
+            if expanding {
+                shard.prepare(share);
+            }
             shard.leaf = leaf;
             shard.leaf_new = 0;
             shard.leaf_best = vec![None; undecided.len()];
@@ -495,18 +500,23 @@ where
         None
     }
 
+    /// The new states this worker expects of the next level: its share
+    /// of the engine's prediction from the growth so far.
+    fn expected_new(&self) -> u64 {
+        predict_new(&self.levels).div_ceil(self.peers as u64)
+    }
+
     /// With a memory bound: every worker's estimate for expanding level
     /// `depth`, and why all stop before it, if they must (see `guard`).
     fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
         let limit = self.setup.max_memory?;
-        let share = predict_new(&self.levels).div_ceil(self.peers as u64);
-        let (visited, capacity) = self.net.shard.borrow().visited_size();
+        let share = self.expected_new();
+        let (now, after) = self.net.shard.borrow().visited_bytes(share);
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
             added: guard::added(
-                visited,
-                capacity,
+                after.saturating_sub(now),
                 &self.frontier,
                 share,
                 leaf,

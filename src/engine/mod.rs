@@ -126,6 +126,7 @@ pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
     collision_probability_bits, fingerprint,
 };
+pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
@@ -137,6 +138,7 @@ pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};
 pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
+pub(crate) use visited::Visited;
 
 use labels::{InPlace, Labelled, Transitions, Unlabelled};
 use stateright::Model;

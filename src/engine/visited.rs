@@ -10,37 +10,43 @@ use super::table::FpTable;
 /// The load a table is sized to reach at the end of a level.
 pub(super) const LOAD: f64 = 0.9;
 
-pub(super) struct Visited<W> {
+pub(crate) struct Visited<W> {
     shards: Vec<FpTable<W>>,
 }
 
 impl<W: Fp> Visited<W> {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Visited {
             shards: (0..SHARDS).map(|_| FpTable::new()).collect(),
         }
     }
 
     /// Fingerprints held.
-    pub(super) fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.shards.iter().map(|t| t.len() as u64).sum()
     }
 
     /// Heap bytes held.
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.shards.iter().map(|t| t.bytes() as u64).sum()
     }
 
     /// Bytes the tables would hold after [`Visited::prepare`] for
     /// `expected_new` more states.
-    pub(super) fn bytes_after(&self, expected_new: u64) -> u64 {
+    pub(crate) fn bytes_after(&self, expected_new: u64) -> u64 {
         let capacity = (self.len() + expected_new) as f64 / LOAD;
         (capacity as u64).max(self.shards.iter().map(|t| t.capacity() as u64).sum())
             * std::mem::size_of::<W>() as u64
     }
 
+    /// Prefetches the slot where `fp` would go (see [`FpTable::touch`]).
     #[inline]
-    pub(super) fn insert(&mut self, fp: W) -> bool {
+    pub(crate) fn touch(&self, fp: W) {
+        self.shards[fp.shard()].touch(fp)
+    }
+
+    #[inline]
+    pub(crate) fn insert(&mut self, fp: W) -> bool {
         self.shards[fp.shard()].insert(fp)
     }
 
@@ -52,10 +58,16 @@ impl<W: Fp> Visited<W> {
         &self.shards[s]
     }
 
+    /// Every fingerprint held, shard by shard (each shard's in its
+    /// table's order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = W> + '_ {
+        self.shards.iter().flat_map(FpTable::iter)
+    }
+
     /// Sizes each table for its share of `expected_new` more states, on
     /// `threads` threads (one table at a time each, so a resize never
     /// holds more than a few tables twice).
-    pub(super) fn prepare(&mut self, expected_new: u64, threads: usize) {
+    pub(crate) fn prepare(&mut self, expected_new: u64, threads: usize) {
         let share = expected_new.div_ceil(SHARDS as u64) as usize;
         let work: Vec<_> = self
             .shards
