@@ -4,9 +4,9 @@
 //! part, or a spill folder under `--out`) — written to one file per level
 //! (`links-DDDD.bin`, sealed, the checkpoint's format) as the level
 //! completes and looked up there by binary search when a counterexample's
-//! chain is walked: the worker then holds no link between levels, which
-//! were most of its memory (a record is 20–36 bytes a state, for every
-//! level).
+//! chain is walked: the worker then holds no link between levels (in
+//! memory a record takes 24 bytes a state of every level but the last,
+//! 48 with 128-bit fingerprints).
 
 use super::shard::Link;
 use super::word::Word;

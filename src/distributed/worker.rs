@@ -183,7 +183,7 @@ struct WorkerRun<'a, M: Model, W> {
     /// The most states of the level held that any one worker holds.
     widest: u64,
     /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
-    /// fingerprint order.
+    /// fingerprint order, in memory or in files (`links`).
     links: LinkLevels<W>,
     levels: Vec<LevelStats>,
     /// Per label: transitions so far and the first depth (the same on
@@ -234,7 +234,10 @@ where
             }
             None => {
                 if let Some(spill) = &setup.spill_dir {
-                    run.links = LinkLevels::in_dir(run.worker_dir(spill), Vec::new());
+                    // Files left by a run that died are not ours.
+                    let dir = run.worker_dir(spill);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    run.links = LinkLevels::in_dir(dir, Vec::new());
                 }
                 run.initial_level();
             }
