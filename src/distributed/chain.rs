@@ -10,7 +10,6 @@ use super::links::LinkLevels;
 use super::net::Net;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
-use stateright::Model;
 use timely::worker::Worker;
 
 /// A property's chain: the state reached so far (at `depth`) and the
@@ -77,8 +76,8 @@ impl<W: Word> Chain<W> {
 
 /// Walks every decided property's chain back to level 0; worker 0
 /// returns them, one per property (`None` for undecided ones).
-pub(crate) fn walk_chains<M: Model + 'static, W: Word>(
-    net: &mut Net<M, W>,
+pub(crate) fn walk_chains<W: Word>(
+    net: &mut Net<W>,
     worker: &mut Worker,
     links: &LinkLevels<W>,
     decisions: &[Option<Decision<W>>],

@@ -9,7 +9,6 @@
 use super::shard::Shard;
 use super::wire::{Message, Packet};
 use super::word::Word;
-use stateright::Model;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -23,20 +22,19 @@ use timely::worker::Worker;
 /// A packet this large (bytes) is sent at once rather than grown.
 pub(crate) const PACKET_BYTES: usize = 1 << 20;
 
-pub(crate) struct Net<M: Model, W> {
+pub(crate) struct Net<W> {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Message>>>,
     probe: ProbeHandle<u64>,
-    pub(crate) shard: Rc<RefCell<Shard<M, W>>>,
+    pub(crate) shard: Rc<RefCell<Shard<W>>>,
     round: u64,
 }
 
-impl<M, W> Net<M, W>
+impl<W> Net<W>
 where
-    M: Model + 'static,
     W: Word,
 {
     /// Builds the dataflow on `worker`, packets going to `shard`.
-    pub(crate) fn new(worker: &mut Worker, shard: Shard<M, W>) -> Self {
+    pub(crate) fn new(worker: &mut Worker, shard: Shard<W>) -> Self {
         let shard = Rc::new(RefCell::new(shard));
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();

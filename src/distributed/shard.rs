@@ -8,15 +8,15 @@
 //! fingerprint joins the visited set and the next level with its link; a
 //! repeat within the level keeps the smaller (parent fingerprint, action
 //! index) — the engine's parent rule, which does not depend on arrival
-//! order. At the last level a new state is checked at once and only its
-//! fingerprint kept; per property the deciding state with the smallest
-//! fingerprint is remembered, with its smallest link.
+//! order. At the last level a candidate comes checked by its sender
+//! (`wire::LEAF_CANDIDATES`) and only its fingerprint is kept; per
+//! property the new deciding state with the smallest fingerprint is
+//! remembered, with its smallest link.
 
-use super::wire::{Packet, Reader, CANDIDATES};
+use super::wire::{Packet, Reader, CANDIDATES, LEAF_CANDIDATES};
 use super::word::{FpMap, Key, Word};
-use crate::engine::{StateCodec, Visited};
+use crate::engine::Visited;
 use stateright::{Expectation, Model, Property};
-use std::sync::Arc;
 
 /// A state new at the level being built, its bytes in the arena.
 pub(crate) struct NewState<W> {
@@ -30,10 +30,7 @@ pub(crate) struct NewState<W> {
 /// A link: the parent's fingerprint and the action's index in its list.
 pub(crate) type Link<W> = (W, u32);
 
-pub(crate) struct Shard<M: Model, W> {
-    model: Arc<M>,
-    codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    properties: Vec<Property<M>>,
+pub(crate) struct Shard<W> {
     /// The round being received.
     round: u64,
     /// Packets of later rounds, received early.
@@ -45,25 +42,17 @@ pub(crate) struct Shard<M: Model, W> {
     index: FpMap<W, usize>,
     pub(crate) next: Vec<NewState<W>>,
     pub(crate) arena: Vec<u8>,
-    /// The level being built is the last: checked, not held.
-    pub(crate) leaf: bool,
-    /// Which properties are still undecided.
-    pub(crate) undecided: Vec<bool>,
     /// New states at the last level.
     pub(crate) leaf_new: u64,
     /// Per property: the smallest new deciding state at the last level.
     pub(crate) leaf_best: Vec<Option<(W, Link<W>)>>,
 }
 
-impl<M: Model, W: Word> Shard<M, W> {
-    pub(crate) fn new(model: Arc<M>, codec: Arc<dyn StateCodec<M::State> + Send + Sync>) -> Self {
-        let properties = model.properties();
+impl<W: Word> Shard<W> {
+    /// A shard for a model of `properties` properties.
+    pub(crate) fn new(properties: usize) -> Self {
         Shard {
-            undecided: vec![true; properties.len()],
-            leaf_best: vec![None; properties.len()],
-            properties,
-            model,
-            codec,
+            leaf_best: vec![None; properties],
             round: 0,
             pending: Vec::new(),
             inbox: Vec::new(),
@@ -71,7 +60,6 @@ impl<M: Model, W: Word> Shard<M, W> {
             index: FpMap::default(),
             next: Vec::new(),
             arena: Vec::new(),
-            leaf: false,
             leaf_new: 0,
         }
     }
@@ -112,6 +100,8 @@ impl<M: Model, W: Word> Shard<M, W> {
             self.pending.push((time, packet));
         } else if packet.kind() == CANDIDATES {
             self.absorb(&packet);
+        } else if packet.kind() == LEAF_CANDIDATES {
+            self.absorb_leaf(&packet);
         } else {
             self.inbox.push(packet);
         }
@@ -122,25 +112,15 @@ impl<M: Model, W: Word> Shard<M, W> {
     /// while this one is taken, as the engine does, so that the cache
     /// misses of a set far larger than the cache overlap.
     fn absorb(&mut self, packet: &Packet) {
-        let mut ahead = packet.body();
-        for _ in 0..TOUCH_AHEAD {
-            if ahead.is_empty() {
-                break;
-            }
-            self.visited.touch(next_fp::<W>(&mut ahead));
-        }
+        let mut ahead = Ahead::new(packet, skip_state, &self.visited);
         let mut r = packet.body();
         while !r.is_empty() {
-            if !ahead.is_empty() {
-                self.visited.touch(next_fp::<W>(&mut ahead));
-            }
+            ahead.step(&self.visited);
             let fp: W = r.word();
             let link: Link<W> = (r.word(), r.u32());
             let len = r.u32();
             let bytes = r.take(len as usize);
-            if self.leaf {
-                self.absorb_leaf(fp, link, bytes);
-            } else if let Some(&i) = self.index.get(&Key(fp)) {
+            if let Some(&i) = self.index.get(&Key(fp)) {
                 let known = &mut self.next[i];
                 if link < (known.parent, known.action) {
                     (known.parent, known.action) = link;
@@ -159,25 +139,30 @@ impl<M: Model, W: Word> Shard<M, W> {
         }
     }
 
-    /// A candidate of the last level.
-    fn absorb_leaf(&mut self, fp: W, link: Link<W>, bytes: &[u8]) {
-        if self.visited.insert(fp) {
-            self.leaf_new += 1;
-            let state = self.codec.decode(bytes);
-            for (p, prop) in self.properties.iter().enumerate() {
-                if !self.undecided[p] || !decides(prop, &self.model, &state) {
-                    continue;
+    /// Takes a packet of candidates of the last level (see
+    /// `wire::LEAF_CANDIDATES`), prefetching as [`Shard::absorb`] does.
+    fn absorb_leaf(&mut self, packet: &Packet) {
+        let mut ahead = Ahead::new(packet, skip_bits, &self.visited);
+        let mut r = packet.body();
+        while !r.is_empty() {
+            ahead.step(&self.visited);
+            let fp: W = r.word();
+            let link: Link<W> = (r.word(), r.u32());
+            let decided = r.u64();
+            if self.visited.insert(fp) {
+                self.leaf_new += 1;
+                for (p, best) in self.leaf_best.iter_mut().enumerate() {
+                    if decided >> p & 1 == 1 && best.is_none_or(|(best, _)| fp < best) {
+                        *best = Some((fp, link));
+                    }
                 }
-                if self.leaf_best[p].is_none_or(|(best, _)| fp < best) {
-                    self.leaf_best[p] = Some((fp, link));
-                }
+                continue;
             }
-            return;
-        }
-        // A repeat: only a remembered state's link matters.
-        for (best, known) in self.leaf_best.iter_mut().flatten() {
-            if *best == fp && link < *known {
-                *known = link;
+            // A repeat: only a remembered state's link matters.
+            for (best, known) in self.leaf_best.iter_mut().flatten() {
+                if *best == fp && link < *known {
+                    *known = link;
+                }
             }
         }
     }
@@ -195,13 +180,64 @@ impl<M: Model, W: Word> Shard<M, W> {
 /// How many candidates ahead of the one taken `absorb` prefetches.
 const TOUCH_AHEAD: usize = 16;
 
-/// The fingerprint of the candidate `r` is at, moving `r` past it.
-fn next_fp<W: Word>(r: &mut Reader<'_>) -> W {
-    let fp = r.word();
-    let _parent: W = r.word();
-    let (_action, len) = (r.u32(), r.u32());
+/// A reader [`TOUCH_AHEAD`] candidates ahead in a packet, fetching each
+/// one's visited-set slot as it passes it.
+struct Ahead<'a, W> {
+    r: Reader<'a>,
+    skip: fn(&mut Reader<'a>),
+    marker: std::marker::PhantomData<W>,
+}
+
+impl<'a, W: Word> Ahead<'a, W> {
+    /// Fetches the slots of the first [`TOUCH_AHEAD`] candidates, each
+    /// of which ends where `skip` says.
+    fn new(packet: &'a Packet, skip: fn(&mut Reader<'a>), visited: &Visited<W>) -> Self {
+        let mut ahead = Ahead {
+            r: packet.body(),
+            skip,
+            marker: std::marker::PhantomData,
+        };
+        for _ in 0..TOUCH_AHEAD {
+            ahead.step(visited);
+        }
+        ahead
+    }
+
+    /// Fetches the slot of the next candidate, if there is one.
+    fn step(&mut self, visited: &Visited<W>) {
+        if !self.r.is_empty() {
+            visited.touch(self.r.word());
+            let _parent: W = self.r.word();
+            self.r.u32();
+            (self.skip)(&mut self.r);
+        }
+    }
+}
+
+/// Past a candidate's state bytes (their length, then the bytes).
+fn skip_state(r: &mut Reader<'_>) {
+    let len = r.u32();
     r.take(len as usize);
-    fp
+}
+
+/// Past a last-level candidate's decided properties.
+fn skip_bits(r: &mut Reader<'_>) {
+    r.u64();
+}
+
+/// The undecided properties (`undecided`) that `state` decides, as bits.
+pub(crate) fn decided_bits<M: Model>(
+    properties: &[Property<M>],
+    undecided: &[bool],
+    model: &M,
+    state: &M::State,
+) -> u64 {
+    properties
+        .iter()
+        .zip(undecided)
+        .enumerate()
+        .filter(|&(_, (prop, &open))| open && decides(prop, model, state))
+        .fold(0, |bits, (p, _)| bits | 1 << p)
 }
 
 /// Whether `state` decides `prop`: violates an `Always`, satisfies a

@@ -23,6 +23,12 @@ pub(crate) const IDENTITY: u8 = 3;
 pub(crate) const LEVELS: u8 = 4;
 /// A worker's memory estimate for the level ahead (see `guard`).
 pub(crate) const GUARD: u8 = 5;
+/// Candidates of the last level: (fingerprint, parent fingerprint,
+/// action index, the undecided properties the state decides as a `u64`
+/// of bits), repeated. The last level's states are checked, not held, so
+/// the sender checks them (it has the state in hand) and sends no bytes
+/// of the state.
+pub(crate) const LEAF_CANDIDATES: u8 = 6;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]

@@ -21,8 +21,8 @@ use super::net::{Net, PACKET_BYTES};
 
 pub(crate) use super::decision::Decision;
 use super::setup::{Checkpointing, Setup};
-use super::shard::{decides, Link, Shard};
-use super::wire::{Packet, CANDIDATES, IDENTITY, LEVELS, STATS};
+use super::shard::{decided_bits, decides, Link, Shard};
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS, STATS};
 use super::word::Word;
 use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
@@ -174,7 +174,7 @@ where
 
 struct WorkerRun<'a, M: Model, W> {
     setup: &'a Setup<M>,
-    net: Net<M, W>,
+    net: Net<W>,
     me: usize,
     peers: usize,
     start: Instant,
@@ -205,8 +205,12 @@ where
     /// The run at level 0, or at the checkpoint it resumes.
     fn new(worker: &mut Worker, setup: &'a Setup<M>) -> Self {
         let (me, peers) = (worker.index(), worker.peers());
-        let shard = Shard::new(setup.model.clone(), setup.codec.clone());
         let properties = setup.model.properties();
+        assert!(
+            properties.len() <= 64,
+            "a distributed run checks at most 64 properties"
+        );
+        let shard = Shard::new(properties.len());
         let mut run = WorkerRun {
             widest: 0,
             net: Net::new(worker, shard),
@@ -424,10 +428,8 @@ where
             if expanding {
                 shard.prepare(share);
             }
-            shard.leaf = leaf;
             shard.leaf_new = 0;
             shard.leaf_best = vec![None; undecided.len()];
-            shard.undecided = undecided.clone();
         }
         let frontier = std::mem::take(&mut self.frontier);
         let mut hits = vec![None; undecided.len()];
@@ -440,12 +442,13 @@ where
                 let lo = (b * BATCH).min(frontier.states.len());
                 let hi = ((b + 1) * BATCH).min(frontier.states.len());
                 self.net.begin();
-                transitions += self.expand(worker, &frontier, lo..hi, &undecided, true, &mut hits);
+                transitions +=
+                    self.expand(worker, &frontier, lo..hi, &undecided, Some(leaf), &mut hits);
                 self.net.end(worker);
             }
         } else {
             let all = 0..frontier.states.len();
-            self.expand(worker, &frontier, all, &undecided, false, &mut hits);
+            self.expand(worker, &frontier, all, &undecided, None, &mut hits);
         }
         drop(frontier);
         let (next, arena) = self.net.shard.borrow_mut().take_level();
@@ -539,15 +542,17 @@ where
 
     /// Checks the states `range` of `frontier` (in fingerprint order, and
     /// ranges in order, so the first hit of a property in `hits` is this
-    /// worker's smallest) and, when `expanding`, sends their successors
-    /// to their owners. Returns the transitions taken.
+    /// worker's smallest) and, when expanding (`Some(leaf)`), sends their
+    /// successors to their owners: encoded, or checked when they are of
+    /// the last level (`leaf`, `wire::LEAF_CANDIDATES`). Returns the
+    /// transitions taken.
     fn expand(
         &mut self,
         worker: &mut Worker,
         frontier: &Frontier<W>,
         range: std::ops::Range<usize>,
         undecided: &[bool],
-        expanding: bool,
+        expanding: Option<bool>,
         hits: &mut [Option<W>],
     ) -> u64 {
         let model = &*self.setup.model;
@@ -556,7 +561,9 @@ where
         let semantics = &self.setup.semantics;
         let labels = &mut self.level_labels;
         labels.resize(semantics.label_names.len(), 0);
-        let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(CANDIDATES)).collect();
+        let leaf = expanding == Some(true);
+        let kind = if leaf { LEAF_CANDIDATES } else { CANDIDATES };
+        let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(kind)).collect();
         let mut actions = Vec::new();
         // Each frontier state is decoded into one state, and each
         // successor written into another, both reused (as in the engine).
@@ -569,7 +576,7 @@ where
                     hits[p] = Some(fp);
                 }
             }
-            if !expanding {
+            if expanding.is_none() {
                 continue;
             }
             model.actions(state, &mut actions);
@@ -601,13 +608,17 @@ where
                 let dest = next_fp.owner(self.peers);
                 let packet = &mut out[dest];
                 packet.word(next_fp).word(fp).u32(a as u32);
-                let at = packet.buffer().len();
-                packet.u32(0);
-                codec.encode(next, packet.buffer());
-                let len = (packet.buffer().len() - at - 4) as u32;
-                packet.buffer()[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                if leaf {
+                    packet.u64(decided_bits(&self.properties, undecided, model, next));
+                } else {
+                    let at = packet.buffer().len();
+                    packet.u32(0);
+                    codec.encode(next, packet.buffer());
+                    let len = (packet.buffer().len() - at - 4) as u32;
+                    packet.buffer()[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                }
                 if packet.len() >= PACKET_BYTES {
-                    let full = std::mem::replace(packet, Packet::new(CANDIDATES));
+                    let full = std::mem::replace(packet, Packet::new(kind));
                     self.net.send(worker, dest, full);
                 }
             }
