@@ -34,7 +34,7 @@ use crate::engine::level_files::{
     complete_levels, hex, io, level_dir, level_row, level_stats, read_meta, save_level, unhex,
     write_file, write_meta,
 };
-use crate::engine::seal::{damaged, Seal, SealedReader};
+use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
 use crate::engine::LevelStats;
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -313,9 +313,7 @@ fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
         .map(|d| links_file(dir, d))
         .zip(meta.links.iter().copied());
     for (path, seal) in files.into_iter().chain(links) {
-        let mut input = SealedReader::open(&path, seal)?;
-        input.skip_rest()?;
-        input.finish()?;
+        check_file(&path, seal)?;
     }
     Ok(meta)
 }

@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 /// A fingerprint word: the engine's stored word ([`Fp`]: its width in
 /// bytes, `of` a value, its place in the engine's tables), plus what a
 /// distributed run needs of it.
-pub(crate) trait Word: Fp + Eq {
+pub(crate) trait Word: Fp {
     /// The low 64 bits.
     fn low(self) -> u64;
     fn put(self, out: &mut Vec<u8>);

@@ -31,7 +31,7 @@ use super::level_files::{
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
-use super::seal::{damaged, Seal, SealedReader};
+use super::seal::{check_file, damaged, Seal, SealedReader};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
@@ -200,9 +200,7 @@ impl Meta {
                     ),
                 ));
             }
-            let mut input = SealedReader::open(&path, seal)?;
-            input.skip_rest()?;
-            input.finish()?;
+            check_file(&path, seal)?;
         }
         Ok(())
     }

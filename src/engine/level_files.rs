@@ -82,7 +82,10 @@ pub(crate) fn write_file(
     let mut out = SealingWriter::new(BufWriter::with_capacity(1 << 16, file));
     io(path, body(&mut out));
     let seal = out.seal();
-    let file = io(path, out.inner.into_inner().map_err(|e| e.into_error()));
+    let file = io(
+        path,
+        out.into_inner().into_inner().map_err(|e| e.into_error()),
+    );
     io(path, file.sync_all());
     seal
 }

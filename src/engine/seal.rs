@@ -79,7 +79,7 @@ pub(crate) fn seal_of(bytes: &[u8]) -> Seal {
 
 /// A writer that seals what passes through it.
 pub(crate) struct SealingWriter<W> {
-    pub(crate) inner: W,
+    inner: W,
     summer: Summer,
 }
 
@@ -93,6 +93,11 @@ impl<W: Write> SealingWriter<W> {
 
     pub(crate) fn seal(&self) -> Seal {
         self.summer.seal()
+    }
+
+    /// The writer it wrote through.
+    pub(crate) fn into_inner(self) -> W {
+        self.inner
     }
 }
 
@@ -117,6 +122,13 @@ pub(crate) struct SealedReader {
     left: u64,
     summer: Summer,
     seal: Seal,
+}
+
+/// Reads the whole file `path` against `seal` without keeping it.
+pub(crate) fn check_file(path: &Path, seal: Seal) -> Result<(), String> {
+    let mut input = SealedReader::open(path, seal)?;
+    input.skip_rest()?;
+    input.finish()
 }
 
 /// Why a checkpoint cannot be resumed, ending with what to do.
@@ -205,7 +217,7 @@ impl SealedReader {
     }
 
     /// Reads the rest of the file, in pieces, only to check it.
-    pub(crate) fn skip_rest(&mut self) -> Result<(), String> {
+    fn skip_rest(&mut self) -> Result<(), String> {
         let mut buf = vec![0; 1 << 16];
         while self.left > 0 {
             let n = self.left.min(buf.len() as u64) as usize;
@@ -289,11 +301,12 @@ mod tests {
         r.u64().unwrap();
         assert!(r.finish().unwrap_err().contains("3 bytes past the end"));
 
+        check_file(&path, seal).unwrap();
         bytes[9] = 9;
         std::fs::write(&path, &bytes).unwrap();
-        let mut r = SealedReader::open(&path, seal).unwrap();
-        r.skip_rest().unwrap();
-        assert!(r.finish().unwrap_err().contains("checksum differs"));
+        assert!(check_file(&path, seal)
+            .unwrap_err()
+            .contains("checksum differs"));
 
         let short = SealedReader::open(&path, Seal { len: 5, ..seal })
             .err()
