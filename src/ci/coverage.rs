@@ -187,32 +187,41 @@ pub fn change_lines(
 mod tests {
     use super::*;
     use crate::check::summary::coverage_csv;
-    use crate::model::coverage::BRANCHES;
+    use crate::model::coverage::branch_index;
 
-    /// A run that took branch `i` first at depth `d`, for each `(i, d)`.
-    fn run(taken: &[(usize, usize)]) -> Coverage {
+    /// A run that took branch `b` first at depth `d`, for each `(b, d)`.
+    fn run(taken: &[(&str, usize)]) -> Coverage {
         let mut c = Coverage::new();
-        for &(i, d) in taken {
-            c.add(1 << i, d);
+        for &(b, d) in taken {
+            c.add(1 << branch_index(b).expect("a branch"), d);
         }
         c
     }
 
-    fn base(reached: &[(usize, usize)]) -> BaselineCoverage {
+    fn base(reached: &[(&str, usize)]) -> BaselineCoverage {
         BaselineCoverage {
-            reached: reached
-                .iter()
-                .map(|&(i, d)| (BRANCHES[i].to_owned(), d))
-                .collect(),
+            reached: reached.iter().map(|&(b, d)| (b.to_owned(), d)).collect(),
         }
     }
 
     #[test]
     fn what_check_writes_reads_back_as_the_same_coverage() {
-        let c = run(&[(0, 1), (4, 2), (4, 5), (40, 3)]);
+        let c = run(&[
+            ("open.low", 1),
+            ("stage.belief", 2),
+            ("stage.belief", 5),
+            ("repair.root_leaked", 3),
+        ]);
         let text = String::from_utf8(coverage_csv(&c).unwrap()).unwrap();
         let read = parse(&text).unwrap();
-        assert_eq!(read, base(&[(0, 1), (4, 2), (40, 3)]));
+        assert_eq!(
+            read,
+            base(&[
+                ("open.low", 1),
+                ("stage.belief", 2),
+                ("repair.root_leaked", 3)
+            ])
+        );
         assert_eq!(changes(&read, &c), vec![]);
     }
 
@@ -237,38 +246,72 @@ mod tests {
 
     #[test]
     fn a_capped_baseline_keeps_the_branches_first_reached_by_the_cap() {
-        let b = base(&[(0, 1), (4, 6), (40, 7), (12, 2)]);
-        assert_eq!(b.capped(6), base(&[(0, 1), (4, 6), (12, 2)]));
+        let b = base(&[
+            ("open.low", 1),
+            ("stage.belief", 6),
+            ("repair.root_leaked", 7),
+            ("commit.committed", 2),
+        ]);
+        assert_eq!(
+            b.capped(6),
+            base(&[
+                ("open.low", 1),
+                ("stage.belief", 6),
+                ("commit.committed", 2)
+            ])
+        );
         assert_eq!(b.capped(0), base(&[]));
         // A run to depth 6 of the model the baseline ran deeper is the same.
-        assert_eq!(changes(&b.capped(6), &run(&[(0, 1), (4, 6), (12, 2)])), []);
+        assert_eq!(
+            changes(
+                &b.capped(6),
+                &run(&[
+                    ("open.low", 1),
+                    ("stage.belief", 6),
+                    ("commit.committed", 2)
+                ])
+            ),
+            []
+        );
     }
 
     #[test]
     fn changes_name_the_branch_and_both_first_depths() {
-        let mut b = base(&[(0, 1), (4, 2), (12, 3)]);
+        let mut b = base(&[
+            ("open.low", 1),
+            ("stage.belief", 2),
+            ("commit.committed", 3),
+        ]);
         b.reached.push(("gate.retired".to_owned(), 2));
-        let now = run(&[(0, 1), (4, 3), (32, 5)]);
-        let change = |i: Option<usize>, name: &str, before, after| Change {
-            branch: i.map_or(name, |i| BRANCHES[i]).to_owned(),
+        let now = run(&[
+            ("open.low", 1),
+            ("stage.belief", 3),
+            ("gate.reversible_pass", 5),
+        ]);
+        let change = |name: &str, before, after| Change {
+            branch: name.to_owned(),
             before,
             after,
         };
         assert_eq!(
             changes(&b, &now),
             vec![
-                change(Some(4), "", Some(2), Some(3)),
-                change(Some(12), "", Some(3), None),
-                change(Some(32), "", None, Some(5)),
-                change(None, "gate.retired", Some(2), None),
+                change("stage.belief", Some(2), Some(3)),
+                change("commit.committed", Some(3), None),
+                change("gate.reversible_pass", None, Some(5)),
+                change("gate.retired", Some(2), None),
             ]
         );
     }
 
     #[test]
     fn only_a_gain_expect_coverage_names_is_predicted() {
-        let b = base(&[(0, 1), (12, 3)]);
-        let now = run(&[(0, 2), (13, 4), (32, 5)]);
+        let b = base(&[("open.low", 1), ("commit.committed", 3)]);
+        let now = run(&[
+            ("open.low", 2),
+            ("commit.partial", 4),
+            ("gate.reversible_pass", 5),
+        ]);
         let found = changes(&b, &now);
         let (unpredicted, predicted) = change_lines(&found, None);
         assert_eq!(

@@ -17,8 +17,8 @@
 //! c's; its *deciding rival* d is the first of them in id order (the
 //! card's rule: the first rival decides). c **wins over** d when d's value
 //! differs from c's and c gets past check 3: it is committed at its turn,
-//! or quarantined by check 4 (unstable dependency), which runs only once
-//! check 3 has let it through, and after it superseded.
+//! or quarantined by a later check (check 4, unstable dependency), which
+//! runs only once check 3 has let it through, and after it superseded.
 //! **No commit lets a candidate win over a deciding rival that S does not
 //! hold** — committed after S was taken (T's own earlier candidates
 //! included: DESIGN.md, "a rival committed earlier in the same transaction
@@ -44,7 +44,7 @@ use super::context::Context;
 use super::fields::{active, settled, where_state, windows_overlap};
 use super::invariant::Invariant;
 use super::violation::Violation;
-use crate::protocol::{Kind, Lifecycle, Op, Reason, Record, RecordSet, StoreView};
+use crate::protocol::{Check, Kind, Lifecycle, Op, Record, RecordSet, StoreView};
 
 /// Whether `r` is a same-slot rival of `c` (both read from one store).
 fn same_slot(c: &Record, r: &Record) -> bool {
@@ -62,11 +62,12 @@ fn committed_at_its_turn(after: &Record) -> bool {
 }
 
 /// Whether a candidate that ended as `after` got past check 3: committed
-/// at its turn, or quarantined by check 4.
+/// at its turn, or quarantined by a check the pipeline runs after check 3
+/// (read against the check order, so a check added after it counts too).
 fn got_past_check_3(after: &Record) -> bool {
     committed_at_its_turn(after)
         || (after.state() == Lifecycle::Quarantined
-            && after.reason() == Some(Reason::UnstableDependency))
+            && after.reason().is_some_and(|r| r.check() > Check::Conflict))
 }
 
 pub fn check(

@@ -83,7 +83,8 @@ impl Protocol {
         })
     }
 
-    /// The four ordered checks for one tentative record (card §3.2).
+    /// The four ordered checks for one tentative record (card §3.2), and
+    /// the fifth of the test-only spec change B.
     fn commit_record(
         &self,
         store: &mut Store,
@@ -119,6 +120,15 @@ impl Protocol {
         };
         if self.has(Mechanism::DependencyStability) && !stable {
             return quarantine(store, id, Reason::UnstableDependency, superseded, admission);
+        }
+        // Check 5 of the test-only spec change B: every parent committed.
+        #[cfg(feature = "tutorial-committed-parents")]
+        if record
+            .derived_from()
+            .iter()
+            .any(|p| !store.records[p as usize].state.is_committed_or_safe())
+        {
+            return quarantine(store, id, Reason::UncommittedParent, superseded, admission);
         }
         let external = store.txs[tx as usize].tier == Tier::ExternalAction
             && !self.faulty(Fault::ExternalCommitNotSafe);

@@ -44,9 +44,11 @@ impl Protocol {
             candidate.scope() != Scope::Private
         };
         if self.has(Mechanism::PermissionInheritance) && widened {
-            let laundered = candidate.derived_from().iter().any(|p| {
+            let laundered = laundering_sources(store, id).iter().any(|p| {
                 let parent = &store.records[p as usize];
                 let considered = match self.variant.laundering_parents {
+                    // Change A reads every ancestor, in any state.
+                    _ if cfg!(feature = "tutorial-transitive-laundering") => true,
                     LaunderingParents::Active => parent.state.is_active(),
                     LaunderingParents::Any => true,
                 };
@@ -149,5 +151,16 @@ impl Protocol {
             store.move_to(r, Lifecycle::Superseded)?;
         }
         Ok(displaced)
+    }
+}
+
+/// The records the laundering rule reads for candidate `id`: its parents
+/// (card §3.2); under the test-only spec change A
+/// (`tutorial-transitive-laundering`), every transitive ancestor.
+fn laundering_sources(store: &Store, id: RecordId) -> RecordSet {
+    if cfg!(feature = "tutorial-transitive-laundering") {
+        store.ancestors(id)
+    } else {
+        store.records[id as usize].derived_from()
     }
 }

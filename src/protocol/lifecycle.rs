@@ -1,21 +1,24 @@
 //! The eight-state record lifecycle and exactly its allowed moves
 //! (card §3.1, DESIGN.md "Protocol: readings").
 
+use super::enumerated::enumerated;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A record's lifecycle state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lifecycle {
-    Raw,
-    Tentative,
-    Validated,
-    Committed,
-    ActionSafe,
-    Quarantined,
-    Superseded,
-    Revoked,
+enumerated! {
+    /// A record's lifecycle state.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Lifecycle {
+        Raw,
+        Tentative,
+        Validated,
+        Committed,
+        ActionSafe,
+        Quarantined,
+        Superseded,
+        Revoked,
+    }
 }
 
 /// A lifecycle move the state machine refuses.
@@ -32,17 +35,6 @@ impl fmt::Display for IllegalMove {
 }
 
 impl Lifecycle {
-    pub const ALL: [Lifecycle; 8] = [
-        Lifecycle::Raw,
-        Lifecycle::Tentative,
-        Lifecycle::Validated,
-        Lifecycle::Committed,
-        Lifecycle::ActionSafe,
-        Lifecycle::Quarantined,
-        Lifecycle::Superseded,
-        Lifecycle::Revoked,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Lifecycle::Raw => "raw",

@@ -14,6 +14,7 @@ pub mod bits;
 mod commit;
 mod conflict;
 mod dispatch;
+mod enumerated;
 #[cfg(test)]
 mod faults;
 mod gate;
@@ -45,7 +46,7 @@ pub use outcome::{
     Refusal, Repairs, Verdicts,
 };
 pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_RECORDS, MAX_PACKED_TOOLS};
-pub use record::{Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
+pub use record::{Check, Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};

@@ -6,6 +6,7 @@
 //! caller may want to know of which branch the protocol took is here, so
 //! that nobody (the model's coverage, replay, the explorer) re-derives it.
 
+use super::enumerated::enumerated;
 use super::record::Reason;
 use super::record_set::{RecordId, RecordSet};
 use super::store::Repair;
@@ -49,15 +50,17 @@ pub enum Outcome {
     },
 }
 
-/// The overall verdict of a commit (DESIGN.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CommitStatus {
-    /// Every staged record committed (an empty commit included).
-    Committed,
-    /// Some did.
-    Partial,
-    /// None did.
-    Aborted,
+enumerated! {
+    /// The overall verdict of a commit (DESIGN.md).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum CommitStatus {
+        /// Every staged record committed (an empty commit included).
+        Committed,
+        /// Some did.
+        Partial,
+        /// None did.
+        Aborted,
+    }
 }
 
 impl CommitStatus {
@@ -70,14 +73,16 @@ impl CommitStatus {
     }
 }
 
-/// Where one staged record ended at commit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CommitResult {
-    Committed,
-    ActionSafe,
-    Quarantined,
-    /// A cascade had already revoked it; it was skipped.
-    Revoked,
+enumerated! {
+    /// Where one staged record ended at commit.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum CommitResult {
+        Committed,
+        ActionSafe,
+        Quarantined,
+        /// A cascade had already revoked it; it was skipped.
+        Revoked,
+    }
 }
 
 impl CommitResult {
@@ -91,33 +96,27 @@ impl CommitResult {
     }
 }
 
-/// How a record passed check 3 against its slot, its entity and
-/// attribute (card §3.2 `conflict_verdict`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Admission {
-    /// No other active record holds its slot.
-    NoRival,
-    /// The first rival holds the same value.
-    SameValue,
-    /// More authority than the first rival: the rivals are superseded.
-    SupersededByAuthority,
-    /// Equal authority from the same source: the rivals are superseded
-    /// (the code's reading, card "Paper vs code").
-    SupersededBySameSource,
-    /// Other active records hold its slot, but none whose validity window
-    /// overlaps its own: the values coexist.
-    CoexistingWindows,
+enumerated! {
+    /// How a record passed check 3 against its slot, its entity and
+    /// attribute (card §3.2 `conflict_verdict`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Admission {
+        /// No other active record holds its slot.
+        NoRival,
+        /// The first rival holds the same value.
+        SameValue,
+        /// More authority than the first rival: the rivals are superseded.
+        SupersededByAuthority,
+        /// Equal authority from the same source: the rivals are superseded
+        /// (the code's reading, card "Paper vs code").
+        SupersededBySameSource,
+        /// Other active records hold its slot, but none whose validity window
+        /// overlaps its own: the values coexist.
+        CoexistingWindows,
+    }
 }
 
 impl Admission {
-    pub const ALL: [Admission; 5] = [
-        Admission::NoRival,
-        Admission::SameValue,
-        Admission::SupersededByAuthority,
-        Admission::SupersededBySameSource,
-        Admission::CoexistingWindows,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Admission::NoRival => "no_rival",
@@ -150,14 +149,16 @@ pub struct CommitOutcome {
     pub verifier_calls: u32,
 }
 
-/// Why the gate refused an irreversible call (card §3.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Refusal {
-    /// A tentative record outside the snapshot exists.
-    TentativeInFlight,
-    /// An external_action transaction whose snapshot holds no action_safe
-    /// record.
-    NoActionSafeSupport,
+enumerated! {
+    /// Why the gate refused an irreversible call (card §3.3).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Refusal {
+        /// A tentative record outside the snapshot exists.
+        TentativeInFlight,
+        /// An external_action transaction whose snapshot holds no action_safe
+        /// record.
+        NoActionSafeSupport,
+    }
 }
 
 impl Refusal {

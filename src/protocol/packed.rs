@@ -258,15 +258,12 @@ fn identity_head(p: &Proposal) -> u64 {
         | (p.scope as u64) << 56
 }
 
-const LIFECYCLE: [Lifecycle; 8] = Lifecycle::ALL;
-const STATUSES: [TxStatus; 3] = [TxStatus::Open, TxStatus::Committed, TxStatus::Aborted];
-const REPAIRS: [Repair; 4] = [
-    Repair::Revoked,
-    Repair::Quarantined,
-    Repair::Compensated,
-    Repair::Leaked,
-];
-const REASONS: [Reason; 8] = Reason::ALL;
+const LIFECYCLE: [Lifecycle; Lifecycle::ALL.len()] = Lifecycle::ALL;
+const STATUSES: [TxStatus; TxStatus::ALL.len()] = TxStatus::ALL;
+const REPAIRS: [Repair; Repair::ALL.len()] = Repair::ALL;
+/// A reason is packed in four bits, 0 for none.
+const REASONS: [Reason; Reason::ALL.len()] = Reason::ALL;
+const _: () = assert!(REASONS.len() < 16 && LIFECYCLE.len() <= 8 && REPAIRS.len() <= 4);
 
 #[cfg(test)]
 mod tests {

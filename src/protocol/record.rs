@@ -4,33 +4,27 @@
 //! strings are interned [`Sym`]bols, authority and confidence are exact
 //! hundredths, parents are a [`RecordSet`].
 
+use super::enumerated::enumerated;
 use super::lifecycle::Lifecycle;
 use super::record_set::RecordSet;
 use super::symbols::Sym;
 use serde::{Deserialize, Serialize};
 
-/// A record's type; it decides how cascading repair treats it (card §3.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Belief,
-    Summary,
-    Profile,
-    IndexEntry,
-    SharedCopy,
-    ToolAction,
+enumerated! {
+    /// A record's type; it decides how cascading repair treats it (card §3.4).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Kind {
+        Belief,
+        Summary,
+        Profile,
+        IndexEntry,
+        SharedCopy,
+        ToolAction,
+    }
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
-        Kind::Belief,
-        Kind::Summary,
-        Kind::Profile,
-        Kind::IndexEntry,
-        Kind::SharedCopy,
-        Kind::ToolAction,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Kind::Belief => "belief",
@@ -51,13 +45,15 @@ impl Kind {
     }
 }
 
-/// Permission scope (card §3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    Private,
-    Shared,
-    Public,
+enumerated! {
+    /// Permission scope (card §3.1).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Scope {
+        Private,
+        Shared,
+        Public,
+    }
 }
 
 impl Scope {
@@ -137,33 +133,69 @@ pub struct Proposal {
     pub window: Window,
 }
 
-/// Why a commit check quarantined a record (machine-readable, card §3.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    LowEvidence,
-    OutsideValidity,
-    RevokedParent,
-    PermissionLaundering,
-    StaleWrite,
-    LowerAuthority,
-    NeedsReview,
-    UnstableDependency,
+enumerated! {
+    /// The commit checks, in the order the pipeline runs them (card §3.2):
+    /// a record is judged by each in turn and quarantined by the first it
+    /// fails. Whatever reads a quarantine reason as "how far the record
+    /// got" compares checks, never single reasons ([`Reason::check`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Check {
+        /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9.
+        Evidence,
+        /// Check 2: the window holds the logical now.
+        Validity,
+        /// Check 3: revoked parent, laundering, then the slot's rivals.
+        Conflict,
+        /// Check 4: no revoked transitive ancestor.
+        DependencyStability,
+        /// Check 5, a test-only spec change (feature
+        /// `tutorial-committed-parents`, docs/changing-the-spec.md): every
+        /// parent must be committed.
+        #[cfg(feature = "tutorial-committed-parents")]
+        CommittedParents,
+    }
+}
+
+impl Check {
+    /// The check's number in the card's order, from 1.
+    pub fn number(self) -> usize {
+        self as usize + 1
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Evidence => "evidence",
+            Check::Validity => "validity",
+            Check::Conflict => "conflict",
+            Check::DependencyStability => "dependency_stability",
+            #[cfg(feature = "tutorial-committed-parents")]
+            Check::CommittedParents => "committed_parents",
+        }
+    }
+}
+
+enumerated! {
+    /// Why a commit check quarantined a record (machine-readable, card
+    /// §3.2), in check order: `ALL` lists them as the pipeline can fail.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Reason {
+        LowEvidence,
+        OutsideValidity,
+        RevokedParent,
+        PermissionLaundering,
+        StaleWrite,
+        LowerAuthority,
+        NeedsReview,
+        UnstableDependency,
+        /// A parent is not committed (check 5 of the test-only spec change
+        /// `tutorial-committed-parents`).
+        #[cfg(feature = "tutorial-committed-parents")]
+        UncommittedParent,
+    }
 }
 
 impl Reason {
-    /// In check order: the order the commit pipeline can fail in.
-    pub const ALL: [Reason; 8] = [
-        Reason::LowEvidence,
-        Reason::OutsideValidity,
-        Reason::RevokedParent,
-        Reason::PermissionLaundering,
-        Reason::StaleWrite,
-        Reason::LowerAuthority,
-        Reason::NeedsReview,
-        Reason::UnstableDependency,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Reason::LowEvidence => "low_evidence",
@@ -174,6 +206,24 @@ impl Reason {
             Reason::LowerAuthority => "lower_authority",
             Reason::NeedsReview => "needs_review",
             Reason::UnstableDependency => "unstable_dependency",
+            #[cfg(feature = "tutorial-committed-parents")]
+            Reason::UncommittedParent => "uncommitted_parent",
+        }
+    }
+
+    /// The check that gives this reason.
+    pub fn check(self) -> Check {
+        match self {
+            Reason::LowEvidence => Check::Evidence,
+            Reason::OutsideValidity => Check::Validity,
+            Reason::RevokedParent
+            | Reason::PermissionLaundering
+            | Reason::StaleWrite
+            | Reason::LowerAuthority
+            | Reason::NeedsReview => Check::Conflict,
+            Reason::UnstableDependency => Check::DependencyStability,
+            #[cfg(feature = "tutorial-committed-parents")]
+            Reason::UncommittedParent => Check::CommittedParents,
         }
     }
 }

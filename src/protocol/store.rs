@@ -6,6 +6,7 @@
 //! protocol's own bookkeeping and is private to `protocol`: the invariant
 //! checkers cannot reach it (DESIGN.md "invariants").
 
+use super::enumerated::enumerated;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
 use super::record::Record;
@@ -13,16 +14,18 @@ use super::record_set::{RecordId, RecordSet};
 use super::transaction::{Transaction, TxId};
 use serde::{Deserialize, Serialize};
 
-/// How one record was repaired by a retraction (card §3.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Repair {
-    Revoked,
-    Quarantined,
-    /// A reversible tool action, compensated (and revoked).
-    Compensated,
-    /// An irreversible tool action, logged as a leaked effect (and revoked).
-    Leaked,
+enumerated! {
+    /// How one record was repaired by a retraction (card §3.4).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Repair {
+        Revoked,
+        Quarantined,
+        /// A reversible tool action, compensated (and revoked).
+        Compensated,
+        /// An irreversible tool action, logged as a leaked effect (and revoked).
+        Leaked,
+    }
 }
 
 impl Repair {

@@ -1,6 +1,7 @@
 //! Transactions: risk tier, isolation by tier, the snapshot taken at open,
 //! staging in order, and status (card §3.1, §3.2).
 
+use super::enumerated::enumerated;
 use super::record::Record;
 use super::record_set::RecordSet;
 use serde::{Deserialize, Serialize};
@@ -8,23 +9,23 @@ use serde::{Deserialize, Serialize};
 /// A transaction id: its position in the store, in opening order.
 pub type TxId = u8;
 
-/// Risk tier; the harness sets it and it selects the read isolation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tier {
-    /// Committed read.
-    Low,
-    /// Verified read.
-    Medium,
-    /// Causally stable read.
-    High,
-    /// Action-safe read; passing commits become action_safe.
-    ExternalAction,
+enumerated! {
+    /// Risk tier; the harness sets it and it selects the read isolation.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Tier {
+        /// Committed read.
+        Low,
+        /// Verified read.
+        Medium,
+        /// Causally stable read.
+        High,
+        /// Action-safe read; passing commits become action_safe.
+        ExternalAction,
+    }
 }
 
 impl Tier {
-    pub const ALL: [Tier; 4] = [Tier::Low, Tier::Medium, Tier::High, Tier::ExternalAction];
-
     pub fn name(self) -> &'static str {
         match self {
             Tier::Low => "low",
@@ -35,13 +36,15 @@ impl Tier {
     }
 }
 
-/// Open until commit or abort.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TxStatus {
-    Open,
-    Committed,
-    Aborted,
+enumerated! {
+    /// Open until commit or abort.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum TxStatus {
+        Open,
+        Committed,
+        Aborted,
+    }
 }
 
 /// One transaction. Its order (`Ord`, every field in turn) means nothing

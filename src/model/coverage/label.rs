@@ -2,16 +2,10 @@
 //! record states around the step; and an attempt's, read off the
 //! protocol's refusal.
 
-use super::*;
+use super::branch::{Branch, GateBranch, RepairBranch, RevalidateBranch};
+use super::MOVE_BITS;
 use crate::model::spec::ModelSpec;
-use crate::protocol::{
-    Admission, CommitResult, CommitStatus, Kind, Op, Outcome, ProtocolError, Refusal, Repair,
-    Store, Tier,
-};
-
-fn bit(index: usize) -> u128 {
-    1 << index
-}
+use crate::protocol::{Kind, Lifecycle, Op, Outcome, ProtocolError, Repair, Store, Tier};
 
 /// The branches a transition took: `op` on `before` gave `outcome` and
 /// `after`.
@@ -24,28 +18,22 @@ pub fn transition_labels(
     match outcome {
         Outcome::Opened { tx, .. } => {
             let tier = after.transaction(*tx).map_or(Tier::Low, |t| t.tier());
-            bit(OPEN_BASE + tier as usize)
+            Branch::Open(tier).bit()
         }
         Outcome::Staged { record } => match after.record(*record) {
             Some(r) => {
-                bit(KIND_BASE + r.kind() as usize)
-                    | bit(SCOPE_BASE + r.scope() as usize)
+                Branch::StagedKind(r.kind()).bit()
+                    | Branch::StagedScope(r.scope()).bit()
                     | MOVE_BITS[Lifecycle::Raw as usize][Lifecycle::Tentative as usize]
             }
             None => 0,
         },
         Outcome::Committed(c) => {
-            let mut bits = bit(STATUS_BASE + status_index(c.status));
+            let mut bits = Branch::Commit(c.status).bit();
             for v in &c.records {
-                bits |= bit(match (v.result, v.reason) {
-                    (CommitResult::Committed, _) => RECORD_COMMITTED,
-                    (CommitResult::ActionSafe, _) => RECORD_ACTION_SAFE,
-                    (CommitResult::Quarantined, Some(reason)) => REASON_BASE + reason as usize,
-                    (CommitResult::Quarantined, None) => SKIPPED_QUARANTINED,
-                    (CommitResult::Revoked, _) => SKIPPED_REVOKED,
-                });
+                bits |= Branch::Result(v.result, v.reason).bit();
                 if let (None, Some(admission)) = (v.reason, v.admission) {
-                    bits |= bit(ADMISSION_BASE + admission_index(admission));
+                    bits |= Branch::Admitted(admission).bit();
                 }
             }
             bits | moves(before, after)
@@ -56,29 +44,31 @@ pub fn transition_labels(
                 .and_then(|r| after.record(r))
                 .and_then(|r| r.tool())
                 .map(|t| spec.context().is_irreversible(t));
-            bit(match (g.reason, irreversible) {
-                (Some(Refusal::TentativeInFlight), _) => GATE_BLOCKED_IN_FLIGHT,
-                (Some(Refusal::NoActionSafeSupport), _) => GATE_BLOCKED_NO_SUPPORT,
-                (None, Some(false)) => GATE_REVERSIBLE,
-                (None, _) if !g.in_snapshot.is_empty() => GATE_ALLOWED_IN_SNAPSHOT,
-                (None, _) => GATE_ALLOWED,
+            Branch::Gate(match (g.reason, irreversible) {
+                (Some(refusal), _) => GateBranch::Blocked(refusal),
+                (None, Some(false)) => GateBranch::ReversiblePass,
+                (None, _) if !g.in_snapshot.is_empty() => {
+                    GateBranch::AllowedWithTentativeInSnapshot
+                }
+                (None, _) => GateBranch::IrreversibleAllowed,
             })
+            .bit()
         }
         Outcome::Retracted { roots, repairs } => {
             let mut bits = 0;
             for &(id, repair) in repairs {
                 let kind = after.record(id).map_or(Kind::Belief, |r| r.kind());
-                bits |= bit(repair_index(roots.contains(id), repair, kind));
+                bits |= Branch::Repair(repair_branch(roots.contains(id), repair, kind)).bit();
             }
             bits | moves(before, after)
         }
         Outcome::Revalidated { reason, .. } => {
             let cause = if reason.is_some() {
-                REVALIDATE_CHECK
+                RevalidateBranch::AfterCommitCheck
             } else {
-                REVALIDATE_CASCADE
+                RevalidateBranch::AfterCascade
             };
-            bit(cause) | moves(before, after)
+            Branch::Revalidate(cause).bit() | moves(before, after)
         }
     }
 }
@@ -89,7 +79,9 @@ pub fn transition_labels(
 /// branch for (a basis it may not use, a record it may not revoke, …).
 pub fn refusal_labels(op: &Op, error: &ProtocolError) -> u128 {
     match (op, error) {
-        (Op::ToolCall { .. }, ProtocolError::TransactionAborted(_)) => bit(GATE_REFUSED_ABORTED),
+        (Op::ToolCall { .. }, ProtocolError::TransactionAborted(_)) => {
+            Branch::Gate(GateBranch::RefusedAbortedTransaction).bit()
+        }
         _ => 0,
     }
 }
@@ -104,36 +96,16 @@ fn moves(before: &Store, after: &Store) -> u128 {
         .fold(0, |bits, m| bits | m)
 }
 
-pub(super) fn status_index(status: CommitStatus) -> usize {
-    match status {
-        CommitStatus::Committed => 0,
-        CommitStatus::Partial => 1,
-        CommitStatus::Aborted => 2,
-    }
-}
-
-pub(super) fn admission_index(admission: Admission) -> usize {
-    match admission {
-        Admission::NoRival => 0,
-        Admission::SameValue => 1,
-        Admission::SupersededByAuthority => 2,
-        Admission::SupersededBySameSource => 3,
-        Admission::CoexistingWindows => 4,
-    }
-}
-
 /// A repair's branch. A descendant is read by its type: under the
 /// typed-repair ablation every descendant is revoked "as a belief", and a
 /// revoked view still counts as `repair.view_revoked`.
-fn repair_index(root: bool, repair: Repair, kind: Kind) -> usize {
+fn repair_branch(root: bool, repair: Repair, kind: Kind) -> RepairBranch {
     match (root, repair) {
-        (true, Repair::Compensated) => ROOT_COMPENSATED,
-        (true, Repair::Leaked) => ROOT_LEAKED,
-        (true, _) => ROOT_REVOKED,
-        (false, Repair::Compensated) => TOOL_ACTION_COMPENSATED,
-        (false, Repair::Leaked) => TOOL_ACTION_LEAKED,
-        (false, Repair::Quarantined) => VIEW_QUARANTINED,
-        (false, Repair::Revoked) if kind.is_view() => VIEW_REVOKED,
-        (false, Repair::Revoked) => BELIEF_REVOKED,
+        (true, repair) => RepairBranch::Root(repair),
+        (false, Repair::Compensated) => RepairBranch::ToolActionCompensated,
+        (false, Repair::Leaked) => RepairBranch::ToolActionLeaked,
+        (false, Repair::Quarantined) => RepairBranch::ViewQuarantined,
+        (false, Repair::Revoked) if kind.is_view() => RepairBranch::ViewRevoked,
+        (false, Repair::Revoked) => RepairBranch::BeliefRevoked,
     }
 }

@@ -32,126 +32,33 @@
 //! - `revalidate.*`: revalidating a record a commit check quarantined, or a
 //!   view a cascade held back.
 //!
+//! [`Branch`] is the one list, the same rows in the same order for every
+//! model, derived from the protocol's own enumerations (`branch.rs`), so
+//! a new reason, refusal or result gets its row by construction and a new
+//! kind of outcome is a compile error until `label.rs` names its branch.
 //! `label` computes a transition's bits (allocating nothing: it walks the
 //! outcome's lists and the two stores' record arrays); `tally` holds a
 //! run's counts per branch, the same for the exhaustive check and random
 //! walks, and judges a model's `expect.coverage` against them.
 
+mod branch;
 mod label;
 mod tally;
 
+pub use branch::{Branch, GateBranch, RepairBranch, RevalidateBranch, COUNT as BRANCH_COUNT};
 pub use label::{refusal_labels, transition_labels};
 pub use tally::{unknown_branch, BranchCount, Coverage};
 
 use crate::protocol::Lifecycle;
+use std::sync::LazyLock;
 
-/// Every branch, in the order of `coverage.csv`. Sections start at the
-/// `*_BASE` indices below; within a section the order follows the
-/// protocol's own enumerations (checked by a test).
-pub const BRANCHES: [&str; 62] = [
-    // Tiers, in `Tier` order.
-    "open.low",
-    "open.medium",
-    "open.high",
-    "open.external_action",
-    // Kinds staged, in `Kind` order (tool actions are never staged).
-    "stage.belief",
-    "stage.summary",
-    "stage.profile",
-    "stage.index_entry",
-    "stage.shared_copy",
-    // Scopes staged, in `Scope` order.
-    "stage.private",
-    "stage.shared",
-    "stage.public",
-    // Commit status, in `CommitStatus` order.
-    "commit.committed",
-    "commit.partial",
-    "commit.aborted",
-    // Each staged record's result.
-    "record.committed",
-    "record.action_safe",
-    // Quarantined by a commit check, in `Reason` order (= check order).
-    "record.quarantined.low_evidence",
-    "record.quarantined.outside_validity",
-    "record.quarantined.revoked_parent",
-    "record.quarantined.permission_laundering",
-    "record.quarantined.stale_write",
-    "record.quarantined.lower_authority",
-    "record.quarantined.needs_review",
-    "record.quarantined.unstable_dependency",
-    // Skipped at commit: a cascade revoked it, or held a view back.
-    "record.skipped.revoked",
-    "record.skipped.quarantined",
-    // How a committed record stood against its slot, in `Admission` order.
-    "record.admitted.no_rival",
-    "record.admitted.same_value",
-    "record.admitted.superseded_by_authority",
-    "record.admitted.superseded_by_same_source",
-    "record.admitted.coexisting_windows",
-    // The gate.
-    "gate.reversible_pass",
-    "gate.irreversible_allowed",
-    "gate.irreversible_allowed.tentative_in_snapshot",
-    "gate.blocked.tentative_in_flight",
-    "gate.blocked.no_action_safe_support",
-    "gate.refused.aborted_transaction",
-    // Repairs: the retracted records themselves, then descendants by type.
-    "repair.root_revoked",
-    "repair.root_compensated",
-    "repair.root_leaked",
-    "repair.belief_revoked",
-    "repair.view_quarantined",
-    "repair.view_revoked",
-    "repair.tool_action_compensated",
-    "repair.tool_action_leaked",
-    // Lifecycle moves, in the order of `MOVES`.
-    "move.raw_to_tentative",
-    "move.tentative_to_committed",
-    "move.tentative_to_action_safe",
-    "move.tentative_to_quarantined",
-    "move.tentative_to_revoked",
-    "move.tentative_to_superseded",
-    "move.committed_to_superseded",
-    "move.committed_to_quarantined",
-    "move.committed_to_revoked",
-    "move.action_safe_to_superseded",
-    "move.action_safe_to_revoked",
-    "move.quarantined_to_tentative",
-    "move.quarantined_to_revoked",
-    "move.superseded_to_revoked",
-    // Revalidation: what had quarantined the record.
-    "revalidate.after_commit_check",
-    "revalidate.after_cascade",
-];
-
-const OPEN_BASE: usize = 0;
-const KIND_BASE: usize = 4;
-const SCOPE_BASE: usize = 9;
-const STATUS_BASE: usize = 12;
-const RECORD_COMMITTED: usize = 15;
-const RECORD_ACTION_SAFE: usize = 16;
-const REASON_BASE: usize = 17;
-const SKIPPED_REVOKED: usize = 25;
-const SKIPPED_QUARANTINED: usize = 26;
-const ADMISSION_BASE: usize = 27;
-const GATE_REVERSIBLE: usize = 32;
-const GATE_ALLOWED: usize = 33;
-const GATE_ALLOWED_IN_SNAPSHOT: usize = 34;
-const GATE_BLOCKED_IN_FLIGHT: usize = 35;
-const GATE_BLOCKED_NO_SUPPORT: usize = 36;
-const GATE_REFUSED_ABORTED: usize = 37;
-const ROOT_REVOKED: usize = 38;
-const ROOT_COMPENSATED: usize = 39;
-const ROOT_LEAKED: usize = 40;
-const BELIEF_REVOKED: usize = 41;
-const VIEW_QUARANTINED: usize = 42;
-const VIEW_REVOKED: usize = 43;
-const TOOL_ACTION_COMPENSATED: usize = 44;
-const TOOL_ACTION_LEAKED: usize = 45;
-const MOVE_BASE: usize = 46;
-const REVALIDATE_CHECK: usize = 60;
-const REVALIDATE_CASCADE: usize = 61;
+/// Every branch's name, in the order of `coverage.csv` ([`Branch::all`]).
+pub static BRANCHES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    Branch::all()
+        .into_iter()
+        .map(|b| &*Box::leak(b.name().into_boxed_str()))
+        .collect()
+});
 
 /// The lifecycle moves observable across one transition: a record's state
 /// before and after one operation (a record created by the step counts as
@@ -195,7 +102,7 @@ const fn move_bits() -> [[u128; 8]; 8] {
     let mut i = 0;
     while i < MOVES.len() {
         let (from, to) = MOVES[i];
-        table[from as usize][to as usize] = 1 << (MOVE_BASE + i);
+        table[from as usize][to as usize] = Branch::Move(i).bit();
         i += 1;
     }
     table
@@ -208,70 +115,12 @@ pub fn branch_index(name: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::label::{admission_index, status_index};
     use super::*;
-    use crate::protocol::{Admission, CommitStatus, Kind, Reason, Scope, Tier};
-
-    fn section(base: usize, names: impl IntoIterator<Item = String>) {
-        for (i, name) in names.into_iter().enumerate() {
-            assert_eq!(BRANCHES[base + i], name, "row {}", base + i);
-        }
-    }
-
-    /// The sections follow the protocol's own enumerations, so an index
-    /// computed from an enum's discriminant names the right row.
-    #[test]
-    fn sections_follow_the_protocols_enumerations() {
-        section(OPEN_BASE, Tier::ALL.map(|t| format!("open.{}", t.name())));
-        section(
-            KIND_BASE,
-            Kind::ALL[..5].iter().map(|k| format!("stage.{}", k.name())),
-        );
-        assert_eq!(Kind::ALL[5], Kind::ToolAction);
-        section(
-            SCOPE_BASE,
-            [Scope::Private, Scope::Shared, Scope::Public].map(|s| format!("stage.{}", s.name())),
-        );
-        section(
-            STATUS_BASE,
-            [
-                CommitStatus::Committed,
-                CommitStatus::Partial,
-                CommitStatus::Aborted,
-            ]
-            .map(|s| format!("commit.{}", s.name())),
-        );
-        for (i, s) in [
-            CommitStatus::Committed,
-            CommitStatus::Partial,
-            CommitStatus::Aborted,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            assert_eq!(status_index(s), i);
-        }
-        section(
-            REASON_BASE,
-            Reason::ALL.map(|r| format!("record.quarantined.{}", r.name())),
-        );
-        section(
-            ADMISSION_BASE,
-            Admission::ALL.map(|a| format!("record.admitted.{}", a.name())),
-        );
-        for (i, a) in Admission::ALL.into_iter().enumerate() {
-            assert_eq!(admission_index(a), i);
-        }
-        section(
-            MOVE_BASE,
-            MOVES.map(|(from, to)| format!("move.{}_to_{}", from.name(), to.name())),
-        );
-        assert_eq!(REVALIDATE_CASCADE + 1, BRANCHES.len());
-    }
 
     #[test]
     fn branch_names_are_unique_and_fit_a_label() {
         assert!(BRANCHES.len() <= crate::engine::MAX_LABELS);
+        assert_eq!(BRANCHES.len(), BRANCH_COUNT);
         for (i, b) in BRANCHES.iter().enumerate() {
             assert_eq!(branch_index(b), Some(i), "{b}");
         }

@@ -1,0 +1,65 @@
+//! [`enumerated!`]: a fieldless enum declared together with `ALL`, the
+//! array of every variant in declaration order, so that the list cannot
+//! miss a variant. Whatever counts or names the protocol's outcomes from
+//! outside (branch coverage, the outcome text, the wire formats) iterates
+//! `ALL` and matches exhaustively, so a new reason, result or refusal is
+//! counted by construction, or is a compile error where it must be named.
+//!
+//! A variant may carry doc comments and one `#[cfg(...)]` (the test-only
+//! spec changes of `Cargo.toml`'s `tutorial-*` features add variants that
+//! way); the array then holds the variants the build has, and a variant's
+//! discriminant is its position in it.
+
+/// Declares `enum NAME { … }` and `NAME::ALL`.
+macro_rules! enumerated {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $(#[cfg($cfg:meta)])?
+                $variant:ident
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $(
+                $(#[doc = $doc])*
+                $(#[cfg($cfg)])?
+                $variant,
+            )*
+        }
+
+        impl $name {
+            /// Every variant, in declaration order (a variant's
+            /// discriminant is its index here).
+            pub const ALL: [$name; [$($(#[cfg($cfg)])? $name::$variant,)*].len()] =
+                [$($(#[cfg($cfg)])? $name::$variant,)*];
+        }
+    };
+}
+
+pub(crate) use enumerated;
+
+#[cfg(test)]
+mod tests {
+    enumerated! {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        enum Sample {
+            /// The first.
+            First,
+            #[cfg(any())]
+            Never,
+            Second,
+        }
+    }
+
+    #[test]
+    fn all_lists_the_variants_the_build_has_in_order() {
+        assert_eq!(Sample::ALL, [Sample::First, Sample::Second]);
+        for (i, v) in Sample::ALL.into_iter().enumerate() {
+            assert_eq!(v as usize, i);
+        }
+    }
+}
