@@ -55,7 +55,8 @@
 //! each `pub mod`: rustdoc would then resolve the links in each module's
 //! own `//!` page from this file.)
 //!
-//! - [`atomic_file`]: writing a file all at once; [`input`]: reading
+//! - [`atomic_file`]: writing a file all at once; [`build_info`]: which
+//!   build this is (commit, dirtiness, protocol hash); [`input`]: reading
 //!   any input (regular files only, bounded; JSON with each key once and
 //!   structs from objects only; one-line errors); and [`engine`], the
 //!   exact level-by-level BFS over any stateright model, which knows
@@ -77,18 +78,21 @@
 //!   counterexample re-found by replay), [`random`] (random walks, shrunk
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
 //!   (stateright's web explorer with MemTX's step text and picture), [`ci`]
-//!   (a folder of models judged against their baselines, as JUnit XML).
+//!   (a folder of models judged against their baselines, as JUnit XML),
+//!   [`driver`] (this build's protocol over the driver protocol, JSON lines).
 //! - [`distributed`]: the same exact BFS across processes on timely
 //!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
 pub mod atomic_file;
+pub mod build_info;
 pub mod check;
 pub mod ci;
 pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod distributed;
+pub mod driver;
 pub mod engine;
 pub mod explore;
 pub mod input;

@@ -20,12 +20,16 @@ use super::files::{inside, report_dir};
 use super::model::{load_model, warn};
 use super::output::print;
 use super::progress;
+use crate::build_info::BuildInfo;
+use crate::config::flags;
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
+use crate::diff::builds::{self, builds_json, revision::build_revision, BuildsOptions, OtherBuild};
 use crate::diff::states::{compare_dumps, is_dump, Dump};
 use crate::diff::{compare, load_side, render};
 use crate::outputs::{checksum, growth_svg, ReportSet};
+use crate::trace::Trace;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -44,8 +48,9 @@ pub struct DiffArgs {
     /// The result before the change: reports/NAME/, its summary.json, a
     /// model file, or a dump folder (check --dump) to compare state by state.
     pub before: PathBuf,
-    /// The result after the change, the same kinds of path.
-    pub after: PathBuf,
+    /// The result after the change, the same kinds of path (left out with
+    /// --before-exe or --before-rev: the one path is then the model).
+    pub after: Option<PathBuf>,
     #[command(flatten)]
     pub depth: DepthArg,
     #[command(flatten)]
@@ -61,19 +66,59 @@ pub struct DiffArgs {
     /// Where the parting trace goes (--behaviour).
     #[arg(long, default_value = "traces")]
     pub traces: PathBuf,
+    /// With --behaviour and one model: compare this build's protocol with
+    /// the one of this memtx-check binary (an older build), driven over
+    /// the driver protocol (`EXE driver`).
+    #[arg(long, value_name = "EXE", conflicts_with = "before_rev")]
+    pub before_exe: Option<PathBuf>,
+    /// With --behaviour and one model: compare this build with the crate
+    /// at this git revision, built once into target/memtx-check-builds/.
+    #[arg(long, value_name = "REV")]
+    pub before_rev: Option<String>,
+    /// Across builds: drivers run at once, each a process (default: one a
+    /// core). The result does not depend on it.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub jobs: Option<String>,
+    /// Across builds: seconds the other build may take to answer one step
+    /// (default 10).
+    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
+    pub step_timeout: Option<String>,
 }
 
+/// The depth a diff across builds walks to unless told: each level costs
+/// a driver round per transition.
+const BUILDS_DEFAULT_DEPTH: usize = 6;
+
 pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
-    if args.behaviour {
-        return run_behaviour(args);
+    let across_builds = args.before_exe.is_some() || args.before_rev.is_some();
+    if across_builds {
+        return run_builds(args);
     }
-    if is_dump(&args.before) && is_dump(&args.after) {
-        return run_states(args);
+    for (flag, given) in [
+        ("--jobs", args.jobs.is_some()),
+        ("--step-timeout", args.step_timeout.is_some()),
+    ] {
+        if given {
+            return Err(CliError(format!(
+                "{flag} goes with --before-exe or --before-rev (a diff across builds)"
+            )));
+        }
+    }
+    let Some(after) = &args.after else {
+        return Err(CliError(
+            "diff takes two results (BEFORE AFTER), or one model with --behaviour and --before-exe or --before-rev".to_owned(),
+        ));
+    };
+    if args.behaviour {
+        return run_behaviour(args, after);
+    }
+    if is_dump(&args.before) && is_dump(after) {
+        return run_states(args, after);
     }
     let depth = overrides(None, Some(&args.depth))?.depth;
     let threads = args.threads.count()?;
     let load = |path: &PathBuf| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
-    let (a, b) = (load(&args.before)?, load(&args.after)?);
+    let (a, b) = (load(&args.before)?, load(after)?);
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
@@ -101,19 +146,24 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
 }
 
 /// The report set of a diff of `a` and `b`, named `A-vs-B`: one folder
-/// per pair of models, whatever the command that wrote into it.
+/// per pair of models, whatever the command that wrote into it; across
+/// builds `a` is the model and `b` names the builds (`MODEL-A-vs-B`).
 fn diff_set(args: &DiffArgs, command: &str, a: &str, b: &str) -> Result<ReportSet, CliError> {
-    let name = format!("{a}-vs-{b}");
+    let name = if command == "behaviour" && b.contains("-vs-") {
+        format!("{a}-{b}")
+    } else {
+        format!("{a}-vs-{b}")
+    };
     let dir = report_dir(args.out.as_deref(), &name)?;
     let digest = checksum(name.as_bytes()).fnv1a64;
     Ok(ReportSet::new(&dir, command, &name, &digest).with_traces(&args.traces))
 }
 
-fn run_behaviour(args: &DiffArgs) -> Result<Verdict, CliError> {
+fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     let flag_depth = overrides(None, Some(&args.depth))?.depth;
     let threads = args.threads.count()?;
     let a = load_model(&args.before)?;
-    let b = load_model(&args.after)?;
+    let b = load_model(after)?;
     let depth = match flag_depth.unwrap_or_else(|| smaller(&a, &b)) {
         Depth::Bounded(d) => Some(d),
         Depth::Full => None,
@@ -154,9 +204,9 @@ fn run_behaviour(args: &DiffArgs) -> Result<Verdict, CliError> {
     })
 }
 
-fn run_states(args: &DiffArgs) -> Result<Verdict, CliError> {
+fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     let a = Dump::load(&args.before)?;
-    let b = Dump::load(&args.after)?;
+    let b = Dump::load(after)?;
     let d = compare_dumps(&a, &b)?;
     let (na, nb) = (&a.config.name, &b.config.name);
     let mut set = diff_set(args, "states", na, nb)?;
@@ -198,6 +248,109 @@ fn run_states(args: &DiffArgs) -> Result<Verdict, CliError> {
     text.push_str(&format!("wrote {}\n", csv_path.display()));
     print(&text)?;
     Ok(if d.first.is_some() {
+        Verdict::Violated
+    } else {
+        Verdict::Holds
+    })
+}
+
+/// `diff --behaviour MODEL --before-exe EXE | --before-rev REV`: this
+/// build's protocol against another build's, driven over the driver
+/// protocol ([`crate::diff::builds`]).
+fn run_builds(args: &DiffArgs) -> Result<Verdict, CliError> {
+    if !args.behaviour {
+        return Err(CliError(
+            "--before-exe and --before-rev compare behaviour: give --behaviour too".to_owned(),
+        ));
+    }
+    if let Some(extra) = &args.after {
+        return Err(CliError(format!(
+            "a diff across builds takes one model; {} is one too many (the other side is the other build)",
+            extra.display()
+        )));
+    }
+    let config = load_model(&args.before)?;
+    let depth = match overrides(None, Some(&args.depth))?.depth {
+        Some(Depth::Bounded(d)) => d,
+        Some(Depth::Full) => {
+            return Err(CliError(
+                "--depth full: a diff across builds walks to a bounded depth (each level costs a driver round per transition)".to_owned(),
+            ))
+        }
+        None => match config.bounds.depth {
+            Depth::Bounded(d) => d.min(BUILDS_DEFAULT_DEPTH),
+            Depth::Full => BUILDS_DEFAULT_DEPTH,
+        },
+    };
+    let jobs = match &args.jobs {
+        Some(text) => flags::jobs(text)?,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let step_timeout = match &args.step_timeout {
+        Some(text) => flags::step_timeout(text)?,
+        None => std::time::Duration::from_secs(10),
+    };
+    let other = match (&args.before_exe, &args.before_rev) {
+        (Some(exe), _) => OtherBuild {
+            program: exe.display().to_string(),
+            args: vec!["driver".to_owned()],
+            shown: exe.display().to_string(),
+        },
+        (None, Some(rev)) => {
+            let built =
+                build_revision(rev, &|line| eprintln!("memtx-check: {line}")).map_err(CliError)?;
+            OtherBuild {
+                program: built.exe.display().to_string(),
+                args: vec!["driver".to_owned()],
+                shown: format!(
+                    "{rev} ({}, built at {})",
+                    &built.commit[..10],
+                    built.exe.display()
+                ),
+            }
+        }
+        (None, None) => unreachable!("run_builds is for a diff across builds"),
+    };
+    let report = builds::run(
+        &config,
+        &other,
+        BuildsOptions {
+            depth,
+            jobs,
+            step_timeout,
+            observer: progress::observer(),
+            warn: Box::new(|w| eprintln!("memtx-check: warning: {w}")),
+        },
+    )
+    .map_err(|e| CliError(format!("{}: {e}", other.shown)))?;
+    let before_name = report
+        .other_build
+        .as_ref()
+        .and_then(BuildInfo::of_implementation)
+        .map_or_else(|| "driver".to_owned(), |b| b.short());
+    let pair = format!("{before_name}-vs-{}", report.this_build.short());
+    let mut set = diff_set(args, "behaviour", &config.name, &pair)?;
+    let trace_name = format!("{}-{pair}.json", config.name);
+    inside(&args.traces, &trace_name)?;
+    let trace = match &report.parting {
+        Some(p) => {
+            let trace = Trace::new(config.clone(), p.steps.clone(), None);
+            Some(
+                set.add_trace(&trace_name, trace.to_json_string().as_bytes())?
+                    .display()
+                    .to_string(),
+            )
+        }
+        None => None,
+    };
+    set.retire_traces([trace_name]);
+    set.add(
+        "behaviour.json",
+        builds_json(&report, trace.as_deref()).as_bytes(),
+    )?;
+    set.commit()?;
+    print(&builds::render(&report, trace.as_deref()))?;
+    Ok(if report.parting.is_some() {
         Verdict::Violated
     } else {
         Verdict::Holds

@@ -14,6 +14,7 @@ pub mod check;
 pub mod ci;
 mod cluster;
 pub mod diff;
+pub mod driver;
 mod exit;
 pub mod explore;
 mod files;
@@ -34,7 +35,7 @@ use clap::{Parser, Subcommand};
 /// memtx-check: a model checker and invariant verifier for the MemTX
 /// transactional belief-commit protocol.
 #[derive(Debug, Parser)]
-#[command(name = "memtx-check", version)]
+#[command(name = "memtx-check", version = crate::build_info::version_line())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -60,6 +61,10 @@ pub enum Command {
     /// Serve stateright's web explorer for a model, or open it on a
     /// trace's last state (prints the deep link).
     Explore(explore::ExploreArgs),
+    /// Serve this build's protocol as JSON lines on stdin and stdout (the
+    /// driver protocol, docs/driver-protocol.md), for another build's
+    /// behaviour diff or a conformance run.
+    Driver(driver::DriverArgs),
 }
 
 /// Runs the parsed command line.
@@ -73,6 +78,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Explore(args) => explore::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Ci(args) => ci::run(args),
+        Command::Driver(args) => driver::run(args),
     }
 }
 

@@ -4,7 +4,7 @@
 //! flag.
 
 use super::limits::{
-    MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS,
+    MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_JOBS, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS,
     MAX_THREADS, MAX_TRANSACTIONS,
 };
 use super::model_config::{Bounds, Depth};
@@ -75,6 +75,21 @@ pub fn threads(text: &str) -> Result<usize, InputError> {
 /// A `--properties` value: invariant names, comma-separated (`I1,G3`).
 pub fn properties(text: &str) -> Result<Selection, InputError> {
     Selection::parse(text).map_err(|why| InputError(format!("--properties: {why}")))
+}
+
+/// A `--jobs` value: driver processes run at once.
+pub fn jobs(text: &str) -> Result<usize, InputError> {
+    Ok(whole_number("--jobs", text, 1, MAX_JOBS as u64)? as usize)
+}
+
+/// A `--step-timeout` value: whole seconds a driver may take to answer.
+pub fn step_timeout(text: &str) -> Result<std::time::Duration, InputError> {
+    Ok(std::time::Duration::from_secs(whole_number(
+        "--step-timeout",
+        text,
+        1,
+        3600,
+    )?))
 }
 
 /// A `--process` value: this process's index in the hosts file (checked

@@ -27,6 +27,8 @@ pub use crate::protocol::MAX_PACKED_PROPOSALS as MAX_TEMPLATES;
 pub use crate::protocol::MAX_PACKED_TOOLS as MAX_TOOLS;
 /// Worker threads a run may ask for.
 pub const MAX_THREADS: usize = 1024;
+/// Driver processes a run may start at once (`--jobs`).
+pub const MAX_JOBS: usize = 64;
 /// Random walks one `random` run may ask for.
 pub const MAX_TRACES: u64 = 100_000_000;
 /// Steps one random walk may ask for.

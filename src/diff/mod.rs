@@ -10,6 +10,7 @@
 //! only through their verdicts.
 
 pub mod behaviour;
+pub mod builds;
 mod load;
 pub mod states;
 

@@ -6,7 +6,8 @@
 use super::{Declared, ReplayReport, StepReport};
 use crate::config::Compiled;
 use crate::protocol::{
-    CommitOutcome, GateOutcome, Kind, Lifecycle, Outcome, Reason, Record, Repair, Scope,
+    CommitOutcome, GateOutcome, Kind, Lifecycle, Outcome, ProtocolError, Reason, Record, Repair,
+    Scope, Store,
 };
 use serde::Serialize;
 
@@ -122,27 +123,66 @@ struct DeclaredJson<'a> {
     found_at: Option<usize>,
 }
 
+/// One step's answer as the driver protocol writes it (docs/driver-protocol.md):
+/// the outcome, or the error of a refused step, and the store after it.
+#[derive(Serialize)]
+pub struct StepAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<OutcomeJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    records: Vec<RecordJson<'a>>,
+    rollback_log: Vec<LogJson>,
+}
+
+impl<'a> StepAnswer<'a> {
+    /// The answer to a step whose result is `result`, `store` the store
+    /// after it (unchanged when the step was refused).
+    pub fn new(
+        result: &Result<Outcome, ProtocolError>,
+        store: &Store,
+        compiled: &'a Compiled,
+    ) -> StepAnswer<'a> {
+        let (outcome, error) = match result {
+            Ok(outcome) => (Some(outcome_json(outcome)), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        StepAnswer {
+            outcome,
+            error,
+            records: records_json(store, compiled),
+            rollback_log: log_json(store),
+        }
+    }
+}
+
+fn records_json<'a>(store: &Store, compiled: &'a Compiled) -> Vec<RecordJson<'a>> {
+    store
+        .records()
+        .iter()
+        .enumerate()
+        .map(|(id, r)| record(id, r, compiled))
+        .collect()
+}
+
+fn log_json(store: &Store) -> Vec<LogJson> {
+    store
+        .rollback_log()
+        .iter()
+        .map(|e| LogJson {
+            record: e.record,
+            repair: e.repair,
+            root: e.root,
+        })
+        .collect()
+}
+
 /// The report as one JSON object (pretty-printed, newline-terminated).
 pub fn render_json(report: &ReplayReport) -> String {
     let json = ReportJson {
         steps: report.steps.iter().map(step).collect(),
-        records: report
-            .final_store
-            .records()
-            .iter()
-            .enumerate()
-            .map(|(id, r)| record(id, r, &report.compiled))
-            .collect(),
-        rollback_log: report
-            .final_store
-            .rollback_log()
-            .iter()
-            .map(|e| LogJson {
-                record: e.record,
-                repair: e.repair,
-                root: e.root,
-            })
-            .collect(),
+        records: records_json(&report.final_store, &report.compiled),
+        rollback_log: log_json(&report.final_store),
         violations: report
             .violations
             .iter()

@@ -22,3 +22,4 @@ mod tests;
 pub use crate::config::RecordSpec;
 pub use document::{ConfigRef, Step, Trace, TraceViolation};
 pub use itf::to_itf;
+pub use parse::parse_step_value;

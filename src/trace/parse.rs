@@ -81,6 +81,20 @@ impl Trace {
     }
 }
 
+/// One step of a trace, read from its JSON value alone and checked against
+/// `config` as a trace file's steps are; `origin` and `path` name it in
+/// errors (the driver protocol's requests, `memtx-check driver`).
+pub fn parse_step_value(
+    value: &Value,
+    config: &ModelConfig,
+    origin: &str,
+    path: &str,
+) -> Result<Step, InputError> {
+    let v = Validator::new(origin, path);
+    let raw: RawStep = v.raw(value)?;
+    parse_step(&v, raw, config)
+}
+
 /// The model file: relative to the current directory first, then to the
 /// trace file's directory.
 fn resolve_model(

@@ -23,6 +23,14 @@ impl Trace {
     }
 }
 
+impl Step {
+    /// The step as compact JSON on one line, as a trace file writes it
+    /// (a driver protocol request's STEP).
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(&StepJson::of(self)).unwrap_or_else(|_| "{}".to_owned())
+    }
+}
+
 #[derive(Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 enum StepJson<'a> {

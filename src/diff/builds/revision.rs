@@ -1,0 +1,171 @@
+//! `--before-rev REV`: this repository's memtx-check as of git revision
+//! REV, built once into a cache under `target/memtx-check-builds/` and
+//! reused. The revision is checked out into a git worktree of its own
+//! (`COMMIT/src`, removed once built), built in release with one cargo
+//! target folder shared by every cached revision (so dependencies are
+//! compiled once), and its binary kept as `COMMIT/memtx-check` beside a
+//! `built` marker written last: a cache entry without the marker is
+//! incomplete and built again. An exclusive lock on the cache serialises
+//! two runs that build at once.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A revision's binary in the cache.
+pub struct RevisionBuild {
+    /// The revision as given.
+    pub rev: String,
+    /// The commit it names, 40 hex digits.
+    pub commit: String,
+    pub exe: PathBuf,
+}
+
+/// Runs git in `dir`; its trimmed stdout, or its stderr as the error.
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(crate::input::one_line(
+            String::from_utf8_lossy(&out.stderr).trim(),
+        ))
+    }
+}
+
+/// The binary of `rev` of the repository around the current directory,
+/// built if the cache does not hold it; `say` is told what is happening
+/// (building takes minutes the first time).
+pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, String> {
+    let here = std::env::current_dir().map_err(|e| format!("--before-rev: {e}"))?;
+    let top = git(&here, &["rev-parse", "--show-toplevel"])
+        .map(PathBuf::from)
+        .map_err(|e| format!("--before-rev {rev}: not inside a git checkout ({e})"))?;
+    let commit = git(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| {
+        format!(
+            "--before-rev {rev}: not a commit of the repository at {}",
+            top.display()
+        )
+    })?;
+    if commit.len() != 40 || !commit.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "--before-rev {rev}: git named {commit:?}, not a commit"
+        ));
+    }
+    let cache = top.join("target").join("memtx-check-builds");
+    let entry = cache.join(&commit);
+    let exe = entry.join("memtx-check");
+    let done = |exe: PathBuf| RevisionBuild {
+        rev: rev.to_owned(),
+        commit: commit.clone(),
+        exe,
+    };
+    if entry.join("built").is_file() && exe.is_file() {
+        return Ok(done(exe));
+    }
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        format!("--before-rev {rev}: {what} {}: {e}", cache.display())
+    };
+    std::fs::create_dir_all(&cache).map_err(|e| fail("cannot create", &e))?;
+    let lock = File::create(cache.join(".lock")).map_err(|e| fail("cannot lock", &e))?;
+    if lock.try_lock().is_err() {
+        say(&format!(
+            "waiting for another memtx-check that is building into {}",
+            cache.display()
+        ));
+        lock.lock().map_err(|e| fail("cannot lock", &e))?;
+    }
+    // Another run may have built it while this one waited.
+    if entry.join("built").is_file() && exe.is_file() {
+        return Ok(done(exe));
+    }
+    let src = entry.join("src");
+    remove_worktree(&top, &src);
+    std::fs::create_dir_all(&entry).map_err(|e| fail("cannot create", &e))?;
+    git(
+        &top,
+        &[
+            "worktree",
+            "add",
+            "--detach",
+            "--force",
+            &src.to_string_lossy(),
+            &commit,
+        ],
+    )
+    .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"))?;
+    say(&format!(
+        "building memtx-check at {rev} ({}) into {} (once; later runs reuse it)",
+        &commit[..10],
+        entry.display()
+    ));
+    let built = cargo_build(&src, &cache.join("cargo-target"));
+    let result = built.and_then(|binary| {
+        let tmp = entry.join("memtx-check.tmp");
+        std::fs::copy(&binary, &tmp)
+            .and_then(|_| std::fs::rename(&tmp, &exe))
+            .map_err(|e| format!("cannot keep {}: {e}", binary.display()))?;
+        std::fs::write(entry.join("built"), format!("{commit}\n"))
+            .map_err(|e| format!("cannot mark {} built: {e}", entry.display()))
+    });
+    remove_worktree(&top, &src);
+    result.map_err(|e| format!("--before-rev {rev}: {e}"))?;
+    Ok(done(exe))
+}
+
+/// Builds the crate at `src` in release into `target`; the binary's path.
+/// Cargo's own output goes to stderr, as the build's progress.
+fn cargo_build(src: &Path, target: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--bin",
+            "memtx-check",
+            "--manifest-path",
+        ])
+        .arg(src.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .env_remove("CARGO_TARGET_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    if !status.success() {
+        return Err(format!(
+            "building it failed (cargo: {status}); cargo's messages are above"
+        ));
+    }
+    Ok(target.join("release").join("memtx-check"))
+}
+
+/// Removes the worktree at `src`, if there is one (an earlier build that
+/// was killed may have left it).
+fn remove_worktree(top: &Path, src: &Path) {
+    if src.exists() {
+        let _ = git(
+            top,
+            &["worktree", "remove", "--force", &src.to_string_lossy()],
+        );
+        let _ = std::fs::remove_dir_all(src);
+    }
+    let _ = git(top, &["worktree", "prune"]);
+}

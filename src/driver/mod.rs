@@ -1,0 +1,107 @@
+//! `memtx-check driver`: this build's protocol served over the driver
+//! protocol (`docs/driver-protocol.md`, version [`PROTOCOL_VERSION`]): one
+//! JSON request a line on stdin, one JSON answer a line on stdout.
+//!
+//! - `{"reset": CONFIG}` → `{"ok": true, "driver_protocol": 1,
+//!   "implementation": {…}}`: an empty store under CONFIG, a trace file's
+//!   `config` (an inline model configuration);
+//! - `{"step": STEP}` → `{"outcome": …, "records": […], "rollback_log":
+//!   […]}`, or `{"error": "…", "records": […], "rollback_log": […]}` when
+//!   the protocol refuses the operation (the store is then unchanged);
+//!   STEP is one element of a trace file's `steps`, the answers have the
+//!   shapes `replay --json` prints;
+//! - a request the driver cannot take (not JSON, not one of the two, a step
+//!   before any reset or not valid under CONFIG) → `{"bad_request": "…"}`,
+//!   and the state is unchanged.
+//!
+//! End of stdin ends the driver (exit 0). It is how another build's
+//! protocol is compared with this one (`diff --behaviour --before-exe`),
+//! and the contract other implementations of MemTX speak to be compared
+//! with the model. [`Session`] is the state and the answers; `serve` the
+//! line loop around it.
+
+pub mod client;
+pub mod compare;
+mod session;
+
+pub use session::{Answer, Session};
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+/// The version of the driver protocol this build speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest request line taken (a longer one is a bad request).
+pub const MAX_REQUEST_BYTES: usize = 16 << 20;
+
+/// Serves requests from `input` until its end, writing each answer as one
+/// line to `output`. Answers are flushed whenever no further request is
+/// already waiting, so a client may send many requests before it reads.
+pub fn serve(input: impl Read, mut output: impl Write) -> io::Result<()> {
+    let mut session = Session::new();
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        let too_long = read_line(&mut reader, &mut line, MAX_REQUEST_BYTES)?;
+        if line.is_empty() && !too_long {
+            break;
+        }
+        number += 1;
+        let answer = if too_long {
+            Answer::bad_request(format!(
+                "request {number}: longer than {MAX_REQUEST_BYTES} bytes"
+            ))
+        } else {
+            match std::str::from_utf8(&line) {
+                Ok(text) => session.answer(text.trim_end_matches(['\n', '\r']), number),
+                Err(_) => Answer::bad_request(format!("request {number}: not UTF-8")),
+            }
+        };
+        output.write_all(answer.line().as_bytes())?;
+        output.write_all(b"\n")?;
+        // What is buffered, not what may come: asking the input for more
+        // would wait for a request the client may send only after it has
+        // read this answer.
+        if reader.buffer().is_empty() {
+            output.flush()?;
+        }
+    }
+    output.flush()
+}
+
+/// Reads one line (with its `\n`) into `line`, at most `max` bytes; past
+/// that, skips to the line's end and returns true. An empty `line` and
+/// false: the input ended.
+pub(crate) fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<bool> {
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(too_long);
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (&buf[..=at], true),
+            None => (buf, false),
+        };
+        let n = chunk.len();
+        if !too_long && line.len() + n <= max + 1 {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        reader.consume(n);
+        if done {
+            return Ok(too_long);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
