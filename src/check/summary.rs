@@ -4,6 +4,7 @@
 //! logic, and the short human summary printed on stdout.
 
 use super::{CheckReport, Outcome, PropertyOutcome};
+use crate::build_info::BuildInfo;
 use crate::config::ExpectCoverage;
 use crate::engine::Stopped;
 use crate::model::coverage::Coverage;
@@ -121,6 +122,8 @@ pub fn growth_series(report: &CheckReport) -> GrowthSeries {
 struct SummaryJson<'a> {
     model: &'a str,
     description: &'a str,
+    /// The build that ran the check (`src/build_info.rs`).
+    build: BuildInfo,
     bounds: BoundsJson,
     variant: serde_json::Value,
     states: u64,
@@ -232,6 +235,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
     let summary = SummaryJson {
         model: &config.name,
         description: &config.description,
+        build: BuildInfo::this(),
         bounds: BoundsJson {
             records: config.bounds.records,
             transactions: config.bounds.transactions,

@@ -99,6 +99,7 @@ fn a_capped_baseline_is_its_first_levels_and_the_verdicts_found_by_then() {
             verdict("reach", "reached", Some(7)),
         ],
         warnings: Vec::new(),
+        build: None,
     };
     let c = capped(&side, 6);
     assert_eq!(c.bounds, "records 4, transactions 3, depth 6");

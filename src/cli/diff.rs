@@ -27,7 +27,7 @@ use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::builds::{self, builds_json, revision::build_revision, BuildsOptions, OtherBuild};
 use crate::diff::states::{compare_dumps, is_dump, Dump};
-use crate::diff::{compare, load_side, render};
+use crate::diff::{compare, load_side, pair_name, render};
 use crate::outputs::{checksum, growth_svg, ReportSet};
 use crate::trace::Trace;
 use clap::Args;
@@ -122,7 +122,7 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
-    let mut set = diff_set(args, "diff", &a.model, &b.model)?;
+    let mut set = diff_set(args, "diff", &pair_name(&a, &b))?;
     let chart = growth_svg(
         &format!(
             "{} (A, solid) and {} (B, dashed): growth per depth",
@@ -145,15 +145,10 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
     })
 }
 
-/// The report set of a diff of `a` and `b`, named `A-vs-B`: one folder
-/// per pair of models, whatever the command that wrote into it; across
-/// builds `a` is the model and `b` names the builds (`MODEL-A-vs-B`).
-fn diff_set(args: &DiffArgs, command: &str, a: &str, b: &str) -> Result<ReportSet, CliError> {
-    let name = if command == "behaviour" && b.contains("-vs-") {
-        format!("{a}-{b}")
-    } else {
-        format!("{a}-vs-{b}")
-    };
+/// The report set of a diff named `name` (`A-vs-B` of two models,
+/// `NAME-BUILD_A-vs-BUILD_B` of two builds of one): one folder per pair,
+/// whatever the command that wrote into it.
+fn diff_set(args: &DiffArgs, command: &str, name: &str) -> Result<ReportSet, CliError> {
     let dir = report_dir(args.out.as_deref(), &name)?;
     let digest = checksum(name.as_bytes()).fnv1a64;
     Ok(ReportSet::new(&dir, command, &name, &digest).with_traces(&args.traces))
@@ -178,7 +173,7 @@ fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
         },
     )
     .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
-    let mut set = diff_set(args, "behaviour", &a.name, &b.name)?;
+    let mut set = diff_set(args, "behaviour", &format!("{}-vs-{}", a.name, b.name))?;
     let trace_name = format!("{}-vs-{}.json", a.name, b.name);
     // A path check before any work is written.
     inside(&args.traces, &trace_name)?;
@@ -209,7 +204,7 @@ fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     let b = Dump::load(after)?;
     let d = compare_dumps(&a, &b)?;
     let (na, nb) = (&a.config.name, &b.config.name);
-    let mut set = diff_set(args, "states", na, nb)?;
+    let mut set = diff_set(args, "states", &format!("{na}-vs-{nb}"))?;
     let trace_name = format!("{na}-vs-{nb}-state.json");
     inside(&args.traces, &trace_name)?;
     let mut csv = String::from("depth,only_in_a,only_in_b\n");
@@ -329,7 +324,7 @@ fn run_builds(args: &DiffArgs) -> Result<Verdict, CliError> {
         .and_then(BuildInfo::of_implementation)
         .map_or_else(|| "driver".to_owned(), |b| b.short());
     let pair = format!("{before_name}-vs-{}", report.this_build.short());
-    let mut set = diff_set(args, "behaviour", &config.name, &pair)?;
+    let mut set = diff_set(args, "behaviour", &format!("{}-{pair}", config.name))?;
     let trace_name = format!("{}-{pair}.json", config.name);
     inside(&args.traces, &trace_name)?;
     let trace = match &report.parting {

@@ -4,6 +4,7 @@
 //! folder's manifest, a well-formed growth.csv, the same totals) or a
 //! model configuration, checked now.
 
+use crate::build_info::BuildInfo;
 use crate::check::summary::GROWTH_HEADER;
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Depth, ModelConfig};
@@ -44,6 +45,10 @@ pub struct Side {
     /// A model file's warnings ([`ModelConfig::warnings`]); none for a
     /// saved report.
     pub warnings: Vec<String>,
+    /// The build that ran it: this one for a model checked now; for a
+    /// saved report, what its summary records (`None` before summaries
+    /// recorded it).
+    pub build: Option<BuildInfo>,
 }
 
 impl Side {
@@ -63,6 +68,8 @@ impl Side {
 #[derive(Deserialize)]
 struct SummaryIn {
     model: String,
+    #[serde(default)]
+    build: Option<BuildInfo>,
     bounds: BoundsIn,
     variant: serde_json::Value,
     states: u64,
@@ -146,6 +153,7 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
             })
             .collect(),
         warnings: Vec::new(),
+        build: s.build,
     })
 }
 
@@ -268,6 +276,7 @@ impl Side {
                 })
                 .collect(),
             warnings: Vec::new(),
+            build: Some(BuildInfo::this()),
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct Differences {
     pub setup: Vec<String>,
     pub state_space: Vec<String>,
     pub verdicts: Vec<String>,
+    /// What is worth knowing but no difference of the results: the
+    /// protocol's sources changed between the runs.
+    pub notes: Vec<String>,
 }
 
 impl Differences {
@@ -75,7 +78,37 @@ pub fn compare(a: &Side, b: &Side) -> Differences {
             .push(format!("complete: {} → {}", a.complete, b.complete));
     }
     d.verdicts = verdict_changes(a, b).into_iter().map(|c| c.line).collect();
+    d.notes.extend(build_note(a, b));
     d
+}
+
+/// "protocol changed between these runs" when the two runs' builds have
+/// different protocol hashes; `None` when they agree or one is unknown.
+pub fn build_note(a: &Side, b: &Side) -> Option<String> {
+    match (&a.build, &b.build) {
+        (Some(x), Some(y)) if !x.same_protocol(y) => Some(format!(
+            "protocol changed between these runs: {} → {}",
+            x.describe(),
+            y.describe()
+        )),
+        _ => None,
+    }
+}
+
+/// The name of a comparison of `a` and `b`, for its output folder:
+/// `A-vs-B` of two models, `NAME-BUILD_A-vs-BUILD_B` of one model run by
+/// two builds (`NAME-before-vs-after` where a build is unknown).
+pub fn pair_name(a: &Side, b: &Side) -> String {
+    if a.model != b.model {
+        return format!("{}-vs-{}", a.model, b.model);
+    }
+    match (&a.build, &b.build) {
+        (Some(x), Some(y)) if x.short() != y.short() => {
+            format!("{}-{}-vs-{}", a.model, x.short(), y.short())
+        }
+        (Some(x), Some(_)) => format!("{}-{}", a.model, x.short()),
+        _ => format!("{}-before-vs-after", a.model),
+    }
 }
 
 /// One property whose verdict differs between the sides.
@@ -157,6 +190,9 @@ pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
         b.summary_line(),
         b.states
     );
+    for note in &d.notes {
+        let _ = writeln!(out, "{note}");
+    }
     if d.is_empty() {
         out.push_str("identical: same state space, level by level, and the same verdicts\n");
         return out;

@@ -30,6 +30,7 @@ fn side(states: u64, i1: (&str, Option<usize>), companion: &str) -> Side {
             },
         ],
         warnings: Vec::new(),
+        build: None,
     }
 }
 
