@@ -30,6 +30,19 @@ struct Summary {
     threads: usize,
     elapsed_ms: u64,
     collision_probability: Collision,
+    build: BuildOut,
+}
+
+/// The build that wrote a summary: what `diff` reads to say whether the
+/// protocol changed between two runs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildOut {
+    version: String,
+    commit: String,
+    dirty: Option<bool>,
+    features: String,
+    protocol: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -214,6 +227,55 @@ fn a_holding_model_exits_0_and_writes_growth_and_summary() {
         (rows[0][0], rows[0][2]),
         ("open.low", "1"),
         "T0 opens at low first"
+    );
+    // coverage-depths.csv: the same counts split by depth; each branch's
+    // rows sum to its total and start at its first depth.
+    let by_depth = std::fs::read_to_string(dir.join("out/coverage-depths.csv")).unwrap();
+    let mut lines = by_depth.lines();
+    assert_eq!(lines.next(), Some("depth,branch,transitions"));
+    let mut sums: std::collections::BTreeMap<&str, (u64, usize)> = Default::default();
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (depth, n): (usize, u64) = (cells[0].parse().unwrap(), cells[2].parse().unwrap());
+        assert!(depth <= 5 && n > 0, "{line}");
+        let entry = sums.entry(cells[1]).or_insert((0, depth));
+        entry.0 += n;
+        entry.1 = entry.1.min(depth);
+    }
+    for row in rows.iter().filter(|r| r[1] != "0") {
+        assert_eq!(
+            sums.get(row[0])
+                .map(|&(n, d)| (n.to_string(), d.to_string())),
+            Some((row[1].to_owned(), row[2].to_owned())),
+            "{row:?}"
+        );
+    }
+    assert_eq!(sums.len(), coverage.reached);
+    let build = &summary.build;
+    assert_eq!(build.version, env!("CARGO_PKG_VERSION"));
+    // A git checkout names its commit and whether the sources differed.
+    let hex = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_hexdigit());
+    assert!(
+        (hex(&build.commit, 40) && build.dirty.is_some())
+            || (build.commit == "unknown" && build.dirty.is_none()),
+        "{build:?}"
+    );
+    assert!(
+        build
+            .features
+            .split(',')
+            .all(|f| f.is_empty() || f.starts_with("tutorial-")),
+        "{build:?}"
+    );
+    assert!(
+        summary.build.protocol.len() == 32
+            && summary
+                .build
+                .protocol
+                .chars()
+                .all(|c| c.is_ascii_hexdigit()),
+        "{:?}",
+        summary.build
     );
     assert_eq!(summary.selected, "I1,I2,G3");
     assert_eq!(

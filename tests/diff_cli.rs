@@ -57,7 +57,7 @@ fn one_ablation_shows_as_a_new_violation_and_a_lost_companion() {
         "the variant change is shown: {out}"
     );
     assert!(
-        out.contains("I2: holds → violated at depth 5   ← NEW VIOLATION"),
+        out.contains("I2: holds → violated [log] at depth 5   ← NEW VIOLATION"),
         "{out}"
     );
     assert!(

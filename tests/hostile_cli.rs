@@ -167,7 +167,10 @@ fn usage_errors_are_one_line_and_help_stays_whole() {
             vec!["'--bogus'", "usage: memtx-check check"],
         ),
         (vec!["random", "--seed"], vec!["'--seed <S>'"]),
-        (vec!["diff", "reports/default"], vec!["<AFTER>"]),
+        (
+            vec!["diff", "reports/default"],
+            vec!["BEFORE AFTER", "--before-exe"],
+        ),
         (vec!["check", "--expect=yes"], vec!["'yes'", "'--expect'"]),
     ] {
         let out = bin().args(&args).output().unwrap();
@@ -304,6 +307,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
     assert_eq!(
         files_under(&dir.join("out")),
         [
+            "coverage-depths.csv",
             "coverage.csv",
             "growth.csv",
             "growth.svg",
@@ -328,6 +332,7 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
     assert_eq!(
         files_under(&dir.join("out")),
         [
+            "coverage-depths.csv",
             "coverage.csv",
             "growth.csv",
             "growth.svg",

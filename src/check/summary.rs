@@ -59,6 +59,41 @@ pub fn coverage_csv(coverage: &Coverage) -> Result<Vec<u8>, csv::Error> {
     w.into_inner().map_err(|e| e.into_error().into())
 }
 
+/// The exact header of `coverage-depths.csv`.
+pub const COVERAGE_DEPTHS_HEADER: [&str; 3] = ["depth", "branch", "transitions"];
+
+/// `coverage-depths.csv`: per depth, every branch some transition of that
+/// depth took and how many did (depths ascending, branches in
+/// `coverage.csv`'s order), so that two runs of different depths can be
+/// compared branch by branch on the depths both explored. `None` when the
+/// counts per depth are not known (a run resumed from a checkpoint of an
+/// older build).
+pub fn coverage_depths_csv(coverage: &Coverage) -> Option<Result<Vec<u8>, csv::Error>> {
+    if !coverage.has_depths() {
+        return None;
+    }
+    let deepest = coverage
+        .branches
+        .iter()
+        .filter_map(|b| b.by_depth.as_ref().map(Vec::len))
+        .max()
+        .unwrap_or(0);
+    let write = || {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(COVERAGE_DEPTHS_HEADER)?;
+        for depth in 0..deepest {
+            for b in &coverage.branches {
+                let n = b.by_depth.as_ref().and_then(|d| d.get(depth)).copied();
+                if let Some(n) = n.filter(|&n| n > 0) {
+                    w.write_record([depth.to_string(), b.name.to_owned(), n.to_string()])?;
+                }
+            }
+        }
+        w.into_inner().map_err(|e| e.into_error().into())
+    };
+    Some(write())
+}
+
 /// Coverage in summary.json (and random-summary.json).
 #[derive(Serialize)]
 pub struct CoverageJson {

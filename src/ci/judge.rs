@@ -7,10 +7,11 @@
 //! caught again, or a branch newly reached that `expect.coverage` names;
 //! such a change is predicted).
 
-use super::coverage::{change_lines, changes, BaselineCoverage};
 use crate::check::summary::{stopped_line, Written};
 use crate::check::{CheckReport, Outcome, PropertyOutcome};
-use crate::diff::{compare, verdict_changes, Side};
+use crate::config::ExpectCoverage;
+use crate::diff::coverage::{self, reach_lines, ReachChange};
+use crate::diff::{build_note, compare, verdict_changes, Side};
 
 /// One test case: its name, and why it failed if it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +27,10 @@ pub struct Case {
 pub struct Failure {
     pub message: String,
     pub detail: String,
+    /// Each change the failure is made of, in words that do not name the
+    /// model (`scope: violated [laundered] at depth 5 → holds`), so that
+    /// one change seen in many models is reported once with their names.
+    pub changes: Vec<String>,
 }
 
 /// What a model's baseline folder held.
@@ -36,9 +41,8 @@ pub enum Baseline {
     Missing(String),
     /// One that cannot be read: the error.
     Unreadable(String),
-    /// The baseline as read, with its coverage (both capped, under
-    /// `--max-depth`).
-    Found(Side, BaselineCoverage),
+    /// The baseline as read, coverage included.
+    Found(Box<Side>),
 }
 
 /// One model's results.
@@ -83,28 +87,50 @@ pub fn judge(
         file: file.to_owned(),
         states: report.unique_states,
         seconds: report.elapsed.as_secs_f64(),
-        verdicts: report
-            .invariants()
-            .map(|p| {
-                let note = match (p.as_expected(), p.outcome) {
-                    (false, _) => " (UNEXPECTED)",
-                    (true, Outcome::Violated { .. }) => " (expected)",
-                    _ => "",
-                };
-                format!("{} {}{note}", p.name, outcome_text(p))
-            })
-            .collect::<Vec<_>>()
-            .join(" · "),
+        verdicts: verdicts_text(report),
         baseline: word,
         cases,
     }
 }
 
-fn outcome_text(p: &PropertyOutcome) -> String {
-    match p.outcome.depth() {
-        Some(d) => format!("{} at depth {d}", p.outcome.name()),
-        None => p.outcome.name().to_owned(),
+/// The invariants' verdicts in short: how many hold as expected, then
+/// each other one (`11 hold · scope violated [laundered] at 5 (expected)`).
+fn verdicts_text(report: &CheckReport) -> String {
+    let mut holding = 0;
+    let mut others = Vec::new();
+    for p in report.invariants() {
+        match (p.as_expected(), p.outcome) {
+            (true, Outcome::Holds) => holding += 1,
+            (expected, _) => others.push(format!(
+                "{} {}{}",
+                p.name,
+                outcome_text(p),
+                if expected {
+                    " (expected)"
+                } else {
+                    " (UNEXPECTED)"
+                }
+            )),
+        }
     }
+    let mut parts = Vec::new();
+    if holding > 0 {
+        parts.push(format!("{holding} hold"));
+    }
+    parts.extend(others);
+    parts.join(" · ")
+}
+
+/// `holds`, `violated [clause] at 5`.
+fn outcome_text(p: &PropertyOutcome) -> String {
+    let mut text = p.outcome.name().to_owned();
+    if let Some(clause) = p.clause {
+        text.push_str(&format!(" [{clause}]"));
+    }
+    if let Some(d) = p.outcome.depth() {
+        text.push_str(&format!(" at {d}"));
+    }
+    text
 }
 
 fn property_case(report: &CheckReport, written: &[Written], p: &PropertyOutcome) -> Case {
@@ -127,19 +153,18 @@ fn property_case(report: &CheckReport, written: &[Written], p: &PropertyOutcome)
             output: trace.map(|t| format!("{} {found}, as expected; {t}", p.name)),
         },
         (false, expected) => {
-            let expected = expected.map_or("nothing", |e| e.name());
-            let message = match &trace {
-                Some(t) => format!("{} {found}, expected {expected}: {t}", p.name),
-                None => format!(
-                    "{} {found}, expected {expected}: the model no longer catches what it should",
-                    p.name
-                ),
+            let expected = expected.map_or("nothing".to_owned(), |e| e.describe());
+            let change = format!("{}: {found}, expected {expected}", p.name);
+            let detail = match &trace {
+                Some(t) => format!("{change}\n{t}\nmodel {}", report.config.name),
+                None => format!("{change}\nmodel {}", report.config.name),
             };
             Case {
                 name: p.name.to_owned(),
                 failure: Some(Failure {
-                    detail: format!("{message}\nmodel {}", report.config.name),
-                    message,
+                    message: change.clone(),
+                    detail,
+                    changes: vec![change],
                 }),
                 output: None,
             }
@@ -153,13 +178,17 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
             word,
             Case {
                 name,
-                failure: Some(Failure { message, detail }),
+                failure: Some(Failure {
+                    changes: vec![format!("baseline {word}: {message}")],
+                    message,
+                    detail,
+                }),
                 output: None,
             },
         )
     };
     let bless_hint = "if the change is meant, rewrite the baseline with `memtx-check ci --bless`";
-    let (base, coverage) = match baseline {
+    let base = match baseline {
         Baseline::Blessed(dir) => {
             return (
                 "blessed",
@@ -186,18 +215,22 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
                 format!("{error}\n{bless_hint}"),
             )
         }
-        Baseline::Found(side, coverage) => (side, coverage),
+        Baseline::Found(found) => *found,
     };
     let name = format!("baseline {}", base.origin);
     let mut lines = Vec::new();
     if let Some(stopped) = stopped_line(report) {
         lines.push(stopped);
     }
-    let d = compare(&base, run);
+    // On the depths both explored: a baseline blessed deeper than this run
+    // (`--max-depth`) or shallower (`ci --bless --max-depth`).
+    let cap = base.deepest().min(run.deepest());
+    let (base, run) = (base.capped(cap), run.capped(cap));
+    let d = compare(&base, &run);
     lines.extend(d.setup);
     lines.extend(d.state_space);
     let mut predicted = Vec::new();
-    for change in verdict_changes(&base, run) {
+    for change in verdict_changes(&base, &run) {
         let now = run.properties.iter().find(|v| v.name == change.name);
         let expected = report
             .properties
@@ -208,15 +241,43 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
             (Some(v), Some(e)) if v.verdict == e.name() => {
                 predicted.push(format!("{} (predicted by expect)", change.line))
             }
-            _ => lines.push(change.line),
+            _ => lines.push(change.neutral()),
         }
     }
-    let (changed, expected) = change_lines(
-        &changes(&coverage, &report.coverage),
-        report.config.expect.coverage.as_ref(),
-    );
-    lines.extend(changed);
-    predicted.extend(expected);
+    let Some(base_coverage) = &base.coverage else {
+        return fail(
+            "unreadable",
+            name,
+            format!("{}: no coverage.csv", base.origin),
+            format!("{}: no coverage.csv\n{bless_hint}", base.origin),
+        );
+    };
+    let now_coverage = run.coverage.as_ref().expect("a run has its coverage");
+    let mut cov = coverage::compare(base_coverage, now_coverage);
+    let expect = report.config.expect.coverage.as_ref();
+    // A predicted gain covers its branch's count leaving zero.
+    let gained: Vec<String> = cov
+        .reach
+        .iter()
+        .filter(|c| predicted_gain(c, expect))
+        .map(|c| c.branch.clone())
+        .collect();
+    cov.counts.retain(|c| !gained.contains(&c.branch));
+    let (changed, expected) = reach_lines(&cov.reach, "in the baseline", &|c| {
+        predicted_gain(c, expect)
+    });
+    lines.extend(changed.into_iter().map(|l| format!("coverage: {l}")));
+    predicted.extend(expected.into_iter().map(|l| format!("coverage: {l}")));
+    if !cov.counts.is_empty() {
+        let (by_count, _) = cov.moved_most(3);
+        let most: Vec<String> = by_count.iter().map(|c| c.line()).collect();
+        lines.push(format!(
+            "transitions per branch: {} branches changed, most: {}",
+            cov.counts.len(),
+            most.join("; ")
+        ));
+    }
+    let notes: Vec<String> = build_note(&base, &run).into_iter().collect();
     if lines.is_empty() {
         let output = (!predicted.is_empty()).then(|| predicted.join("\n"));
         return (
@@ -229,7 +290,32 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
         );
     }
     let message = format!("differs from {}: {}", base.origin, lines.join("; "));
+    let changes = lines.iter().map(|l| format!("baseline: {l}")).collect();
     lines.extend(predicted);
+    lines.extend(notes);
     lines.push(bless_hint.to_owned());
-    fail("differs", name, message, lines.join("\n"))
+    (
+        "differs",
+        Case {
+            name,
+            failure: Some(Failure {
+                message,
+                detail: lines.join("\n"),
+                changes,
+            }),
+            output: None,
+        },
+    )
+}
+
+/// Whether `expect.coverage` predicts a newly reached branch: it names
+/// it (any, for `"all"`). It only says branches are reached, so it
+/// predicts no loss and no move.
+fn predicted_gain(c: &ReachChange, expect: Option<&ExpectCoverage>) -> bool {
+    c.before.is_none()
+        && match expect {
+            Some(ExpectCoverage::All) => true,
+            Some(ExpectCoverage::Branches(names)) => names.contains(&c.branch),
+            None => false,
+        }
 }

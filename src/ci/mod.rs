@@ -6,15 +6,15 @@
 //! the rendering; the command (`cli::ci`) runs the checks and writes the
 //! files.
 //!
-//! Under a depth cap D the baseline is read as a run to D would find it
-//! ([`baseline`], [`coverage`]): its levels 0..=D, the verdicts found by
-//! then, and the branches whose first depth (`coverage.csv`'s
-//! `first_depth`) is at most D, each at that depth. These are exact, not
-//! estimates: levels, verdict depths and first depths are per breadth-
-//! first level, which neither the thread count nor the cap changes.
+//! A run and its baseline are compared on the depths both explored
+//! (`ci --max-depth D` caps the run; a baseline blessed at a depth caps
+//! both): [`crate::diff::Side::capped`] reads a side as a run to that
+//! depth would find it — its levels, the verdicts found by then, its
+//! branches' first depths and, from `coverage-depths.csv`, their
+//! transition counts of those depths. These are exact, not estimates:
+//! they are per breadth-first level, which neither the thread count nor
+//! the cap changes.
 
-pub mod baseline;
-pub mod coverage;
 pub mod judge;
 pub mod junit;
 pub mod markdown;

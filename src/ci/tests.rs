@@ -1,4 +1,3 @@
-use super::baseline::capped;
 use super::junit::{escape, render};
 use super::markdown::step_summary;
 use super::suite::unique_names;
@@ -31,6 +30,7 @@ fn result(model: &str, failing: bool) -> ModelResult {
                 failure: failing.then(|| Failure {
                     message: "I1 violated <here>".to_owned(),
                     detail: "line 1\nline 2".to_owned(),
+                    changes: vec!["I1 violated".to_owned()],
                 }),
                 output: None,
             },
@@ -81,6 +81,7 @@ fn a_capped_baseline_is_its_first_levels_and_the_verdicts_found_by_then() {
         kind: "invariant".to_owned(),
         verdict: verdict.to_owned(),
         depth,
+        clause: None,
     };
     let side = Side {
         origin: "reports/m".to_owned(),
@@ -100,8 +101,9 @@ fn a_capped_baseline_is_its_first_levels_and_the_verdicts_found_by_then() {
         ],
         warnings: Vec::new(),
         build: None,
+        coverage: None,
     };
-    let c = capped(&side, 6);
+    let c = side.capped(6);
     assert_eq!(c.bounds, "records 4, transactions 3, depth 6");
     assert_eq!((c.levels.len(), c.states, c.transitions), (7, 70, 140));
     assert_eq!(c.properties[0], side.properties[0]);

@@ -15,13 +15,16 @@
 use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::cluster;
 use super::exit::{CliError, Verdict};
-use super::files::{prepare_dir, report_dir, report_set, retire_traces, write_counterexample};
+use super::files::{
+    prepare_dir, prepare_report_dir, report_dir, report_set, retire_traces, write_counterexample,
+};
 use super::model::warn;
 use super::output::print;
 use super::progress;
 use crate::check::dump::DumpTotals;
 use crate::check::summary::{
-    coverage_csv, growth_csv, growth_series, human_summary, summary_json, Written,
+    coverage_csv, coverage_depths_csv, growth_csv, growth_series, human_summary, summary_json,
+    Written,
 };
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::config::{flags, BoundOverrides, ModelConfig};
@@ -48,11 +51,13 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub properties: PropertiesArg,
     /// Where growth.csv, coverage.csv and summary.json go (default:
-    /// reports/NAME; for a suite, DIR/NAME, by default reports/NAME).
+    /// runs/NAME; for a suite, DIR/NAME, by default runs/NAME). Never a
+    /// blessed baseline's folder (reports/NAME): only `ci --bless` writes
+    /// those.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where counterexample traces go.
-    #[arg(long, default_value = "traces")]
+    #[arg(long, default_value = "runs/traces")]
     pub traces: PathBuf,
     /// Exit 0 when every invariant's verdict matches the model's `expect`
     /// (a broken variant that is caught passes) and every branch its
@@ -241,7 +246,7 @@ pub fn check_and_write(
             check::run(config, options)
         }
     };
-    let written = write_reports(&report, out, &args.traces)?;
+    let written = write_reports(&report, out, &args.traces, &[])?;
     Ok(Some((report, written)))
 }
 
@@ -254,7 +259,7 @@ fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<(), CliError> {
         (None, Some(dir)) => prepare_dir(dir, "--resume")?,
         (None, None) => {}
     }
-    prepare_dir(out, "--out")
+    prepare_report_dir(out, "--out")
 }
 
 /// The distributed check's options from the flags.
@@ -321,6 +326,7 @@ pub(super) fn write_reports(
     report: &CheckReport,
     out: &Path,
     traces: &Path,
+    extra: &[(&str, &[u8])],
 ) -> Result<Vec<Written>, CliError> {
     let config = &report.config;
     let mut set = report_set(out, traces, "check", config);
@@ -337,7 +343,13 @@ pub(super) fn write_reports(
         "coverage.csv",
         &coverage_csv(&report.coverage).map_err(csv_error)?,
     )?;
+    if let Some(csv) = coverage_depths_csv(&report.coverage) {
+        set.add("coverage-depths.csv", &csv.map_err(csv_error)?)?;
+    }
     set.add("summary.json", summary_json(report, &written).as_bytes())?;
+    for (name, bytes) in extra {
+        set.add(name, bytes)?;
+    }
     set.commit()?;
     Ok(written)
 }

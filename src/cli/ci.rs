@@ -10,29 +10,33 @@
 //! appended to that file. Exit 0 when every case passes, 1 otherwise, 2
 //! on bad input (every model is loaded before any is checked).
 //!
-//! `--max-depth D` checks a model deeper than D only to depth D and
-//! compares it with its baseline's depths 0..=D ([`crate::ci::baseline`])
-//! and the branches its baseline first reached by depth D
-//! ([`crate::ci::coverage`]), so a suite fits a CI time budget; `--bless` refuses it, since a
-//! baseline is a run at the model's own bounds.
-
+//! `--max-depth D` checks a model deeper than D only to depth D, so a
+//! suite fits a CI time budget; run and baseline are then compared on the
+//! depths both explored ([`Side::capped`]): verdicts, level counts, each
+//! branch's first depth and its transitions. `--bless --max-depth D`
+//! blesses at depth D, and `baseline.json` says so.
+//! `--bless --update-expect` also rewrites each model's `expect` block to
+//! what the run found, printing each change.
 use super::args::ThreadsArg;
 use super::check::write_reports;
 use super::exit::{CliError, Verdict};
-use super::files::{inside, prepare_dir};
+use super::files::{inside, prepare_dir, prepare_report_dir};
 use super::model::load_model;
 use super::output::print;
 use super::progress;
 use crate::atomic_file::write_atomic;
+use crate::build_info::BuildInfo;
 use crate::check::{self, CheckOptions};
-use crate::ci::coverage::{self, BaselineCoverage};
 use crate::ci::judge::{judge, Baseline};
-use crate::ci::{baseline, junit, markdown, suite, ModelResult};
+use crate::ci::{junit, markdown, suite, ModelResult};
 use crate::config::limits::MAX_DEPTH;
-use crate::config::{Depth, ModelConfig};
+use crate::config::{replace_expect, Depth, Expect, ModelConfig};
+use crate::diff::coverage::thousands;
 use crate::diff::{load_side, Side};
 use crate::engine;
 use crate::input::flag::whole_number;
+use crate::model::PropertyKind;
+use crate::outputs::{BASELINE_FORMAT, BASELINE_MARKER};
 use clap::Args;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -42,9 +46,15 @@ pub struct CiArgs {
     /// The folder of models: every *.json under it.
     #[arg(default_value = "models")]
     pub dir: PathBuf,
-    /// Write this run as each model's baseline instead of comparing.
-    #[arg(long, conflicts_with = "max_depth")]
+    /// Write this run as each model's baseline instead of comparing (with
+    /// --max-depth, a baseline of the depths run; it records them).
+    #[arg(long)]
     pub bless: bool,
+    /// With --bless: also rewrite each model file's `expect` block to the
+    /// verdicts found, printing every change (nothing else in the file
+    /// changes).
+    #[arg(long, requires = "bless")]
+    pub update_expect: bool,
     /// Write JUnit XML here: a testsuite per model, a testcase per
     /// property and one for the baseline.
     #[arg(long, value_name = "FILE")]
@@ -97,16 +107,72 @@ pub fn run(args: &CiArgs) -> Result<Verdict, CliError> {
         (args.out.clone(), traces)
     };
     let mut results = Vec::new();
+    let mut expect_changes = Vec::new();
     for (file, mut config) in models {
         let capped = cap.filter(|&d| deeper_than(config.bounds.depth, d));
         if let Some(d) = capped {
             config.bounds.depth = Depth::Bounded(d);
         }
-        let result = run_one(args, &config, &file, capped, &out, &traces, threads)?;
+        let (result, report) = run_one(args, &config, &file, &out, &traces, threads)?;
         print(&model_line(&result))?;
+        if args.update_expect {
+            let changes = update_expect(&file, &report)?;
+            for line in &changes {
+                print(&format!("       {line}\n"))?;
+            }
+            expect_changes.extend(changes);
+        }
         results.push(result);
     }
+    if args.update_expect {
+        print(&format!(
+            "updated expect blocks: {} changes\n",
+            expect_changes.len()
+        ))?;
+    }
     finish(args, cap, &results)
+}
+
+/// Rewrites `file`'s `expect` block to what `report` found (its coverage
+/// expectation kept); the changes, one line each.
+fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>, CliError> {
+    let old = &report.config.expect;
+    let mut new = old.clone();
+    let mut changes = Vec::new();
+    for p in report.invariants() {
+        let PropertyKind::Invariant(inv) = p.kind else {
+            continue;
+        };
+        let found = match p.outcome {
+            check::Outcome::Violated { .. } => Expect::Violated(p.clause),
+            _ => Expect::Holds,
+        };
+        let before = old.get(inv);
+        if before != Some(found) {
+            changes.push(format!(
+                "{}: expect.{}: {} → {}",
+                file.display(),
+                inv.name(),
+                before.map_or("nothing".to_owned(), |e| e.describe()),
+                found.describe()
+            ));
+        }
+        new.verdicts[inv as usize] = Some(found);
+    }
+    if changes.is_empty() {
+        return Ok(changes);
+    }
+    let text =
+        std::fs::read_to_string(file).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
+    let rewritten = replace_expect(&text, &new).ok_or_else(|| {
+        CliError(format!(
+            "{}: not one JSON object; expect not rewritten",
+            file.display()
+        ))
+    })?;
+    write_atomic(file, rewritten.as_bytes())
+        .map_err(|e| CliError(format!("{}: cannot rewrite: {e}", file.display())))?;
+    Ok(changes)
 }
 
 fn deeper_than(depth: Depth, cap: usize) -> bool {
@@ -121,13 +187,16 @@ fn run_one(
     args: &CiArgs,
     config: &ModelConfig,
     file: &Path,
-    capped: Option<usize>,
     out: &Path,
     traces: &Path,
     threads: usize,
-) -> Result<ModelResult, CliError> {
+) -> Result<(ModelResult, check::CheckReport), CliError> {
     let dir = inside(out, &config.name)?;
-    prepare_dir(&dir, if args.bless { "--baselines" } else { "--out" })?;
+    if args.bless {
+        prepare_dir(&dir, "--baselines")?;
+    } else {
+        prepare_report_dir(&dir, "--out")?;
+    }
     let report = check::run(
         config,
         CheckOptions {
@@ -137,7 +206,13 @@ fn run_one(
             ..CheckOptions::quiet(threads)
         },
     );
-    let written = write_reports(&report, &dir, traces)?;
+    let marker = args.bless.then(|| baseline_marker(&report));
+    let extra: Vec<(&str, &[u8])> = marker
+        .as_deref()
+        .map(|m| (BASELINE_MARKER, m.as_bytes()))
+        .into_iter()
+        .collect();
+    let written = write_reports(&report, &dir, traces, &extra)?;
     let run = Side::of_report(&report, dir.display().to_string());
     let base_dir = inside(&args.baselines, &config.name)?;
     let baseline = if args.bless {
@@ -145,50 +220,109 @@ fn run_one(
     } else if !base_dir.join("summary.json").exists() {
         Baseline::Missing(base_dir.display().to_string())
     } else {
-        match read_baseline(&base_dir, threads) {
-            Ok((side, coverage)) => match capped {
-                Some(d) => Baseline::Found(baseline::capped(&side, d), coverage.capped(d)),
-                None => Baseline::Found(side, coverage),
-            },
-            Err(e) => Baseline::Unreadable(e),
+        match load_side(&base_dir, threads, None) {
+            Ok(side) if side.coverage.is_some() => Baseline::Found(Box::new(side)),
+            Ok(_) => Baseline::Unreadable(format!(
+                "{}: a baseline has a coverage.csv",
+                base_dir.display()
+            )),
+            Err(e) => Baseline::Unreadable(e.0),
         }
     };
-    Ok(judge(
+    let result = judge(
         &report,
         &written,
         &file.display().to_string(),
         &run,
         baseline,
-    ))
+    );
+    Ok((result, report))
 }
 
-/// The baseline in `dir`: its summary and growth (as `diff` reads a
-/// side) and its `coverage.csv`, which a baseline must have.
-fn read_baseline(dir: &Path, threads: usize) -> Result<(Side, BaselineCoverage), String> {
-    let side = load_side(dir, threads, None).map_err(|e| e.0)?;
-    let path = dir.join("coverage.csv");
-    let coverage = std::fs::read_to_string(&path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| coverage::parse(&text))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((side, coverage))
+/// `baseline.json`: this folder is a blessed baseline (a plain `check`
+/// refuses to write into it), of this depth, by this build.
+fn baseline_marker(report: &check::CheckReport) -> String {
+    let json = serde_json::json!({
+        "format": BASELINE_FORMAT,
+        "model": report.config.name,
+        "depth": report.levels.last().map_or(0, |l| l.depth),
+        "build": BuildInfo::this(),
+    });
+    let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
-/// `ok   NAME  N states  T s  verdicts; baseline WORD`, and each failure.
+/// `ok   NAME  N states  T s  verdicts; baseline WORD`, cut to the
+/// terminal's width (each failure is told once, under every model, by
+/// [`grouped_changes`]).
 fn model_line(r: &ModelResult) -> String {
-    let mut line = format!(
-        "{} {:<28} {:>11} states {:>7.1} s  {}; baseline {}\n",
+    let line = format!(
+        "{} {:<28} {:>13} states {:>7.1} s  {}; baseline {}",
         if r.failures() == 0 { "ok  " } else { "FAIL" },
         r.model,
-        r.states,
+        thousands(r.states),
         r.seconds,
         r.verdicts,
         r.baseline
     );
-    for f in r.cases.iter().filter_map(|c| c.failure.as_ref()) {
-        line.push_str(&format!("       {}\n", f.message));
+    format!("{}\n", fit(&line, width()))
+}
+
+/// Every change the failing cases are made of, each once with the models
+/// it was seen in, first seen first; each line cut to `width`.
+fn grouped_changes(results: &[ModelResult], width: usize) -> String {
+    let mut changes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in results {
+        for change in r
+            .cases
+            .iter()
+            .filter_map(|c| c.failure.as_ref())
+            .flat_map(|f| &f.changes)
+        {
+            match changes.iter_mut().find(|(c, _)| c == change) {
+                Some((_, models)) if !models.contains(&r.model.as_str()) => models.push(&r.model),
+                Some(_) => {}
+                None => changes.push((change, vec![&r.model])),
+            }
+        }
     }
-    line
+    let mut out = String::new();
+    if changes.is_empty() {
+        return out;
+    }
+    out.push_str("what failed, each once, with the models it failed in:\n");
+    for (change, models) in changes {
+        let who = match models.len() {
+            1 => models[0].to_owned(),
+            n => format!("{n} models: {}", models.join(", ")),
+        };
+        // The change itself first; the model list is what gives way.
+        let change = fit(change, width.saturating_sub(24).max(40));
+        out.push_str(&fit(&format!("  {change} — {who}"), width));
+        out.push('\n');
+    }
+    out.push_str("  (each failure in full: the JUnit file, --junit FILE)\n");
+    out
+}
+
+/// The terminal's width: `COLUMNS`, else 100.
+fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w >= 40)
+        .unwrap_or(100)
+}
+
+/// `text` cut to `width` characters, ending in `…` when cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// The closing line, the JUnit file and the step summary; the verdict.
@@ -198,7 +332,8 @@ fn finish(args: &CiArgs, cap: Option<usize>, results: &[ModelResult]) -> Result<
         Some(d) => format!("memtx-check ci (depth at most {d})"),
         None => "memtx-check ci".to_owned(),
     };
-    let mut text = format!(
+    let mut text = grouped_changes(results, width());
+    text.push_str(&format!(
         "{title}: {} models, {}\n",
         results.len(),
         if failing == 0 {
@@ -206,7 +341,7 @@ fn finish(args: &CiArgs, cap: Option<usize>, results: &[ModelResult]) -> Result<
         } else {
             format!("{failing} failing")
         }
-    );
+    ));
     if let Some(path) = &args.junit {
         write_atomic(path, junit::render(&title, results).as_bytes())
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;

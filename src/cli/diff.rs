@@ -28,7 +28,7 @@ use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::builds::{self, builds_json, revision::build_revision, BuildsOptions, OtherBuild};
 use crate::diff::states::{compare_dumps, is_dump, Dump};
 use crate::diff::{compare, load_side, pair_name, render};
-use crate::outputs::{checksum, growth_svg, ReportSet};
+use crate::outputs::{checksum, growth_svg, refuse_blessed, ReportSet};
 use crate::trace::Trace;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -60,11 +60,11 @@ pub struct DiffArgs {
     /// protocol's outcomes differ.
     #[arg(long)]
     pub behaviour: bool,
-    /// Where the diff's reports go (default: reports/A-vs-B).
+    /// Where the diff's reports go (default: runs/A-vs-B).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where the parting trace goes (--behaviour).
-    #[arg(long, default_value = "traces")]
+    #[arg(long, default_value = "runs/traces")]
     pub traces: PathBuf,
     /// With --behaviour and one model: compare this build's protocol with
     /// the one of this memtx-check binary (an older build), driven over
@@ -149,9 +149,10 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
 /// `NAME-BUILD_A-vs-BUILD_B` of two builds of one): one folder per pair,
 /// whatever the command that wrote into it.
 fn diff_set(args: &DiffArgs, command: &str, name: &str) -> Result<ReportSet, CliError> {
-    let dir = report_dir(args.out.as_deref(), &name)?;
+    let dir = report_dir(args.out.as_deref(), name)?;
+    refuse_blessed(&dir, "--out").map_err(CliError)?;
     let digest = checksum(name.as_bytes()).fnv1a64;
-    Ok(ReportSet::new(&dir, command, &name, &digest).with_traces(&args.traces))
+    Ok(ReportSet::new(&dir, command, name, &digest).with_traces(&args.traces))
 }
 
 fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {

@@ -7,7 +7,7 @@ use crate::check::summary::Written;
 use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
-use crate::outputs::{checksum, path_inside, ReportSet};
+use crate::outputs::{checksum, path_inside, refuse_blessed, ReportSet};
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
 
@@ -33,12 +33,25 @@ pub fn prepare_dir(dir: &Path, flag: &str) -> Result<(), CliError> {
     std::fs::remove_file(&probe).map_err(fail)
 }
 
-/// A model's report folder: `--out` as given, or `reports/NAME`.
+/// Where a run's reports go unless told: `runs/NAME/` (and its traces,
+/// `runs/traces/`: the commands' `--traces` defaults). The committed
+/// baselines `ci` compares against are in `reports/NAME/`, and only
+/// `ci --bless` writes there ([`crate::outputs::refuse_blessed`]).
+pub const RUNS: &str = "runs";
+
+/// A model's report folder: `--out` as given, or `runs/NAME`.
 pub fn report_dir(out: Option<&Path>, model_name: &str) -> Result<PathBuf, CliError> {
     match out {
         Some(dir) => Ok(dir.to_path_buf()),
-        None => inside(Path::new("reports"), model_name),
+        None => inside(Path::new(RUNS), model_name),
     }
+}
+
+/// [`prepare_dir`], after refusing a blessed baseline's folder: a plain
+/// run never rewrites what `ci` compares against.
+pub fn prepare_report_dir(dir: &Path, flag: &str) -> Result<(), CliError> {
+    refuse_blessed(dir, flag).map_err(CliError)?;
+    prepare_dir(dir, flag)
 }
 
 /// The report set of `command`'s run on `config` in `dir`, its traces in

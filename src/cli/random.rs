@@ -16,6 +16,7 @@ use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
+use crate::outputs::refuse_blessed;
 use crate::outputs::ReportSet;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, Failure, RandomOptions, RandomReport};
@@ -53,11 +54,11 @@ pub struct RandomArgs {
     #[command(flatten)]
     pub properties: PropertiesArg,
     /// Where random.csv, random-coverage.csv and random-summary.json go
-    /// (default: reports/NAME).
+    /// (default: runs/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where the traces of violating walks go.
-    #[arg(long, value_name = "DIR", default_value = "traces")]
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
     pub traces_dir: PathBuf,
 }
 
@@ -79,6 +80,7 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let out = report_dir(args.out.as_deref(), &config.name)?;
+    refuse_blessed(&out, "--out").map_err(CliError)?;
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {
         if started.elapsed().as_secs() >= 1 {

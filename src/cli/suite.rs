@@ -9,7 +9,7 @@
 use super::args::overrides;
 use super::check::{check_and_write, load, CheckArgs};
 use super::exit::{CliError, Verdict};
-use super::files::inside;
+use super::files::{inside, RUNS};
 use super::output::print;
 use crate::check::summary::coverage_lines;
 use crate::check::{CheckReport, Outcome};
@@ -47,7 +47,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         .map(|path| load(path, bounds, args.symmetry))
         .collect::<Result<Vec<_>, _>>()?;
     distinct_names(&files, configs.iter().map(|c| c.name.as_str()))?;
-    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
+    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from(RUNS));
     let mut union = Coverage::new();
     let (mut violated, mut as_expected, mut stopped) = (false, true, false);
     for (path, config) in files.iter().zip(&configs) {

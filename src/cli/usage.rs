@@ -86,7 +86,6 @@ mod tests {
                 vec!["'--threads <N>'", "a value is required"],
             ),
             (vec!["replay"], vec!["<FILE>", "required"]),
-            (vec!["diff", "a"], vec!["<AFTER>"]),
             (
                 vec!["frobnicate"],
                 vec!["unrecognized subcommand 'frobnicate'"],

@@ -11,6 +11,7 @@
 //! command line's bounds and thread count against the same limits.
 
 mod compile;
+mod expect_edit;
 pub mod flags;
 pub mod limits;
 mod model_config;
@@ -24,6 +25,7 @@ mod wire;
 pub(crate) mod tests;
 
 pub use compile::Compiled;
+pub use expect_edit::replace_expect;
 pub use flags::BoundOverrides;
 pub use model_config::{
     Bounds, Depth, Expect, ExpectCoverage, Expectations, ModelConfig, ParentRule, Template,

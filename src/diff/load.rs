@@ -4,6 +4,7 @@
 //! folder's manifest, a well-formed growth.csv, the same totals) or a
 //! model configuration, checked now.
 
+use super::coverage::RunCoverage;
 use crate::build_info::BuildInfo;
 use crate::check::summary::GROWTH_HEADER;
 use crate::check::{self, CheckOptions, CheckReport};
@@ -22,6 +23,9 @@ pub struct Verdict {
     /// `holds`, `violated`, `reached` or `not_reached`.
     pub verdict: String,
     pub depth: Option<usize>,
+    /// For a violated invariant, the clause its shortest counterexample
+    /// breaks (when the summary says).
+    pub clause: Option<String>,
 }
 
 /// Per depth: new states, total states, transitions, total transitions.
@@ -49,6 +53,9 @@ pub struct Side {
     /// saved report, what its summary records (`None` before summaries
     /// recorded it).
     pub build: Option<BuildInfo>,
+    /// Its branch coverage: `None` for a saved report without
+    /// `coverage.csv`.
+    pub coverage: Option<RunCoverage>,
 }
 
 impl Side {
@@ -92,6 +99,8 @@ struct PropertyIn {
     kind: String,
     verdict: String,
     depth: Option<usize>,
+    #[serde(default)]
+    clause: Option<String>,
 }
 
 fn bounds_text(records: usize, transactions: usize, depth: &str) -> String {
@@ -150,11 +159,35 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
                 kind: p.kind,
                 verdict: p.verdict,
                 depth: p.depth,
+                clause: p.clause,
             })
             .collect(),
         warnings: Vec::new(),
         build: s.build,
+        coverage: read_coverage(dir)?,
     })
+}
+
+/// `coverage.csv` and `coverage-depths.csv` beside a summary, when there
+/// (a run's report set lists them: they are checked to be of its run).
+fn read_coverage(dir: &Path) -> Result<Option<RunCoverage>, InputError> {
+    let totals = dir.join("coverage.csv");
+    if !totals.exists() {
+        return Ok(None);
+    }
+    let depths = dir.join("coverage-depths.csv");
+    let with_depths = depths.exists();
+    let mut files = vec!["coverage.csv"];
+    if with_depths {
+        files.push("coverage-depths.csv");
+    }
+    verify_set(dir, "check", &files).map_err(InputError::new)?;
+    let origin = totals.display().to_string();
+    let totals = read_text(&totals)?;
+    let depths = with_depths.then(|| read_text(&depths)).transpose()?;
+    RunCoverage::parse(&totals, depths.as_deref())
+        .map(Some)
+        .map_err(|e| InputError::new(format!("{origin}: {e}")))
 }
 
 /// `growth.csv`, well formed: the documented header, one row per depth
@@ -273,10 +306,65 @@ impl Side {
                     kind: p.kind.label().to_owned(),
                     verdict: p.outcome.name().to_owned(),
                     depth: p.outcome.depth(),
+                    clause: p.clause.map(str::to_owned),
                 })
                 .collect(),
             warnings: Vec::new(),
             build: Some(BuildInfo::this()),
+            coverage: Some(RunCoverage::of(&report.coverage)),
+        }
+    }
+
+    /// The deepest level it explored.
+    pub fn deepest(&self) -> usize {
+        self.levels.last().map_or(0, |l| l.0)
+    }
+
+    /// This side as a run of the same model to depth `cap` would report
+    /// it: its levels 0..=cap, the verdicts found by then (a violation or
+    /// example deeper reads as holds, or not reached), its coverage of
+    /// those depths. Breadth-first levels do not depend on how deep a run
+    /// goes, so this is exact, not an estimate.
+    pub fn capped(&self, cap: usize) -> Side {
+        if cap >= self.deepest() {
+            return self.clone();
+        }
+        let levels: Vec<_> = self.levels.iter().take(cap + 1).copied().collect();
+        let (states, transitions) = levels.last().map_or((0, 0), |l| (l.2, l.4));
+        let bounds = match self.bounds.rfind(", depth ") {
+            Some(at) => format!("{}, depth {cap}", &self.bounds[..at]),
+            None => self.bounds.clone(),
+        };
+        Side {
+            origin: format!("{} (depths 0..={cap})", self.origin),
+            bounds,
+            states,
+            transitions,
+            complete: false,
+            properties: self.properties.iter().map(|p| p.seen_by(cap)).collect(),
+            levels,
+            coverage: self.coverage.as_ref().map(|c| c.capped(cap)),
+            ..self.clone()
+        }
+    }
+}
+
+impl Verdict {
+    /// The verdict a run to depth `cap` finds.
+    fn seen_by(&self, cap: usize) -> Verdict {
+        match self.depth {
+            Some(d) if d > cap => Verdict {
+                verdict: if self.verdict == "violated" {
+                    "holds"
+                } else {
+                    "not_reached"
+                }
+                .to_owned(),
+                depth: None,
+                clause: None,
+                ..self.clone()
+            },
+            _ => self.clone(),
         }
     }
 }

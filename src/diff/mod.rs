@@ -11,6 +11,7 @@
 
 pub mod behaviour;
 pub mod builds;
+pub mod coverage;
 mod load;
 pub mod states;
 
@@ -24,32 +25,74 @@ pub struct Differences {
     pub setup: Vec<String>,
     pub state_space: Vec<String>,
     pub verdicts: Vec<String>,
+    /// Branches reached or first reached elsewhere, and the branches
+    /// whose transition counts moved most.
+    pub coverage: Vec<String>,
     /// What is worth knowing but no difference of the results: the
-    /// protocol's sources changed between the runs.
+    /// protocol's sources changed between the runs, the depths compared.
     pub notes: Vec<String>,
 }
 
 impl Differences {
     pub fn is_empty(&self) -> bool {
-        self.setup.is_empty() && self.state_space.is_empty() && self.verdicts.is_empty()
+        self.setup.is_empty()
+            && self.state_space.is_empty()
+            && self.verdicts.is_empty()
+            && self.coverage.is_empty()
     }
 }
 
-/// Compares side `a` (before) with side `b` (after).
+/// Compares side `a` (before) with side `b` (after). When one explored
+/// deeper, its set-up and totals are told as they are, and the rest
+/// (levels, verdicts, coverage) on the depths both explored: the deeper
+/// side is capped to the other's deepest level ([`Side::capped`]), as
+/// `ci --max-depth` caps a baseline, so a violation beyond the other's
+/// reach is not told as lost.
 pub fn compare(a: &Side, b: &Side) -> Differences {
-    let mut d = Differences::default();
+    let cap = a.deepest().min(b.deepest());
+    if a.deepest() == b.deepest() {
+        return compare_capped(a, b);
+    }
+    let mut d = compare_capped(&a.capped(cap), &b.capped(cap));
+    d.setup = setup_changes(a, b);
+    let shared = std::mem::take(&mut d.state_space);
+    d.state_space = totals_changes(a, b);
+    d.state_space
+        .push(format!("levels: {} → {}", a.levels.len(), b.levels.len()));
+    if shared.is_empty() {
+        d.state_space.push(format!(
+            "depths 0..={cap}, the levels both explored: the same, level by level"
+        ));
+    } else {
+        d.state_space
+            .extend(shared.into_iter().map(|l| format!("depths 0..={cap}: {l}")));
+    }
+    d.notes.push(format!(
+        "verdicts and coverage compared on depths 0..={cap}, the levels both runs explored"
+    ));
+    d
+}
+
+/// Model, bounds and variant changes.
+fn setup_changes(a: &Side, b: &Side) -> Vec<String> {
+    let mut setup = Vec::new();
     if a.model != b.model {
-        d.setup.push(format!("model: {} → {}", a.model, b.model));
+        setup.push(format!("model: {} → {}", a.model, b.model));
     }
     if a.bounds != b.bounds {
-        d.setup.push(format!("bounds: {} → {}", a.bounds, b.bounds));
+        setup.push(format!("bounds: {} → {}", a.bounds, b.bounds));
     }
     if a.variant != b.variant {
-        d.setup
-            .push(format!("variant: {} → {}", a.variant, b.variant));
+        setup.push(format!("variant: {} → {}", a.variant, b.variant));
     }
+    setup
+}
+
+/// State and transition totals that differ.
+fn totals_changes(a: &Side, b: &Side) -> Vec<String> {
+    let mut lines = Vec::new();
     if a.states != b.states {
-        d.state_space.push(format!(
+        lines.push(format!(
             "states: {} → {} ({:+})",
             a.states,
             b.states,
@@ -57,13 +100,23 @@ pub fn compare(a: &Side, b: &Side) -> Differences {
         ));
     }
     if a.transitions != b.transitions {
-        d.state_space.push(format!(
+        lines.push(format!(
             "transitions: {} → {} ({:+})",
             a.transitions,
             b.transitions,
             b.transitions as i128 - a.transitions as i128
         ));
     }
+    lines
+}
+
+/// Compares two sides of the same depths.
+fn compare_capped(a: &Side, b: &Side) -> Differences {
+    let mut d = Differences {
+        setup: setup_changes(a, b),
+        state_space: totals_changes(a, b),
+        ..Differences::default()
+    };
     if let Some((la, lb)) = a.levels.iter().zip(&b.levels).find(|(x, y)| x != y) {
         d.state_space.push(format!(
             "first differing level: depth {}: {} new states and {} transitions → {} and {}",
@@ -78,6 +131,9 @@ pub fn compare(a: &Side, b: &Side) -> Differences {
             .push(format!("complete: {} → {}", a.complete, b.complete));
     }
     d.verdicts = verdict_changes(a, b).into_iter().map(|c| c.line).collect();
+    if let (Some(x), Some(y)) = (&a.coverage, &b.coverage) {
+        d.coverage = coverage::compare(x, y).lines();
+    }
     d.notes.extend(build_note(a, b));
     d
 }
@@ -115,8 +171,20 @@ pub fn pair_name(a: &Side, b: &Side) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerdictChange {
     pub name: String,
-    /// `I2: holds → violated at depth 5   ← NEW VIOLATION`.
+    /// `I2: holds → violated [view] at depth 5   ← NEW VIOLATION`.
     pub line: String,
+}
+
+impl VerdictChange {
+    /// The line without its comment: `I2: holds → violated [view] at
+    /// depth 5`.
+    pub fn neutral(&self) -> String {
+        self.line
+            .split("   ← ")
+            .next()
+            .unwrap_or(&self.line)
+            .to_owned()
+    }
 }
 
 /// Every property whose verdict (or its depth) differs, or that only one
@@ -126,13 +194,17 @@ pub fn verdict_changes(a: &Side, b: &Side) -> Vec<VerdictChange> {
     for va in &a.properties {
         let line = match b.properties.iter().find(|vb| vb.name == va.name) {
             None => format!("{}: {} → absent", va.name, describe(va)),
-            Some(vb) if (&va.verdict, va.depth) != (&vb.verdict, vb.depth) => format!(
-                "{}: {} → {}{}",
-                va.name,
-                describe(va),
-                describe(vb),
-                label(va, vb)
-            ),
+            Some(vb)
+                if (&va.verdict, va.depth, &va.clause) != (&vb.verdict, vb.depth, &vb.clause) =>
+            {
+                format!(
+                    "{}: {} → {}{}",
+                    va.name,
+                    describe(va),
+                    describe(vb),
+                    label(va, vb)
+                )
+            }
             Some(_) => continue,
         };
         changes.push(VerdictChange {
@@ -154,10 +226,14 @@ pub fn verdict_changes(a: &Side, b: &Side) -> Vec<VerdictChange> {
 }
 
 fn describe(v: &Verdict) -> String {
-    match v.depth {
-        Some(depth) => format!("{} at depth {depth}", v.verdict),
-        None => v.verdict.clone(),
+    let mut text = v.verdict.clone();
+    if let Some(clause) = &v.clause {
+        text.push_str(&format!(" [{clause}]"));
     }
+    if let Some(depth) = v.depth {
+        text.push_str(&format!(" at depth {depth}"));
+    }
+    text
 }
 
 /// What a verdict change means, for the changes that matter most.
@@ -201,6 +277,7 @@ pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
         ("set-up", &d.setup),
         ("state space", &d.state_space),
         ("verdicts", &d.verdicts),
+        ("coverage", &d.coverage),
     ] {
         if !lines.is_empty() {
             let _ = writeln!(out, "{title}:");
@@ -210,7 +287,11 @@ pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
         }
     }
     if d.verdicts.is_empty() {
-        out.push_str("same verdicts; the state space changed\n");
+        out.push_str(if d.state_space.is_empty() {
+            "same verdicts and state space; the branches taken changed\n"
+        } else {
+            "same verdicts; the state space changed\n"
+        });
     }
     out
 }

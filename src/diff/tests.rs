@@ -21,16 +21,19 @@ fn side(states: u64, i1: (&str, Option<usize>), companion: &str) -> Side {
                 kind: "invariant".into(),
                 verdict: i1.0.into(),
                 depth: i1.1,
+                clause: None,
             },
             Verdict {
                 name: "leak logged".into(),
                 kind: "companion".into(),
                 verdict: companion.into(),
                 depth: None,
+                clause: None,
             },
         ],
         warnings: Vec::new(),
         build: None,
+        coverage: None,
     }
 }
 

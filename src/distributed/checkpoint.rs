@@ -35,7 +35,7 @@ use crate::engine::level_files::{
     write_file, write_meta,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
-use crate::engine::LevelStats;
+use crate::engine::{LevelStats, TallyCounts};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::Write;
@@ -66,6 +66,9 @@ struct Meta {
     decisions: Vec<Option<SavedDecision>>,
     label_transitions: Vec<u64>,
     label_first_depths: Vec<Option<usize>>,
+    /// Each level's label counts, by depth (absent in older checkpoints).
+    #[serde(default)]
+    label_levels: Option<Vec<Vec<u64>>>,
     /// Seals of `visited.bin` and `frontier.bin`, and of the worker's
     /// links files of levels 1 to `depth`.
     visited: Seal,
@@ -94,8 +97,8 @@ pub(crate) struct Snapshot<'a, W> {
     /// The most states of the level that any one worker holds.
     pub(crate) widest: u64,
     pub(crate) decisions: &'a [Option<Decision<W>>],
-    /// Per label: transitions so far and the first depth.
-    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
+    /// Per label: transitions so far and the first depth; each level's.
+    pub(crate) labels: TallyCounts,
     pub(crate) frontier: &'a Frontier<W>,
     /// The seals of the worker's links files of levels 1 to `depth`
     /// (`links`, which writes them into the worker's directory).
@@ -108,7 +111,7 @@ pub(crate) struct Part<W> {
     /// The most states of the level that any one worker holds.
     pub(crate) widest: u64,
     pub(crate) decisions: Vec<Option<Decision<W>>>,
-    pub(crate) labels: (Vec<u64>, Vec<Option<usize>>),
+    pub(crate) labels: TallyCounts,
     /// The fingerprints this worker owns, in any order.
     pub(crate) visited: Vec<W>,
     pub(crate) frontier: Frontier<W>,
@@ -164,6 +167,7 @@ pub(crate) fn save<W: Word>(
                 .collect(),
             label_transitions: part.labels.0.clone(),
             label_first_depths: part.labels.1.clone(),
+            label_levels: part.labels.2.clone(),
             visited,
             frontier,
             links: part.link_seals.to_vec(),
@@ -270,7 +274,11 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
         levels: meta.levels.iter().map(level_stats).collect(),
         widest: meta.widest,
         decisions,
-        labels: (meta.label_transitions, meta.label_first_depths),
+        labels: (
+            meta.label_transitions,
+            meta.label_first_depths,
+            meta.label_levels,
+        ),
         visited,
         frontier: Frontier { states, arena },
         link_seals: meta.links,

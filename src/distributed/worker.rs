@@ -348,7 +348,7 @@ where
         self.levels = part.levels;
         self.widest = part.widest;
         self.decisions = part.decisions;
-        self.labels.restore(part.labels.0, part.labels.1);
+        self.labels.restore(part.labels);
         self.frontier = part.frontier;
         self.links = LinkLevels::in_dir(dir, part.link_seals);
     }

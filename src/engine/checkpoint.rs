@@ -57,6 +57,9 @@ struct Meta {
     decisions: Vec<Option<([u64; 4], String)>>,
     label_transitions: Vec<u64>,
     label_first_depths: Vec<Option<usize>>,
+    /// Each level's label counts, by depth (absent in older checkpoints).
+    #[serde(default)]
+    label_levels: Option<Vec<Vec<u64>>>,
     /// Seals of `visited.bin` and `frontier.bin`, and of the links files
     /// of levels 1 to `depth`.
     visited: Seal,
@@ -226,7 +229,7 @@ where
     }
 
     fn meta(&self, visited: Seal, frontier: Seal) -> Meta {
-        let (label_transitions, label_first_depths) = self.labels.counts();
+        let (label_transitions, label_first_depths, label_levels) = self.labels.counts();
         Meta {
             identity: self.opts.identity.clone(),
             max_depth: self.opts.max_depth,
@@ -242,6 +245,7 @@ where
                 .collect(),
             label_transitions,
             label_first_depths,
+            label_levels,
             visited,
             frontier,
             links: self.links.seals().to_vec(),
@@ -308,8 +312,11 @@ where
                 .map(|d| d.as_ref().map(decode_decision))
                 .collect(),
         );
-        run.labels
-            .restore(meta.label_transitions, meta.label_first_depths);
+        run.labels.restore((
+            meta.label_transitions,
+            meta.label_first_depths,
+            meta.label_levels,
+        ));
         run
     }
 }

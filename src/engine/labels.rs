@@ -82,6 +82,10 @@ pub struct LabelCount {
     /// The depth of the target level of the first such transition; `None`
     /// when no transition carried it.
     pub first_depth: Option<usize>,
+    /// Per depth `d`, the transitions into level `d` that carried it
+    /// (index 0 is level 0, which no transition enters); `None` when the
+    /// run resumed from a checkpoint that did not keep them.
+    pub by_depth: Option<Vec<u64>>,
 }
 
 /// How the engine takes a transition and what label it gets: the engine is
@@ -237,7 +241,13 @@ pub(crate) struct LabelTally {
     names: Vec<&'static str>,
     transitions: Vec<u64>,
     first_depth: Vec<Option<usize>>,
+    /// Each level's counts, by depth (`None`: lost to an old checkpoint).
+    levels: Option<Vec<Vec<u64>>>,
 }
+
+/// What a checkpoint keeps of a [`LabelTally`]: per label the transitions
+/// so far and the first depth, and each level's counts.
+pub(crate) type TallyCounts = (Vec<u64>, Vec<Option<usize>>, Option<Vec<Vec<u64>>>);
 
 impl LabelTally {
     pub(crate) fn new(names: Vec<&'static str>) -> Self {
@@ -249,6 +259,7 @@ impl LabelTally {
         LabelTally {
             transitions: vec![0; names.len()],
             first_depth: vec![None; names.len()],
+            levels: Some(Vec::new()),
             names,
         }
     }
@@ -260,6 +271,14 @@ impl LabelTally {
 
     /// Adds the label counts of the transitions into level `depth`.
     pub(crate) fn add_level(&mut self, depth: usize, counts: &[u64]) {
+        if let Some(levels) = self.levels.as_mut() {
+            if levels.len() <= depth {
+                levels.resize(depth + 1, vec![0; self.names.len()]);
+            }
+            for (n, &c) in levels[depth].iter_mut().zip(counts) {
+                *n += c;
+            }
+        }
         for ((total, first), &n) in self
             .transitions
             .iter_mut()
@@ -273,13 +292,18 @@ impl LabelTally {
         }
     }
 
-    /// Per label: transitions so far and first depth (for a checkpoint).
-    pub(crate) fn counts(&self) -> (Vec<u64>, Vec<Option<usize>>) {
-        (self.transitions.clone(), self.first_depth.clone())
+    /// Per label: transitions so far and first depth, and each level's
+    /// counts (for a checkpoint).
+    pub(crate) fn counts(&self) -> TallyCounts {
+        (
+            self.transitions.clone(),
+            self.first_depth.clone(),
+            self.levels.clone(),
+        )
     }
 
     /// Continues from [`LabelTally::counts`]' output.
-    pub(crate) fn restore(&mut self, transitions: Vec<u64>, first_depth: Vec<Option<usize>>) {
+    pub(crate) fn restore(&mut self, (transitions, first_depth, levels): TallyCounts) {
         assert_eq!(
             transitions.len(),
             self.names.len(),
@@ -287,17 +311,23 @@ impl LabelTally {
         );
         self.transitions = transitions;
         self.first_depth = first_depth;
+        self.levels = levels.filter(|l| l.iter().all(|c| c.len() == self.names.len()));
     }
 
     pub(crate) fn into_counts(self) -> Vec<LabelCount> {
+        let levels = self.levels;
         self.names
             .into_iter()
             .zip(self.transitions)
             .zip(self.first_depth)
-            .map(|((name, transitions), first_depth)| LabelCount {
+            .enumerate()
+            .map(|(i, ((name, transitions), first_depth))| LabelCount {
                 name,
                 transitions,
                 first_depth,
+                by_depth: levels
+                    .as_ref()
+                    .map(|l| l.iter().map(|level| level[i]).collect()),
             })
             .collect()
     }

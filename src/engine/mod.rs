@@ -132,7 +132,7 @@ pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::resident_bytes;
 pub use labels::{LabelCount, LabelledModel, StepInto, MAX_LABELS};
-pub(crate) use labels::{LabelTally, Labels};
+pub(crate) use labels::{LabelTally, Labels, TallyCounts};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};

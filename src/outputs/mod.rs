@@ -4,6 +4,7 @@
 //! run at a time ([`ReportSet`], with its `manifest.json`), and a reader
 //! checks a run is whole before reading it ([`verify_set`]).
 
+mod baseline;
 mod checksum;
 mod growth_chart;
 mod manifest;
@@ -11,6 +12,7 @@ mod path;
 mod report_set;
 mod xml;
 
+pub use baseline::{refuse_blessed, BASELINE_FORMAT, BASELINE_MARKER};
 pub use checksum::{checksum, Checksum};
 pub use growth_chart::{growth_svg, GrowthSeries};
 pub use manifest::{verify_set, MANIFEST};

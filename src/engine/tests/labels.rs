@@ -164,9 +164,22 @@ fn ladder_labels_by_hand() {
         Some(&LabelCount {
             name: "back",
             transitions: 1,
-            first_depth: Some(4)
+            first_depth: Some(4),
+            by_depth: Some(vec![0, 0, 0, 0, 1, 0]),
         })
     );
+    // Each label's counts by depth add up to its total.
+    for label in &r.labels {
+        let by_depth = label.by_depth.as_ref().expect("a fresh run keeps them");
+        assert_eq!(
+            by_depth.iter().sum::<u64>(),
+            label.transitions,
+            "{}",
+            label.name
+        );
+        let first = by_depth.iter().position(|&n| n > 0);
+        assert_eq!(first, label.first_depth, "{}", label.name);
+    }
 }
 
 #[test]

@@ -17,6 +17,9 @@ pub struct BranchCount {
     /// The depth of the first: the number of actions up to and including
     /// it. `None` when no transition took the branch.
     pub first_depth: Option<usize>,
+    /// Per depth `d`, the transitions (attempts) of that depth that took
+    /// it; `None` when unknown (a run resumed from an old checkpoint).
+    pub by_depth: Option<Vec<u64>>,
 }
 
 /// Counts for every branch, in [`BRANCHES`] order.
@@ -41,6 +44,7 @@ impl Coverage {
                     name,
                     transitions: 0,
                     first_depth: None,
+                    by_depth: Some(Vec::new()),
                 })
                 .collect(),
         }
@@ -54,6 +58,7 @@ impl Coverage {
             assert_eq!(branch.name, label.name, "labels in BRANCHES order");
             branch.transitions = label.transitions;
             branch.first_depth = label.first_depth;
+            branch.by_depth = label.by_depth.clone();
         }
         coverage
     }
@@ -66,6 +71,12 @@ impl Coverage {
             let branch = &mut self.branches[bits.trailing_zeros() as usize];
             branch.transitions += 1;
             branch.first_depth = Some(branch.first_depth.map_or(depth, |d| d.min(depth)));
+            if let Some(by_depth) = branch.by_depth.as_mut() {
+                if by_depth.len() <= depth {
+                    by_depth.resize(depth + 1, 0);
+                }
+                by_depth[depth] += 1;
+            }
             bits &= bits - 1;
         }
     }
@@ -78,7 +89,24 @@ impl Coverage {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
+            mine.by_depth = match (mine.by_depth.take(), &theirs.by_depth) {
+                (Some(mut a), Some(b)) => {
+                    if a.len() < b.len() {
+                        a.resize(b.len(), 0);
+                    }
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                    Some(a)
+                }
+                _ => None,
+            };
         }
+    }
+
+    /// Whether every branch's counts per depth are known.
+    pub fn has_depths(&self) -> bool {
+        self.branches.iter().all(|b| b.by_depth.is_some())
     }
 
     /// How many branches some transition took.
