@@ -475,3 +475,84 @@ fn a_file_where_a_run_writes_a_folder_is_refused_before_the_run() {
     assert_eq!(files_under(&dir), vec!["a-file"], "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Kills the child when dropped, so a failing assertion stops what the
+/// test started.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Two runs into one folder: the second is refused at once, naming the
+/// folder and the first run's process, and the folder is free again once
+/// that process is gone (killed: the kernel releases its lock).
+#[test]
+fn a_second_run_into_a_busy_folder_is_refused_naming_the_process_that_holds_it() {
+    let dir = scratch("busy");
+    let model = std::fs::canonicalize("models/default.json").unwrap();
+    let model = model.to_str().unwrap();
+    // Minutes of work: it holds out/ and ck/ while the test runs.
+    let first = Killed(
+        bin()
+            .current_dir(&dir)
+            .args(["check", model, "--depth", "10", "--threads", "1"])
+            .args(["--out", "out", "--traces", "t", "--checkpoint", "ck"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = first.0.id();
+    // Until the first run holds its folders, a second, quick run (depth 1)
+    // may get in first: it finishes, and we try again.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let refused = loop {
+        let second = run_in(
+            &dir,
+            &[
+                "check", model, "--depth", "1", "--out", "out", "--traces", "t2",
+            ],
+        );
+        if second.status.code() == Some(2) {
+            break second;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a second run into the busy folder was never refused: {second:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_refused(
+        &refused,
+        &[
+            "out: --out: another memtx-check run is writing into this folder",
+            &format!("(process {pid})"),
+        ],
+    );
+    // --resume of the checkpoint the first run is writing.
+    let resumed = run_in(
+        &dir,
+        &[
+            "check", model, "--depth", "10", "--resume", "ck", "--out", "out2", "--traces", "t2",
+        ],
+    );
+    assert_refused(
+        &resumed,
+        &[
+            "ck: --resume: another memtx-check run",
+            &format!("(process {pid})"),
+        ],
+    );
+    drop(first);
+    let after = run_in(
+        &dir,
+        &[
+            "check", model, "--depth", "1", "--out", "out", "--traces", "t2",
+        ],
+    );
+    assert!(after.status.code().is_some_and(|c| c <= 1), "{after:?}");
+}

@@ -16,7 +16,7 @@ use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
-    prepare_dir, prepare_report_dir, report_dir, report_set, retire_traces, write_counterexample,
+    ensure_writable, prepare_dir, report_dir, report_set, retire_traces, write_counterexample,
 };
 use super::model::warn;
 use super::output::print;
@@ -32,6 +32,7 @@ use crate::engine::{self, FingerprintWidth};
 use crate::explore;
 use crate::model::coverage::unknown_branch;
 use crate::outputs::{growth_svg, ReportSet};
+use crate::outputs::{refuse_blessed, FolderLock};
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -220,7 +221,7 @@ pub fn check_and_write(
         )));
     }
     let options = run_options(args, threads, out)?;
-    let report = match &args.hosts {
+    let (report, locks) = match &args.hosts {
         Some(hosts) => {
             if args.dump.is_some() {
                 return Err(CliError(format!(
@@ -228,38 +229,58 @@ pub fn check_and_write(
                     args.model.display()
                 )));
             }
-            prepare_run_dirs(args, out)?;
+            let unlocked = prepare_run_dirs(args, out)?;
             let run = cluster::HostsRun {
                 spill_dir: Some(out.join("links")),
                 ..hosts_run(args, threads)?
             };
             match cluster::check_on_hosts(&run, hosts, config)? {
-                Some(report) => report,
+                Some(report) => (report, unlocked),
                 None => return Ok(None),
             }
         }
         None => {
+            // Locked first: a checkpoint another run is writing is not read.
+            let locks = prepare_run_dirs(args, out)?;
             if let Some(dir) = &options.resume {
                 check::resumable(config, &options, dir).map_err(CliError)?;
             }
-            prepare_run_dirs(args, out)?;
-            check::run(config, options)
+            (check::run(config, options), locks)
         }
     };
     let written = write_reports(&report, out, &args.traces, &[])?;
+    drop(locks);
     Ok(Some((report, written)))
 }
 
-/// The folders the engine writes into as it runs (the checkpoint, or the
-/// parent links spilled under `out`) and the report folder `out`, made
-/// ready or refused in one line before the run rather than after it.
-fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<(), CliError> {
+/// The folders the engine writes into as it runs (the checkpoint, the
+/// dump, or the parent links spilled under `out`) and the report folder
+/// `out`, made ready or refused in one line before the run rather than
+/// after it, and locked for the run ([`prepare_dir`]): keep the locks
+/// until the reports are written. The processes of one distributed run
+/// share their folders (each writes its own part), so `--hosts` probes
+/// them unlocked.
+fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<Vec<FolderLock>, CliError> {
+    let mut dirs: Vec<(&Path, &str)> = Vec::new();
     match (&args.checkpoint, &args.resume) {
-        (Some(dir), _) => prepare_dir(dir, "--checkpoint")?,
-        (None, Some(dir)) => prepare_dir(dir, "--resume")?,
+        (Some(dir), _) => dirs.push((dir, "--checkpoint")),
+        (None, Some(dir)) => dirs.push((dir, "--resume")),
         (None, None) => {}
     }
-    prepare_report_dir(out, "--out")
+    if let Some(dir) = &args.dump {
+        dirs.push((dir, "--dump"));
+    }
+    refuse_blessed(out, "--out").map_err(CliError)?;
+    dirs.push((out, "--out"));
+    if args.hosts.is_some() {
+        for (dir, flag) in dirs {
+            ensure_writable(dir, flag)?;
+        }
+        return Ok(Vec::new());
+    }
+    dirs.into_iter()
+        .map(|(dir, flag)| prepare_dir(dir, flag))
+        .collect()
 }
 
 /// The distributed check's options from the flags.

@@ -192,11 +192,12 @@ fn run_one(
     threads: usize,
 ) -> Result<(ModelResult, check::CheckReport), CliError> {
     let dir = inside(out, &config.name)?;
-    if args.bless {
-        prepare_dir(&dir, "--baselines")?;
+    // Held until this model's reports are written.
+    let _lock = if args.bless {
+        prepare_dir(&dir, "--baselines")?
     } else {
-        prepare_report_dir(&dir, "--out")?;
-    }
+        prepare_report_dir(&dir, "--out")?
+    };
     let report = check::run(
         config,
         CheckOptions {

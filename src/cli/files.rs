@@ -7,7 +7,7 @@ use crate::check::summary::Written;
 use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
-use crate::outputs::{checksum, path_inside, refuse_blessed, ReportSet};
+use crate::outputs::{checksum, path_inside, refuse_blessed, FolderLock, ReportSet};
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
 
@@ -17,10 +17,22 @@ pub fn inside(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
 }
 
 /// Makes sure the run can write into `dir`, the folder `flag` chose (or
-/// implies): creates it if missing and writes and removes a probe file,
-/// so that a path that is a file, or a folder that cannot be written,
-/// is one line before the run rather than a failure after it.
-pub fn prepare_dir(dir: &Path, flag: &str) -> Result<(), CliError> {
+/// implies), and takes it for this run: creates it if missing, locks it
+/// ([`FolderLock`]: a second run into it is refused at once, naming the
+/// process that holds it), and probes it ([`ensure_writable`]). Keep the
+/// lock until the run's last file is written.
+pub fn prepare_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
+    ensure_writable(dir, flag)?;
+    let lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
+    ensure_writable(dir, flag)?;
+    Ok(lock)
+}
+
+/// Creates `dir` if missing and writes and removes a probe file, so that
+/// a path that is a file, or a folder that cannot be written, is one line
+/// before the run rather than a failure after it. Unlocked: for the
+/// processes of one distributed run, which share their `--out`.
+pub fn ensure_writable(dir: &Path, flag: &str) -> Result<(), CliError> {
     let fail = |e: std::io::Error| {
         CliError(format!(
             "{}: {flag}: cannot write into this directory: {e}",
@@ -49,7 +61,7 @@ pub fn report_dir(out: Option<&Path>, model_name: &str) -> Result<PathBuf, CliEr
 
 /// [`prepare_dir`], after refusing a blessed baseline's folder: a plain
 /// run never rewrites what `ci` compares against.
-pub fn prepare_report_dir(dir: &Path, flag: &str) -> Result<(), CliError> {
+pub fn prepare_report_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
     refuse_blessed(dir, flag).map_err(CliError)?;
     prepare_dir(dir, flag)
 }

@@ -10,13 +10,14 @@
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
-use super::files::{report_dir, report_set, retire_traces, write_counterexample};
+use super::files::{
+    prepare_report_dir, report_dir, report_set, retire_traces, write_counterexample,
+};
 use super::model::load_model;
 use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
-use crate::outputs::refuse_blessed;
 use crate::outputs::ReportSet;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, Failure, RandomOptions, RandomReport};
@@ -80,7 +81,8 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
     let out = report_dir(args.out.as_deref(), &config.name)?;
-    refuse_blessed(&out, "--out").map_err(CliError)?;
+    // Held until the report set is written.
+    let _lock = prepare_report_dir(&out, "--out")?;
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {
         if started.elapsed().as_secs() >= 1 {

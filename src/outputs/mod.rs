@@ -2,10 +2,12 @@
 //! folder the user chose ([`path_inside`]), so no name read from an input
 //! can send a file elsewhere; a model's report folder is written a whole
 //! run at a time ([`ReportSet`], with its `manifest.json`), and a reader
-//! checks a run is whole before reading it ([`verify_set`]).
+//! checks a run is whole before reading it ([`verify_set`]); one run at
+//! a time writes into a folder ([`FolderLock`]).
 
 mod baseline;
 mod checksum;
+mod folder_lock;
 mod growth_chart;
 mod manifest;
 mod path;
@@ -14,6 +16,7 @@ mod xml;
 
 pub use baseline::{refuse_blessed, BASELINE_FORMAT, BASELINE_MARKER};
 pub use checksum::{checksum, Checksum};
+pub use folder_lock::FolderLock;
 pub use growth_chart::{growth_svg, GrowthSeries};
 pub use manifest::{verify_set, MANIFEST};
 pub use path::path_inside;
