@@ -139,7 +139,8 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         // One line here rather than one from each process.
         let placeholders = vec![String::new(); n];
         hosts_run(args, threads)?.check_resumable(&config, placeholders, 0..n)?;
-        prepare_run_dirs(args, &out)?;
+        // Held by this parent while its processes (--hosts, unlocked) run.
+        let _locks = prepare_run_dirs(args, &out, || Ok(()))?;
         return cluster::run_local(n);
     }
     let Some((report, written)) = check_and_write(args, &config, threads, &out)? else {
@@ -229,7 +230,7 @@ pub fn check_and_write(
                     args.model.display()
                 )));
             }
-            let unlocked = prepare_run_dirs(args, out)?;
+            let unlocked = prepare_run_dirs(args, out, || Ok(()))?;
             let run = cluster::HostsRun {
                 spill_dir: Some(out.join("links")),
                 ..hosts_run(args, threads)?
@@ -240,11 +241,13 @@ pub fn check_and_write(
             }
         }
         None => {
-            // Locked first: a checkpoint another run is writing is not read.
-            let locks = prepare_run_dirs(args, out)?;
-            if let Some(dir) = &options.resume {
-                check::resumable(config, &options, dir).map_err(CliError)?;
-            }
+            // The checkpoint is read once locked (not while another run
+            // writes it), and before --out is made (a refused resume
+            // writes nothing).
+            let locks = prepare_run_dirs(args, out, || match &options.resume {
+                Some(dir) => check::resumable(config, &options, dir).map_err(CliError),
+                None => Ok(()),
+            })?;
             (check::run(config, options), locks)
         }
     };
@@ -257,10 +260,15 @@ pub fn check_and_write(
 /// dump, or the parent links spilled under `out`) and the report folder
 /// `out`, made ready or refused in one line before the run rather than
 /// after it, and locked for the run ([`prepare_dir`]): keep the locks
-/// until the reports are written. The processes of one distributed run
+/// until the reports are written; `before_out` runs once the others are
+/// locked, before `out` is made. The processes of one distributed run
 /// share their folders (each writes its own part), so `--hosts` probes
 /// them unlocked.
-fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<Vec<FolderLock>, CliError> {
+fn prepare_run_dirs(
+    args: &CheckArgs,
+    out: &Path,
+    before_out: impl FnOnce() -> Result<(), CliError>,
+) -> Result<Vec<FolderLock>, CliError> {
     let mut dirs: Vec<(&Path, &str)> = Vec::new();
     match (&args.checkpoint, &args.resume) {
         (Some(dir), _) => dirs.push((dir, "--checkpoint")),
@@ -271,16 +279,21 @@ fn prepare_run_dirs(args: &CheckArgs, out: &Path) -> Result<Vec<FolderLock>, Cli
         dirs.push((dir, "--dump"));
     }
     refuse_blessed(out, "--out").map_err(CliError)?;
-    dirs.push((out, "--out"));
-    if args.hosts.is_some() {
-        for (dir, flag) in dirs {
+    let mut locks = Vec::new();
+    for (dir, flag) in dirs {
+        if args.hosts.is_some() {
             ensure_writable(dir, flag)?;
+        } else {
+            locks.push(prepare_dir(dir, flag)?);
         }
-        return Ok(Vec::new());
     }
-    dirs.into_iter()
-        .map(|(dir, flag)| prepare_dir(dir, flag))
-        .collect()
+    before_out()?;
+    if args.hosts.is_some() {
+        ensure_writable(out, "--out")?;
+    } else {
+        locks.push(prepare_dir(out, "--out")?);
+    }
+    Ok(locks)
 }
 
 /// The distributed check's options from the flags.
