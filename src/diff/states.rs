@@ -129,7 +129,7 @@ impl Dump {
             }
             Ok(())
         })?;
-        dump.check_total(&states_path, rows, dump.manifest.states)?;
+        dump.check_total(&states_path, rows, dump.manifest.states_bytes, "states")?;
         let transitions_path = dir.join("transitions.csv");
         let rows = each_row(&transitions_path, &TRANSITIONS_HEADER, |at, row| {
             let (from, to) = (fp(at, &row[0])?, fp(at, &row[2])?);
@@ -137,7 +137,12 @@ impl Dump {
             dump.moves.entry((from, action)).or_insert(to);
             Ok(())
         })?;
-        dump.check_total(&transitions_path, rows, dump.manifest.transitions)?;
+        dump.check_total(
+            &transitions_path,
+            rows,
+            dump.manifest.transitions_bytes,
+            "transitions",
+        )?;
         Ok(dump)
     }
 
@@ -151,14 +156,26 @@ impl Dump {
         id
     }
 
-    /// A half-written file has fewer rows than the manifest counts.
-    fn check_total(&self, path: &Path, rows: u64, said: u64) -> Result<(), InputError> {
-        if rows == said {
+    /// A half-written or edited file has other rows or bytes than the
+    /// manifest counts (`field`: its rows' field in the manifest).
+    fn check_total(
+        &self,
+        path: &Path,
+        rows: u64,
+        bytes_said: u64,
+        field: &str,
+    ) -> Result<(), InputError> {
+        let said = match field {
+            "states" => self.manifest.states,
+            _ => self.manifest.transitions,
+        };
+        let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+        if rows == said && bytes == bytes_said {
             return Ok(());
         }
         Err(bad(
             &path.display().to_string(),
-            format!("{rows} rows, but dump.json counts {said}: the file is not the one the dump wrote; re-dump it"),
+            format!("{rows} rows of {bytes} bytes, but dump.json counts {field} = {said} of {field}_bytes = {bytes_said}: the file is not the one the dump wrote; re-dump it"),
         ))
     }
 

@@ -1,8 +1,9 @@
 //! `dump.json`, the dump's manifest: written last, atomically, once both
 //! CSV files are in place, so a folder with a manifest holds a finished
 //! dump. It names the format version ([`FORMAT`]), the build that made
-//! the dump, the row totals and whether the run reached its bound.
+//! the dump, the row and byte totals of both CSV files and whether the run reached its bound.
 
+use super::DumpTotals;
 use crate::build_info::BuildInfo;
 use crate::input::{read_text, InputError};
 use serde::{Deserialize, Serialize};
@@ -24,18 +25,24 @@ pub struct DumpManifest {
     pub states: u64,
     /// Rows of `transitions.csv` (the header aside).
     pub transitions: u64,
+    /// Bytes of `states.csv`.
+    pub states_bytes: u64,
+    /// Bytes of `transitions.csv`.
+    pub transitions_bytes: u64,
     /// Whether the run reached its bound (not stopped early).
     pub whole: bool,
 }
 
 impl DumpManifest {
-    /// This build's manifest for a dump of `states` and `transitions` rows.
-    pub fn new(states: u64, transitions: u64, whole: bool) -> DumpManifest {
+    /// This build's manifest for the dump `totals` describes.
+    pub fn new(totals: &DumpTotals, whole: bool) -> DumpManifest {
         DumpManifest {
             format: FORMAT.to_owned(),
             build: BuildInfo::this(),
-            states,
-            transitions,
+            states: totals.state_rows,
+            transitions: totals.transition_rows,
+            states_bytes: totals.states_bytes,
+            transitions_bytes: totals.transitions_bytes,
             whole,
         }
     }
@@ -95,7 +102,15 @@ mod tests {
     #[test]
     fn a_manifest_reads_back() {
         let dir = scratch("back");
-        let m = DumpManifest::new(7, 12, true);
+        let totals = DumpTotals {
+            states_path: dir.join("states.csv"),
+            transitions_path: dir.join("transitions.csv"),
+            state_rows: 7,
+            transition_rows: 12,
+            states_bytes: 700,
+            transitions_bytes: 1200,
+        };
+        let m = DumpManifest::new(&totals, true);
         m.write(&dir).unwrap();
         assert_eq!(DumpManifest::read(&dir).unwrap(), m);
     }

@@ -130,15 +130,16 @@ impl<'a> DumpSink<'a> {
             std::fs::rename(&from, &to).map_err(|e| fail(e.to_string()))?;
             sizes.push((to.clone(), std::fs::metadata(&to).map_or(0, |m| m.len())));
         }
-        DumpManifest::new(inner.state_rows, inner.transition_rows, whole).write(&self.dir)?;
-        Ok(DumpTotals {
+        let totals = DumpTotals {
             states_path: sizes[0].0.clone(),
             transitions_path: sizes[1].0.clone(),
             state_rows: inner.state_rows,
             transition_rows: inner.transition_rows,
             states_bytes: sizes[0].1,
             transitions_bytes: sizes[1].1,
-        })
+        };
+        DumpManifest::new(&totals, whole).write(&self.dir)?;
+        Ok(totals)
     }
 
     /// The invariants `state` violates, space-separated.
