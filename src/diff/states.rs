@@ -418,3 +418,99 @@ pub fn compare_dumps(a: &Dump, b: &Dump) -> Result<StateDiff, InputError> {
         build_note: crate::diff::protocol_note(Some(&a.manifest.build), Some(&b.manifest.build)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::dump::DumpTotals;
+
+    const OPEN_LOW: &str = r#"{"op":"open","agent":0,"tier":"low"}"#;
+
+    /// A dump of default.json: the initial state 1, and for each
+    /// `(state, label)` a state at depth 1 reached from 1 by `label`.
+    fn dump(protocol: &str, children: &[(u128, &str)]) -> Dump {
+        let config =
+            ModelConfig::parse(include_str!("../../models/default.json"), "default.json").unwrap();
+        let totals = DumpTotals {
+            states_path: "states.csv".into(),
+            transitions_path: "transitions.csv".into(),
+            state_rows: 0,
+            transition_rows: 0,
+            states_bytes: 0,
+            transitions_bytes: 0,
+        };
+        let mut manifest = DumpManifest::new(&totals, true);
+        manifest.build.protocol = protocol.to_owned();
+        let mut d = Dump {
+            origin: "d".into(),
+            config,
+            manifest,
+            states: HashMap::new(),
+            states_origin: "d/states.csv".into(),
+            labels: Vec::new(),
+            label_ids: HashMap::new(),
+            moves: HashMap::new(),
+        };
+        let row = |depth, parent, action| StateRow {
+            depth,
+            parent,
+            action,
+            records: "".into(),
+            transactions: "T0 low open".into(),
+            step: if depth == 0 { "" } else { OPEN_LOW }.into(),
+        };
+        let root = d.label_id("");
+        d.states.insert(1, row(0, None, root));
+        for &(state, label) in children {
+            let action = d.label_id(label);
+            d.states.insert(state, row(1, Some(1), action));
+            d.moves.insert((1, action), state);
+        }
+        d
+    }
+
+    #[test]
+    fn one_sided_states_pair_by_parent_and_action_and_trace_from_their_own_steps() {
+        let a = dump(&"a".repeat(32), &[(2, "opens"), (3, "same")]);
+        let b = dump(&"b".repeat(32), &[(4, "opens"), (3, "same")]);
+        let d = compare_dumps(&a, &b).unwrap();
+        assert_eq!(d.per_depth, vec![(1, 1, 1)]);
+        assert_eq!((d.one_sided, d.paired, d.pairs.len()), (2, 2, 1));
+        let p = &d.pairs[0];
+        assert_eq!(
+            (p.parent, p.action.as_str(), p.a.state, p.b.state),
+            (1, "opens", 2, 4)
+        );
+        assert!(p.path.is_empty());
+        assert_eq!(d.firsts.len(), 2);
+        assert_eq!((d.firsts[0].side, d.firsts[0].state), ('A', 2));
+        assert_eq!(d.firsts[1].labels, vec!["opens".to_owned()]);
+        assert_eq!(d.firsts[0].trace.steps.len(), 1);
+        assert!(d
+            .build_note
+            .unwrap()
+            .starts_with("protocol changed between these runs"));
+        let same = compare_dumps(&a, &a).unwrap();
+        assert!(same.per_depth.is_empty() && same.firsts.is_empty() && same.build_note.is_none());
+    }
+
+    #[test]
+    fn a_step_that_is_not_a_trace_step_names_the_state() {
+        let mut a = dump(&"a".repeat(32), &[(2, "opens")]);
+        a.states.get_mut(&2).unwrap().step = r#"{"op":"fly"}"#.into();
+        let err = a.trace(2).unwrap_err().to_string();
+        assert!(err.starts_with("d/states.csv"), "{err}");
+        assert!(err.contains(&format!("state {}: step", hex(2))), "{err}");
+    }
+
+    #[test]
+    fn differing_items_are_those_the_other_lacks() {
+        let (gone, new) = Pair::differing(
+            "r0 belief committed; r1 summary tentative",
+            "r0 belief committed; r1 summary quarantined",
+        );
+        assert_eq!(gone, vec!["r1 summary tentative"]);
+        assert_eq!(new, vec!["r1 summary quarantined"]);
+        assert_eq!(Pair::differing("", ""), (vec![], vec![]));
+    }
+}
