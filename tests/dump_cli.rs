@@ -213,6 +213,20 @@ fn diff(dir: &Path, a: &str, b: &str) -> Output {
     ])
 }
 
+/// The stdout of `diff before after`, which must exit 1 (some state
+/// differs).
+fn differing(dir: &Path) -> String {
+    let run = diff(dir, "before", "after");
+    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    out
+}
+
 /// The per-depth table of the diff's output: `depth  only in A  only in B`
 /// then one line of three numbers per depth.
 fn table(out: &str) -> Vec<(usize, u64, u64)> {
@@ -286,14 +300,7 @@ fn a_dump_ends_with_its_manifest_and_carries_its_steps() {
 fn two_dumps_differ_as_graphs_with_pairs_and_traces_of_their_own_steps() {
     let dir = scratch("diff");
     two_dumps(&dir);
-    let run = diff(&dir, "before", "after");
-    let out = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{out}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let out = differing(&dir);
     // The table on stdout is the CSV's.
     let per_depth: Vec<DepthDiff> = rows(&dir.join("out/states-diff.csv"));
     let printed = table(&out);
@@ -384,14 +391,7 @@ fn the_diff_takes_the_dumps_steps_as_written_without_replaying_them() {
             row[7] = if row[7] == forged { other } else { forged }.to_owned();
         }
     });
-    let run = diff(&dir, "before", "after");
-    let out = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{out}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let out = differing(&dir);
     let trace: TraceFile = serde_json::from_str(
         &std::fs::read_to_string(dir.join("t/default-vs-no-conflict-only-in-B.json")).unwrap(),
     )
