@@ -1,7 +1,9 @@
 //! End-to-end tests of `check --dump DIR` and `diff DIR_A DIR_B`: the
 //! dump's rows, read with this file's own types, agree with growth.csv
 //! and with each other; the state fingerprint is the documented encoding;
-//! two dumps compare state by state with a replayable trace.
+//! two dumps compare as graphs (per depth, pairs by parent and action)
+//! with traces built from the dumps' own steps, never replayed; dumps
+//! without a manifest or with a truncated file are refused.
 
 mod scratch_dir;
 
@@ -30,6 +32,7 @@ struct StateRow {
     records: String,
     transactions: String,
     violations: String,
+    step: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -176,73 +179,272 @@ struct DepthDiff {
 
 #[derive(Debug, Deserialize)]
 struct TraceFile {
+    config: serde_json::Value,
     steps: Vec<serde_json::Value>,
 }
 
-#[test]
-fn two_dumps_differ_state_by_state_with_the_shallowest_trace() {
-    let dir = scratch("diff");
-    // Exit 1 on both: at 5 steps each breaks our scope property (README),
-    // which is no concern of the dump.
-    assert_eq!(
-        dump(&dir, "models/default.json", "5", "before")
-            .status
-            .code(),
-        Some(1)
-    );
-    assert_eq!(
-        dump(&dir, "models/ablations/no-conflict.json", "5", "after")
-            .status
-            .code(),
-        Some(1)
-    );
+/// The two dumps of the diff tests, made once per test in `dir`:
+/// `before` of models/default.json, `after` of the no-conflict ablation.
+fn two_dumps(dir: &Path) {
+    // Exit 0 or 1: a violation at depth 4 is no concern of the dump.
+    for (model, name) in [
+        ("models/default.json", "before"),
+        ("models/ablations/no-conflict.json", "after"),
+    ] {
+        let run = dump(dir, model, "4", name);
+        assert!(
+            matches!(run.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+}
+
+fn diff(dir: &Path, a: &str, b: &str) -> Output {
     let d = |p: &str| dir.join(p).display().to_string();
-    let run = bin(&[
+    bin(&[
         "diff",
-        &d("before"),
-        &d("after"),
+        &d(a),
+        &d(b),
         "--out",
         &d("out"),
         "--traces",
         &d("t"),
-    ]);
-    let out = String::from_utf8_lossy(&run.stdout);
+    ])
+}
+
+/// The stdout of `diff before after`, which must exit 1 (some state
+/// differs).
+fn differing(dir: &Path) -> String {
+    let run = diff(dir, "before", "after");
+    let out = String::from_utf8_lossy(&run.stdout).into_owned();
     assert_eq!(
         run.status.code(),
         Some(1),
         "{out}{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    out
+}
+
+/// The per-depth table of the diff's output: `depth  only in A  only in B`
+/// then one line of three numbers per depth.
+fn table(out: &str) -> Vec<(usize, u64, u64)> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("depth  only in A  only in B"))
+        .skip(1)
+        .map_while(|l| {
+            let n: Vec<u64> = l
+                .split_whitespace()
+                .map(|w| w.parse().ok())
+                .collect::<Option<_>>()?;
+            (n.len() == 3).then(|| (n[0] as usize, n[1], n[2]))
+        })
+        .collect()
+}
+
+/// `P of N one-sided states pair up by (parent, action): K actions …`.
+fn pair_counts(out: &str) -> (u64, u64, u64) {
+    let line = out
+        .lines()
+        .find(|l| l.contains(" one-sided states pair up by (parent, action): "))
+        .unwrap_or_else(|| panic!("no pair count: {out}"));
+    let num = |w: &str| w.replace(',', "").parse::<u64>().unwrap();
+    let w: Vec<&str> = line.split_whitespace().collect();
+    (num(w[0]), num(w[2]), num(w[10]))
+}
+
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    format: String,
+    build: serde_json::Value,
+    states: u64,
+    transitions: u64,
+    states_bytes: u64,
+    transitions_bytes: u64,
+    whole: bool,
+}
+
+#[test]
+fn a_dump_ends_with_its_manifest_and_carries_its_steps() {
+    let dir = scratch("manifest");
+    two_dumps(&dir);
+    let m: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("before/dump.json")).unwrap())
+            .unwrap();
+    assert_eq!(m.format, "memtx-check dump 2");
+    assert_eq!(m.build["protocol"].as_str().map(str::len), Some(32));
+    assert!(m.whole);
+    let states: Vec<StateRow> = rows(&dir.join("before/states.csv"));
+    let transitions: Vec<TransitionRow> = rows(&dir.join("before/transitions.csv"));
+    assert_eq!(
+        (m.states, m.transitions),
+        (states.len() as u64, transitions.len() as u64)
+    );
+    let size = |f: &str| std::fs::metadata(dir.join("before").join(f)).unwrap().len();
+    assert_eq!(
+        (m.states_bytes, m.transitions_bytes),
+        (size("states.csv"), size("transitions.csv"))
+    );
+    for s in &states {
+        if s.depth == 0 {
+            assert_eq!(s.step, "");
+            continue;
+        }
+        let step: serde_json::Value = serde_json::from_str(&s.step).unwrap();
+        assert!(step["op"].is_string(), "{s:?}");
+    }
+}
+
+#[test]
+fn two_dumps_differ_as_graphs_with_pairs_and_traces_of_their_own_steps() {
+    let dir = scratch("diff");
+    two_dumps(&dir);
+    let out = differing(&dir);
+    // The table on stdout is the CSV's.
     let per_depth: Vec<DepthDiff> = rows(&dir.join("out/states-diff.csv"));
+    let printed = table(&out);
+    assert_eq!(
+        printed,
+        per_depth
+            .iter()
+            .map(|r| (r.depth, r.only_in_a, r.only_in_b))
+            .collect::<Vec<_>>(),
+        "{out}"
+    );
     let first = &per_depth[0];
-    assert!(first.only_in_a + first.only_in_b > 0);
+    assert!(first.only_in_a > 0 && first.only_in_b > 0, "{out}");
     assert!(per_depth.windows(2).all(|w| w[0].depth < w[1].depth));
-    let trace_path = dir.join("t/default-vs-no-conflict-state.json");
-    let trace: TraceFile =
-        serde_json::from_str(&std::fs::read_to_string(&trace_path).unwrap()).unwrap();
-    assert_eq!(
-        trace.steps.len(),
-        first.depth,
-        "the trace reaches the state's depth"
+    // Pairs: counted against the table, the shallowest shown.
+    let (paired, one_sided, actions) = pair_counts(&out);
+    let total: u64 = per_depth.iter().map(|r| r.only_in_a + r.only_in_b).sum();
+    assert_eq!(one_sided, total, "{out}");
+    assert!(paired > 0 && paired <= one_sided && actions > 0, "{out}");
+    assert!(
+        out.contains(&format!("pair 1 at depth {}: from ", first.depth)),
+        "{out}"
     );
-    assert!(out.contains(&format!("at depth {}", first.depth)), "{out}");
-    let replay = bin(&["replay", &trace_path.display().to_string()]);
-    assert_eq!(
-        replay.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&replay.stdout)
-    );
+    assert!(out.contains("  used to lead to ") && out.contains("  now leads to "));
+    // Each side's trace, from its own steps, replays under its build.
+    for (side, model) in [("A", "default"), ("B", "no-conflict")] {
+        let trace_path = dir.join(format!("t/default-vs-no-conflict-only-in-{side}.json"));
+        assert!(out.contains(&format!(
+            "wrote its trace from {side}'s own steps (model {model}): {}",
+            trace_path.display()
+        )));
+        let trace: TraceFile =
+            serde_json::from_str(&std::fs::read_to_string(&trace_path).unwrap()).unwrap();
+        assert_eq!(trace.config["name"], model);
+        assert_eq!(
+            trace.steps.len(),
+            first.depth,
+            "the trace reaches the depth"
+        );
+        let replay = bin(&["replay", &trace_path.display().to_string()]);
+        assert_eq!(
+            replay.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&replay.stdout)
+        );
+    }
     // A dump against itself: no state differs.
-    let same = bin(&[
-        "diff",
-        &d("before"),
-        &d("before"),
-        "--out",
-        &d("out"),
-        "--traces",
-        &d("t"),
-    ]);
+    let same = diff(&dir, "before", "before");
     assert_eq!(same.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&same.stdout).contains("the same states at every depth"));
+}
+
+/// Rewrites `path` (a states.csv) with `edit` applied to each row, and
+/// its size in the dump's manifest beside it, as a consistent dump.
+fn edit_states(path: &Path, mut edit: impl FnMut(&mut Vec<String>)) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let mut rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    rows.iter_mut().for_each(&mut edit);
+    let mut w = csv::Writer::from_path(path).unwrap();
+    w.write_record(&header).unwrap();
+    for r in rows {
+        w.write_record(&r).unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    let manifest = path.with_file_name("dump.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["states_bytes"] = std::fs::metadata(path).unwrap().len().into();
+    std::fs::write(&manifest, m.to_string()).unwrap();
+}
+
+#[test]
+fn the_diff_takes_the_dumps_steps_as_written_without_replaying_them() {
+    let dir = scratch("no-replay");
+    two_dumps(&dir);
+    // B's first steps now disagree with its protocol and its labels: a
+    // step that opens at another tier than the label says.
+    let forged = r#"{"op":"open","agent":0,"tier":"low"}"#;
+    let other = r#"{"op":"open","agent":0,"tier":"external_action"}"#;
+    edit_states(&dir.join("after/states.csv"), |row| {
+        if row[1] == "1" {
+            row[7] = if row[7] == forged { other } else { forged }.to_owned();
+        }
+    });
+    let out = differing(&dir);
+    let trace: TraceFile = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("t/default-vs-no-conflict-only-in-B.json")).unwrap(),
+    )
+    .unwrap();
+    let label = out
+        .lines()
+        .skip_while(|l| !l.starts_with("the shallowest state only in B"))
+        .nth(1)
+        .unwrap();
+    let expected_by_protocol = if label.contains("(low)") {
+        r#""low""#
+    } else {
+        r#""external_action""#
+    };
+    assert!(
+        !trace.steps[0].to_string().contains(expected_by_protocol),
+        "the trace's first step is the dump's forged one, not the protocol's: {} under {label}",
+        trace.steps[0]
+    );
+}
+
+/// Exit 2 with one line on stderr that names `file`.
+fn refused(run: &Output, file: &str) {
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "{err}{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(file), "{err}");
+}
+
+#[test]
+fn a_dump_without_manifest_or_with_a_truncated_file_is_refused() {
+    let dir = scratch("refuse");
+    two_dumps(&dir);
+    std::fs::remove_file(dir.join("after/dump.json")).unwrap();
+    let run = diff(&dir, "before", "after");
+    refused(&run, "after/dump.json");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("re-dump"));
+    let states = dir.join("before/states.csv");
+    let text = std::fs::read_to_string(&states).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&states, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    refused(&diff(&dir, "before", "before"), "before/states.csv");
+    std::fs::write(&states, &text[..text.len() - 30]).unwrap();
+    refused(&diff(&dir, "before", "before"), "before/states.csv");
+    std::fs::write(
+        dir.join("before/dump.json"),
+        "{\"format\": \"memtx-check dump 2\"",
+    )
+    .unwrap();
+    refused(&diff(&dir, "before", "before"), "before/dump.json");
 }

@@ -273,7 +273,8 @@ pub fn run(config: &ModelConfig, options: CheckOptions) -> CheckReport {
         Some(dir) => match dump::DumpSink::create(&model, &dir, &config.to_json().to_string()) {
             Ok(sink) => {
                 let report = engine::enumerate_streamed(&model, &codec, &engine_options, &sink);
-                (report, Some(sink.finish()))
+                let whole = report.stopped.is_none();
+                (report, Some(sink.finish(whole)))
             }
             Err(e) => (plain(&model), Some(Err(e))),
         },

@@ -97,7 +97,8 @@ pub struct CheckArgs {
     pub resume: Option<PathBuf>,
     /// Stream every state to DIR/states.csv and every transition to
     /// DIR/transitions.csv as the run goes (on one thread, so that rows
-    /// and parents come in the engine's order).
+    /// and parents come in the engine's order), DIR/dump.json last
+    /// (docs/dumps.md).
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub dump: Option<PathBuf>,
     /// Stop after N levels, as an interruption would (for testing resume).

@@ -5,8 +5,10 @@
 //! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
 //!
 //! When both are dumps (`check --dump DIR`), they are compared state by
-//! state ([`crate::diff::states`]): per depth the states only in A and
-//! only in B, and the shallowest one's trace (`traces/A-vs-B-state.json`);
+//! state as graphs, never replayed ([`crate::diff::states`]): per depth
+//! the states only in A and only in B, the one-sided states paired by
+//! (parent, action), and each side's shallowest one's trace built from the
+//! dump's own steps (`traces/A-vs-B-only-in-A.json`, `-only-in-B.json`);
 //! the counts per depth go to `reports/A-vs-B/states-diff.csv`.
 //!
 //! With `--behaviour`, both are model files explored in lockstep
@@ -26,7 +28,8 @@ use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::builds::{self, builds_json, revision::build_revision, BuildsOptions, OtherBuild};
-use crate::diff::states::{compare_dumps, is_dump, Dump};
+use crate::diff::coverage::thousands;
+use crate::diff::states::{compare_dumps, is_dump, Dump, Pair, StateDiff};
 use crate::diff::{compare, load_side, pair_name, render};
 use crate::outputs::{checksum, growth_svg, refuse_blessed, ReportSet};
 use crate::trace::Trace;
@@ -206,13 +209,25 @@ fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     let d = compare_dumps(&a, &b)?;
     let (na, nb) = (&a.config.name, &b.config.name);
     let mut set = diff_set(args, "states", &format!("{na}-vs-{nb}"))?;
-    let trace_name = format!("{na}-vs-{nb}-state.json");
-    inside(&args.traces, &trace_name)?;
+    let trace_name = |side: char| format!("{na}-vs-{nb}-only-in-{side}.json");
+    for side in ['A', 'B'] {
+        inside(&args.traces, &trace_name(side))?;
+    }
     let mut csv = String::from("depth,only_in_a,only_in_b\n");
     let mut text = format!(
         "states: A = {} (model {na}), B = {} (model {nb})\n",
         a.origin, b.origin
     );
+    if let Some(note) = &d.build_note {
+        text.push_str(&format!("{note}\n"));
+    }
+    for (side, dump) in [('A', &a), ('B', &b)] {
+        if !dump.manifest.whole {
+            text.push_str(&format!(
+                "{side} is not whole: its run stopped before its bound\n"
+            ));
+        }
+    }
     if d.per_depth.is_empty() {
         text.push_str("the same states at every depth\n");
     } else {
@@ -222,9 +237,16 @@ fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
         csv.push_str(&format!("{depth},{x},{y}\n"));
         text.push_str(&format!("{depth:>5}  {x:>9}  {y:>9}\n"));
     }
-    set.retire_traces([trace_name.clone()]);
-    if let Some(f) = &d.first {
-        let path = set.add_trace(&trace_name, f.trace.to_json_string().as_bytes())?;
+    if d.one_sided > 0 {
+        text.push_str(&pairs_text(&d));
+    }
+    set.retire_traces([
+        format!("{na}-vs-{nb}-state.json"),
+        trace_name('A'),
+        trace_name('B'),
+    ]);
+    for f in &d.firsts {
+        let path = set.add_trace(&trace_name(f.side), f.trace.to_json_string().as_bytes())?;
         text.push_str(&format!(
             "the shallowest state only in {}: {:032x} at depth {}, reached by\n",
             f.side, f.state, f.depth
@@ -233,7 +255,8 @@ fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
             text.push_str(&format!("  step {i}  {label}\n"));
         }
         text.push_str(&format!(
-            "wrote its trace (model {}): {} — memtx-check replay {}\n",
+            "wrote its trace from {}'s own steps (model {}): {} — memtx-check replay {}\n",
+            f.side,
             if f.side == 'A' { na } else { nb },
             path.display(),
             path.display()
@@ -243,11 +266,79 @@ fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     set.commit()?;
     text.push_str(&format!("wrote {}\n", csv_path.display()));
     print(&text)?;
-    Ok(if d.first.is_some() {
+    Ok(if d.one_sided > 0 {
         Verdict::Violated
     } else {
         Verdict::Holds
     })
+}
+
+/// How many pairs shown with their path and stores.
+const PAIRS_SHOWN: usize = 3;
+
+/// The one-sided states paired by (parent, action), the shallowest
+/// [`PAIRS_SHOWN`] pairs in full.
+fn pairs_text(d: &StateDiff) -> String {
+    let mut text = format!(
+        "{} of {} one-sided states pair up by (parent, action): {} actions from a state both dumps have lead elsewhere\n",
+        thousands(d.paired),
+        thousands(d.one_sided),
+        thousands(d.pairs.len() as u64)
+    );
+    for (i, p) in d.pairs.iter().take(PAIRS_SHOWN).enumerate() {
+        text.push_str(&format!(
+            "pair {} at depth {}: from {:032x}, reached by {}\n",
+            i + 1,
+            p.depth,
+            p.parent,
+            if p.path.is_empty() {
+                "nothing (the initial state)".to_owned()
+            } else {
+                p.path.join(" ; ")
+            }
+        ));
+        text.push_str(&format!("  the action {}\n", p.action));
+        for (verb, s) in [("used to lead to", &p.a), ("now leads to   ", &p.b)] {
+            text.push_str(&format!(
+                "  {verb} {:032x}  records: {}  transactions: {}\n",
+                s.state,
+                or_none(&s.records),
+                or_none(&s.transactions)
+            ));
+        }
+        if p.a.records == p.b.records && p.a.transactions == p.b.transactions {
+            text.push_str(
+                "  the two read the same in records and transactions: they differ in what those columns leave out (links, monitor)\n",
+            );
+        }
+        for (column, x, y) in [
+            ("records", &p.a.records, &p.b.records),
+            ("transactions", &p.a.transactions, &p.b.transactions),
+        ] {
+            let (gone, new) = Pair::differing(x, y);
+            if gone.is_empty() && new.is_empty() {
+                continue;
+            }
+            let mut line = format!("  {column} differ:");
+            for g in gone {
+                line.push_str(&format!(" -{g}"));
+            }
+            for n in new {
+                line.push_str(&format!(" +{n}"));
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+fn or_none(text: &str) -> &str {
+    if text.is_empty() {
+        "(none)"
+    } else {
+        text
+    }
 }
 
 /// `diff --behaviour MODEL --before-exe EXE | --before-rev REV`: this

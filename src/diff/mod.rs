@@ -17,6 +17,7 @@ pub mod states;
 
 pub use load::{load_side, Level, Side, Verdict};
 
+use crate::build_info::BuildInfo;
 use std::fmt::Write as _;
 
 /// What the two sides disagree on.
@@ -141,7 +142,13 @@ fn compare_capped(a: &Side, b: &Side) -> Differences {
 /// "protocol changed between these runs" when the two runs' builds have
 /// different protocol hashes; `None` when they agree or one is unknown.
 pub fn build_note(a: &Side, b: &Side) -> Option<String> {
-    match (&a.build, &b.build) {
+    protocol_note(a.build.as_ref(), b.build.as_ref())
+}
+
+/// "protocol changed between these runs" when builds `a` and `b` (either
+/// may be unknown) have different protocol hashes.
+pub fn protocol_note(a: Option<&BuildInfo>, b: Option<&BuildInfo>) -> Option<String> {
+    match (a, b) {
         (Some(x), Some(y)) if !x.same_protocol(y) => Some(format!(
             "protocol changed between these runs: {} → {}",
             x.describe(),

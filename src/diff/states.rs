@@ -1,32 +1,50 @@
-//! Two dumps (`check --dump DIR`) compared state by state: per depth, the
-//! states only in A and only in B (a state is its canonical fingerprint,
+//! Two dumps (`check --dump DIR`, `docs/dumps.md`) compared as graphs,
+//! never replayed through the running build: per depth, the states only
+//! in A and only in B (a state is its canonical fingerprint,
 //! [`crate::check::dump::canonical`], so the two runs may be of two
-//! versions of the spec), and for the shallowest such state its path
-//! from the initial state, read from its dump's parent links and rebuilt
-//! as a replayable trace under the dump's own `model.json`.
+//! versions of the spec); the one-sided states paired by (parent, action)
+//! across the two `transitions.csv` ("used to lead to X, now leads to
+//! Y"); and, for each side's shallowest one-sided state, a trace built
+//! from that dump's own `step` column under its own `model.json`.
 
-use crate::check::dump::canonical::{fingerprint, hex};
-use crate::check::dump::STATES_HEADER;
+use crate::check::dump::canonical::hex;
+use crate::check::dump::manifest::DumpManifest;
+use crate::check::dump::{STATES_HEADER, TRANSITIONS_HEADER};
 use crate::config::ModelConfig;
 use crate::input::{read_text, InputError};
-use crate::model::{MemtxModel, ModelSpec};
-use crate::trace::{Step, Trace};
-use stateright::Model;
-use std::collections::HashMap;
+use crate::trace::{parse_step_value, Trace};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-/// Whether `dir` holds a dump.
+/// Whether `dir` holds a dump (its manifest is checked when it is loaded).
 pub fn is_dump(dir: &Path) -> bool {
     dir.is_dir() && dir.join("states.csv").is_file() && dir.join("model.json").is_file()
+}
+
+/// One row of `states.csv`, as the diff needs it.
+struct StateRow {
+    depth: usize,
+    parent: Option<u128>,
+    /// The action's index in [`Dump::labels`].
+    action: u32,
+    records: Box<str>,
+    transactions: Box<str>,
+    /// The trace step from the parent, as JSON (empty at depth 0).
+    step: Box<str>,
 }
 
 /// One dump, as the diff needs it.
 pub struct Dump {
     pub origin: String,
     pub config: ModelConfig,
-    /// Each state: its depth, parent and the action's index in `actions`.
-    states: HashMap<u128, (usize, Option<u128>, u32)>,
-    actions: Vec<String>,
+    pub manifest: DumpManifest,
+    states: HashMap<u128, StateRow>,
+    /// `states.csv` as named in errors.
+    states_origin: String,
+    labels: Vec<String>,
+    label_ids: HashMap<String, u32>,
+    /// `transitions.csv`: (from, action) → to.
+    moves: HashMap<(u128, u32), u128>,
 }
 
 fn bad(origin: &str, what: String) -> InputError {
@@ -40,72 +58,204 @@ fn fp(origin: &str, text: &str) -> Result<u128, InputError> {
     u128::from_str_radix(text, 16).map_err(|_| bad(origin, format!("{text:?} is not a state")))
 }
 
+/// The rows of the CSV file at `path` with header `header`, one by one.
+fn each_row(
+    path: &Path,
+    header: &[&str],
+    mut row: impl FnMut(&str, &csv::StringRecord) -> Result<(), InputError>,
+) -> Result<u64, InputError> {
+    let origin = path.display().to_string();
+    let mut reader = csv::Reader::from_reader(open_dump(path)?);
+    let found = reader.headers().map_err(|e| bad(&origin, e.to_string()))?;
+    if found.iter().ne(header.iter().copied()) {
+        return Err(bad(
+            &origin,
+            format!(
+                "header is not {} (re-dump it with this build)",
+                header.join(",")
+            ),
+        ));
+    }
+    let mut count = 0;
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| bad(&origin, e.to_string()))?;
+        row(&format!("{origin}: row {}", i + 1), &record)?;
+        count += 1;
+    }
+    Ok(count)
+}
+
 impl Dump {
-    /// Reads `dir/states.csv` and `dir/model.json`.
+    /// Reads `dir/dump.json` (refusing a dump without it), `dir/model.json`,
+    /// `dir/states.csv` and `dir/transitions.csv`, whose row counts must be
+    /// the manifest's.
     pub fn load(dir: &Path) -> Result<Dump, InputError> {
+        let manifest = DumpManifest::read(dir)?;
         let model_path = dir.join("model.json");
         let config =
             ModelConfig::parse(&read_text(&model_path)?, &model_path.display().to_string())?;
-        let path = dir.join("states.csv");
-        let origin = path.display().to_string();
-        let mut reader = csv::Reader::from_reader(open_dump(&path)?);
-        let header = reader.headers().map_err(|e| bad(&origin, e.to_string()))?;
-        if header.iter().ne(STATES_HEADER) {
-            return Err(bad(
-                &origin,
-                format!("header is not {}", STATES_HEADER.join(",")),
-            ));
-        }
-        let mut states = HashMap::new();
-        let mut labels: HashMap<String, u32> = HashMap::new();
-        let mut actions = Vec::new();
-        for (i, row) in reader.records().enumerate() {
-            let row = row.map_err(|e| bad(&origin, e.to_string()))?;
-            let at = format!("{origin}: row {}", i + 1);
-            let state = fp(&at, &row[0])?;
-            let depth: usize = row[1]
-                .parse()
-                .map_err(|_| bad(&at, format!("{:?} is not a depth", &row[1])))?;
-            let parent = match &row[2] {
-                "" if depth == 0 => None,
-                "" => return Err(bad(&at, "a state below depth 0 names no parent".into())),
-                p => Some(fp(&at, p)?),
-            };
-            let next = labels.len() as u32;
-            let action = *labels.entry(row[3].to_owned()).or_insert_with(|| {
-                actions.push(row[3].to_owned());
-                next
-            });
-            if states.insert(state, (depth, parent, action)).is_some() {
-                return Err(bad(&at, format!("state {} listed twice", &row[0])));
-            }
-        }
-        Ok(Dump {
+        let mut dump = Dump {
             origin: dir.display().to_string(),
             config,
-            states,
-            actions,
-        })
+            manifest,
+            states: HashMap::new(),
+            states_origin: dir.join("states.csv").display().to_string(),
+            labels: Vec::new(),
+            label_ids: HashMap::new(),
+            moves: HashMap::new(),
+        };
+        let states_path = dir.join("states.csv");
+        let rows = each_row(&states_path, &STATES_HEADER, |at, row| {
+            let state = fp(at, &row[0])?;
+            let depth: usize = row[1]
+                .parse()
+                .map_err(|_| bad(at, format!("depth: {:?} is not a depth", &row[1])))?;
+            let parent = match &row[2] {
+                "" if depth == 0 => None,
+                "" => return Err(bad(at, "parent: a state below depth 0 names none".into())),
+                p => Some(fp(at, p)?),
+            };
+            let action = dump.label_id(&row[3]);
+            let entry = StateRow {
+                depth,
+                parent,
+                action,
+                records: row[4].into(),
+                transactions: row[5].into(),
+                step: row[7].into(),
+            };
+            if dump.states.insert(state, entry).is_some() {
+                return Err(bad(at, format!("state {} listed twice", &row[0])));
+            }
+            Ok(())
+        })?;
+        dump.check_total(&states_path, rows, dump.manifest.states_bytes, "states")?;
+        let transitions_path = dir.join("transitions.csv");
+        let rows = each_row(&transitions_path, &TRANSITIONS_HEADER, |at, row| {
+            let (from, to) = (fp(at, &row[0])?, fp(at, &row[2])?);
+            let action = dump.label_id(&row[1]);
+            dump.moves.entry((from, action)).or_insert(to);
+            Ok(())
+        })?;
+        dump.check_total(
+            &transitions_path,
+            rows,
+            dump.manifest.transitions_bytes,
+            "transitions",
+        )?;
+        Ok(dump)
     }
 
-    /// The action labels from the initial state to `state`.
-    fn path(&self, mut state: u128) -> Result<Vec<String>, InputError> {
-        let mut labels = Vec::new();
-        while let Some(&(_, Some(parent), action)) = self.states.get(&state) {
-            labels.push(self.actions[action as usize].clone());
-            state = parent;
-            if labels.len() > self.states.len() {
-                return Err(bad(&self.origin, "the parent links loop".into()));
+    fn label_id(&mut self, label: &str) -> u32 {
+        if let Some(&id) = self.label_ids.get(label) {
+            return id;
+        }
+        let id = self.labels.len() as u32;
+        self.labels.push(label.to_owned());
+        self.label_ids.insert(label.to_owned(), id);
+        id
+    }
+
+    /// A half-written or edited file has other rows or bytes than the
+    /// manifest counts (`field`: its rows' field in the manifest).
+    fn check_total(
+        &self,
+        path: &Path,
+        rows: u64,
+        bytes_said: u64,
+        field: &str,
+    ) -> Result<(), InputError> {
+        let said = match field {
+            "states" => self.manifest.states,
+            _ => self.manifest.transitions,
+        };
+        let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+        if rows == said && bytes == bytes_said {
+            return Ok(());
+        }
+        Err(bad(
+            &path.display().to_string(),
+            format!("{rows} rows of {bytes} bytes, but dump.json counts {field} = {said} of {field}_bytes = {bytes_said}: the file is not the one the dump wrote; re-dump it"),
+        ))
+    }
+
+    /// The states from the initial state to `state`, `state` last.
+    fn lineage(&self, mut state: u128) -> Result<Vec<u128>, InputError> {
+        let mut states = vec![state];
+        while let Some(StateRow {
+            parent: Some(parent),
+            ..
+        }) = self.states.get(&state)
+        {
+            state = *parent;
+            states.push(state);
+            if states.len() > self.states.len() + 1 {
+                return Err(bad(&self.states_origin, "the parent links loop".into()));
             }
         }
         if !self.states.contains_key(&state) {
             return Err(bad(
-                &self.origin,
+                &self.states_origin,
                 format!("parent {} is not listed", hex(state)),
             ));
         }
-        labels.reverse();
-        Ok(labels)
+        states.reverse();
+        Ok(states)
+    }
+
+    /// The action labels from the initial state to `state`.
+    fn path(&self, state: u128) -> Result<Vec<String>, InputError> {
+        Ok(self.lineage(state)?[1..]
+            .iter()
+            .map(|s| self.labels[self.states[s].action as usize].clone())
+            .collect())
+    }
+
+    /// The trace to `state` from the dump's own `step` column, under its
+    /// own `model.json`: no step is run through the protocol.
+    fn trace(&self, state: u128) -> Result<Trace, InputError> {
+        let mut steps = Vec::new();
+        for s in &self.lineage(state)?[1..] {
+            let field = format!("state {}: step", hex(*s));
+            let text = &self.states[s].step;
+            let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                bad(
+                    &self.states_origin,
+                    format!("{field}: {text:?} is not a trace step ({e})"),
+                )
+            })?;
+            steps.push(parse_step_value(
+                &value,
+                &self.config,
+                &self.states_origin,
+                &field,
+            )?);
+        }
+        Ok(Trace::new(self.config.clone(), steps, None))
+    }
+
+    /// Where the action labelled `label` leads from `from`, if this dump
+    /// took it.
+    fn leads(&self, from: u128, label: &str) -> Option<u128> {
+        let id = *self.label_ids.get(label)?;
+        self.moves.get(&(from, id)).copied()
+    }
+
+    fn state(&self, state: u128) -> Result<&StateRow, InputError> {
+        self.states.get(&state).ok_or_else(|| {
+            bad(
+                &self.origin,
+                format!(
+                    "transitions.csv leads to {}, which states.csv does not list",
+                    hex(state)
+                ),
+            )
+        })
+    }
+
+    /// Whether the state is at that depth in this dump.
+    fn has_at(&self, state: u128, depth: usize) -> bool {
+        self.states.get(&state).map(|s| s.depth) == Some(depth)
     }
 }
 
@@ -129,10 +279,54 @@ pub type DepthCounts = Vec<(usize, u64, u64)>;
 /// What two dumps disagree on.
 pub struct StateDiff {
     pub per_depth: DepthCounts,
-    /// The shallowest state in one dump and not at that depth in the other
-    /// (the smallest fingerprint among them; A's before B's): which side
-    /// ('A' or 'B'), its depth, its fingerprint, its path, and its trace.
-    pub first: Option<FirstDifference>,
+    /// States only on one side (at their depth), both sides counted.
+    pub one_sided: u64,
+    /// Those of them in a [`Pair`].
+    pub paired: u64,
+    /// Every pair, shallowest first.
+    pub pairs: Vec<Pair>,
+    /// Per side with one-sided states ('A' first), the shallowest one.
+    pub firsts: Vec<FirstDifference>,
+    /// "protocol changed between these runs" when the two manifests name
+    /// different protocol hashes.
+    pub build_note: Option<String>,
+}
+
+/// One action from a state both dumps have that leads to different
+/// states: it used to lead to `a`, now leads to `b`.
+pub struct Pair {
+    /// The depth of the states it leads to.
+    pub depth: usize,
+    pub parent: u128,
+    /// The action labels from the initial state to the parent (in A).
+    pub path: Vec<String>,
+    pub action: String,
+    pub a: Shown,
+    pub b: Shown,
+}
+
+/// A state as its dump's row shows it.
+pub struct Shown {
+    pub state: u128,
+    pub records: String,
+    pub transactions: String,
+}
+
+impl Pair {
+    /// The `; `-separated items of `a`'s and `b`'s column that the other
+    /// lacks (records, or transactions).
+    pub fn differing(a: &str, b: &str) -> (Vec<String>, Vec<String>) {
+        let items = |t: &str| -> Vec<String> {
+            t.split("; ")
+                .filter(|i| !i.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        let (x, y) = (items(a), items(b));
+        let only =
+            |p: &[String], q: &[String]| p.iter().filter(|i| !q.contains(i)).cloned().collect();
+        (only(&x, &y), only(&y, &x))
+    }
 }
 
 pub struct FirstDifference {
@@ -146,83 +340,177 @@ pub struct FirstDifference {
 /// Compares dumps `a` and `b`.
 pub fn compare_dumps(a: &Dump, b: &Dump) -> Result<StateDiff, InputError> {
     let mut counts: HashMap<usize, (u64, u64)> = HashMap::new();
-    let mut first: Option<(usize, char, u128)> = None;
+    let mut firsts = Vec::new();
+    let mut one_sided = 0;
+    let mut paired = 0;
+    // (depth, parent, action) → (where it leads in A, in B).
+    let mut pairs: BTreeMap<(usize, u128, String), (u128, u128)> = BTreeMap::new();
     for (side, mine, other) in [('A', a, b), ('B', b, a)] {
-        for (&state, &(depth, _, _)) in &mine.states {
-            if other.states.get(&state).map(|s| s.0) == Some(depth) {
+        let mut first: Option<(usize, u128)> = None;
+        for (&state, row) in &mine.states {
+            if other.has_at(state, row.depth) {
                 continue;
             }
-            let c = counts.entry(depth).or_default();
+            one_sided += 1;
+            let c = counts.entry(row.depth).or_default();
             if side == 'A' {
                 c.0 += 1;
             } else {
                 c.1 += 1;
             }
-            let key = (depth, side, state);
-            if first.is_none_or(|f| key < f) {
-                first = Some(key);
+            if first.is_none_or(|f| (row.depth, state) < f) {
+                first = Some((row.depth, state));
             }
+            let Some(parent) = row.parent.filter(|p| other.states.contains_key(p)) else {
+                continue;
+            };
+            let label = &mine.labels[row.action as usize];
+            let Some(there) = other.leads(parent, label).filter(|&t| t != state) else {
+                continue;
+            };
+            paired += 1;
+            let ends = if side == 'A' {
+                (state, there)
+            } else {
+                (there, state)
+            };
+            pairs.insert((row.depth, parent, label.clone()), ends);
+        }
+        if let Some((depth, state)) = first {
+            firsts.push(FirstDifference {
+                side,
+                depth,
+                state,
+                labels: mine.path(state)?,
+                trace: mine.trace(state)?,
+            });
         }
     }
     let mut per_depth: DepthCounts = counts.into_iter().map(|(d, (x, y))| (d, x, y)).collect();
     per_depth.sort_unstable();
-    let first = match first {
-        None => None,
-        Some((depth, side, state)) => {
-            let dump = if side == 'A' { a } else { b };
-            let labels = dump.path(state)?;
-            let trace = rebuild(dump, &labels, state)?;
-            Some(FirstDifference {
-                side,
-                depth,
-                state,
-                labels,
-                trace,
-            })
-        }
+    let shown = |dump: &Dump, state: u128| -> Result<Shown, InputError> {
+        let row = dump.state(state)?;
+        Ok(Shown {
+            state,
+            records: row.records.to_string(),
+            transactions: row.transactions.to_string(),
+        })
     };
-    Ok(StateDiff { per_depth, first })
+    let pairs = pairs
+        .into_iter()
+        .map(|((depth, parent, action), (x, y))| {
+            Ok(Pair {
+                depth,
+                parent,
+                path: a.path(parent)?,
+                action,
+                a: shown(a, x)?,
+                b: shown(b, y)?,
+            })
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
+    Ok(StateDiff {
+        per_depth,
+        one_sided,
+        paired,
+        pairs,
+        firsts,
+        build_note: crate::diff::protocol_note(Some(&a.manifest.build), Some(&b.manifest.build)),
+    })
 }
 
-/// The trace of `labels` under the dump's model, checked to end in `state`.
-fn rebuild(dump: &Dump, labels: &[String], state: u128) -> Result<Trace, InputError> {
-    let model = MemtxModel::new(ModelSpec::from_config(&dump.config));
-    let spec = &model.spec;
-    let mut current = model
-        .init_states()
-        .into_iter()
-        .next()
-        .ok_or_else(|| bad(&dump.origin, "the model has no initial state".into()))?;
-    let mut steps = Vec::new();
-    let mut offered = Vec::new();
-    for label in labels {
-        offered.clear();
-        model.actions(&current, &mut offered);
-        let action = offered
-            .iter()
-            .find(|a| &a.describe(spec) == label)
-            .ok_or_else(|| {
-                bad(
-                    &dump.origin,
-                    format!("{label:?} is not an action of its model.json there"),
-                )
-            })?;
-        steps.push(Step::from_op(&model.op(action), &spec.compiled));
-        current = model.next_state(&current, *action).ok_or_else(|| {
-            bad(
-                &dump.origin,
-                format!("{label:?} is refused by its model.json"),
-            )
-        })?;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::dump::DumpTotals;
+
+    const OPEN_LOW: &str = r#"{"op":"open","agent":0,"tier":"low"}"#;
+
+    /// A dump of default.json: the initial state 1, and for each
+    /// `(state, label)` a state at depth 1 reached from 1 by `label`.
+    fn dump(protocol: &str, children: &[(u128, &str)]) -> Dump {
+        let config =
+            ModelConfig::parse(include_str!("../../models/default.json"), "default.json").unwrap();
+        let totals = DumpTotals {
+            states_path: "states.csv".into(),
+            transitions_path: "transitions.csv".into(),
+            state_rows: 0,
+            transition_rows: 0,
+            states_bytes: 0,
+            transitions_bytes: 0,
+        };
+        let mut manifest = DumpManifest::new(&totals, true);
+        manifest.build.protocol = protocol.to_owned();
+        let mut d = Dump {
+            origin: "d".into(),
+            config,
+            manifest,
+            states: HashMap::new(),
+            states_origin: "d/states.csv".into(),
+            labels: Vec::new(),
+            label_ids: HashMap::new(),
+            moves: HashMap::new(),
+        };
+        let row = |depth, parent, action| StateRow {
+            depth,
+            parent,
+            action,
+            records: "".into(),
+            transactions: "T0 low open".into(),
+            step: if depth == 0 { "" } else { OPEN_LOW }.into(),
+        };
+        let root = d.label_id("");
+        d.states.insert(1, row(0, None, root));
+        for &(state, label) in children {
+            let action = d.label_id(label);
+            d.states.insert(state, row(1, Some(1), action));
+            d.moves.insert((1, action), state);
+        }
+        d
     }
-    if fingerprint(spec, &current) != state {
-        return Err(bad(
-            &dump.origin,
-            format!(
-                "the path to {} does not lead to it under model.json",
-                hex(state)
-            ),
-        ));
+
+    #[test]
+    fn one_sided_states_pair_by_parent_and_action_and_trace_from_their_own_steps() {
+        let a = dump(&"a".repeat(32), &[(2, "opens"), (3, "same")]);
+        let b = dump(&"b".repeat(32), &[(4, "opens"), (3, "same")]);
+        let d = compare_dumps(&a, &b).unwrap();
+        assert_eq!(d.per_depth, vec![(1, 1, 1)]);
+        assert_eq!((d.one_sided, d.paired, d.pairs.len()), (2, 2, 1));
+        let p = &d.pairs[0];
+        assert_eq!(
+            (p.parent, p.action.as_str(), p.a.state, p.b.state),
+            (1, "opens", 2, 4)
+        );
+        assert!(p.path.is_empty());
+        assert_eq!(d.firsts.len(), 2);
+        assert_eq!((d.firsts[0].side, d.firsts[0].state), ('A', 2));
+        assert_eq!(d.firsts[1].labels, vec!["opens".to_owned()]);
+        assert_eq!(d.firsts[0].trace.steps.len(), 1);
+        assert!(d
+            .build_note
+            .unwrap()
+            .starts_with("protocol changed between these runs"));
+        let same = compare_dumps(&a, &a).unwrap();
+        assert!(same.per_depth.is_empty() && same.firsts.is_empty() && same.build_note.is_none());
     }
-    Ok(Trace::new(dump.config.clone(), steps, None))
+
+    #[test]
+    fn a_step_that_is_not_a_trace_step_names_the_state() {
+        let mut a = dump(&"a".repeat(32), &[(2, "opens")]);
+        a.states.get_mut(&2).unwrap().step = r#"{"op":"fly"}"#.into();
+        let err = a.trace(2).unwrap_err().to_string();
+        assert!(err.starts_with("d/states.csv"), "{err}");
+        assert!(err.contains(&format!("state {}: step", hex(2))), "{err}");
+    }
+
+    #[test]
+    fn differing_items_are_those_the_other_lacks() {
+        let (gone, new) = Pair::differing(
+            "r0 belief committed; r1 summary tentative",
+            "r0 belief committed; r1 summary quarantined",
+        );
+        assert_eq!(gone, vec!["r1 summary tentative"]);
+        assert_eq!(new, vec!["r1 summary quarantined"]);
+        assert_eq!(Pair::differing("", ""), (vec![], vec![]));
+    }
 }

@@ -1,6 +1,8 @@
 //! The dump's writer: a [`StateStream`] that names each state by its
-//! canonical fingerprint and streams a `states.csv` row the first time a
-//! state is reached and a `transitions.csv` row for every transition.
+//! canonical fingerprint and streams a `states.csv` row (with the trace
+//! step that reached it) the first time a state is reached and a
+//! `transitions.csv` row for every transition; [`DumpSink::finish`] moves
+//! both into place and writes the manifest last.
 //! What it holds is one entry a state (fingerprint and depth, 18 bytes and
 //! the map's overhead); the rows go to disk as they come.
 //!
@@ -9,10 +11,12 @@
 //! under the engine's parent rule, and the rows are the same every run.
 
 use super::canonical::{fingerprint, hex};
+use super::manifest::{DumpManifest, MANIFEST};
 use super::{records_text, transactions_text, STATES_HEADER, TRANSITIONS_HEADER};
 use crate::engine::StateStream;
 use crate::model::{Action, MemtxModel, ModelState};
 use crate::outcome_text::brief;
+use crate::trace::Step;
 use stateright::{Expectation, Model, Property};
 use std::collections::HashMap;
 use std::fs::File;
@@ -69,6 +73,11 @@ impl<'a> DumpSink<'a> {
     pub fn create(model: &'a MemtxModel, dir: &Path, model_json: &str) -> Result<Self, String> {
         let fail = |e: std::io::Error| format!("{}: {e}", dir.display());
         std::fs::create_dir_all(dir).map_err(fail)?;
+        // An earlier dump's manifest would vouch for files being rewritten.
+        match std::fs::remove_file(dir.join(MANIFEST)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(fail(e)),
+            _ => {}
+        }
         crate::atomic_file::write_atomic(&dir.join("model.json"), model_json.as_bytes())
             .map_err(fail)?;
         let open = |name: &str, header: &[&str]| -> Result<Csv, String> {
@@ -100,8 +109,9 @@ impl<'a> DumpSink<'a> {
         })
     }
 
-    /// Flushes both files and moves them into place.
-    pub fn finish(self) -> Result<DumpTotals, String> {
+    /// Flushes both files, moves them into place and writes the manifest
+    /// (`whole`: the run reached its bound).
+    pub fn finish(self, whole: bool) -> Result<DumpTotals, String> {
         let inner = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = inner.error {
             return Err(e);
@@ -120,14 +130,16 @@ impl<'a> DumpSink<'a> {
             std::fs::rename(&from, &to).map_err(|e| fail(e.to_string()))?;
             sizes.push((to.clone(), std::fs::metadata(&to).map_or(0, |m| m.len())));
         }
-        Ok(DumpTotals {
+        let totals = DumpTotals {
             states_path: sizes[0].0.clone(),
             transitions_path: sizes[1].0.clone(),
             state_rows: inner.state_rows,
             transition_rows: inner.transition_rows,
             states_bytes: sizes[0].1,
             transitions_bytes: sizes[1].1,
-        })
+        };
+        DumpManifest::new(&totals, whole).write(&self.dir)?;
+        Ok(totals)
     }
 
     /// The invariants `state` violates, space-separated.
@@ -140,29 +152,37 @@ impl<'a> DumpSink<'a> {
             .join(" ")
     }
 
-    /// Writes `state`'s row if it is new: reached from `parent` at `depth`.
+    /// Writes `state`'s row if it is new: reached from `parent` by the
+    /// action labelled so at `depth`.
     fn reached(
         &self,
         inner: &mut Inner,
         fp: u128,
         state: &ModelState,
         depth: u16,
-        parent: Option<(u128, &str)>,
+        parent: Option<(u128, &str, &Action)>,
     ) {
         if inner.seen.contains_key(&fp) {
             return;
         }
         inner.seen.insert(fp, depth);
         inner.state_rows += 1;
-        let (parent, action) = parent.map_or((String::new(), ""), |(p, a)| (hex(p), a));
+        let (parent, label, step) = parent.map_or_else(
+            || (String::new(), "", String::new()),
+            |(p, label, action)| {
+                let step = Step::from_op(&self.model.op(action), &self.model.spec.compiled);
+                (hex(p), label, step.to_json_line())
+            },
+        );
         let row = [
             hex(fp),
             depth.to_string(),
             parent,
-            action.to_owned(),
+            label.to_owned(),
             records_text(&state.store),
             transactions_text(&state.store),
             self.violations(state),
+            step,
         ];
         if let Err(e) = inner.states.write_record(&row) {
             inner.error.get_or_insert_with(|| format!("{STATES}: {e}"));
@@ -193,7 +213,13 @@ impl StateStream<MemtxModel> for DumpSink<'_> {
             _ => fingerprint(spec, from),
         };
         let depth = inner.seen.get(&from_fp).map_or(0, |d| d + 1);
-        self.reached(&mut inner, to_fp, to, depth, Some((from_fp, &label)));
+        self.reached(
+            &mut inner,
+            to_fp,
+            to,
+            depth,
+            Some((from_fp, &label, action)),
+        );
         inner.transition_rows += 1;
         let row = [hex(from_fp), label, hex(to_fp), outcome];
         if let Err(e) = inner.transitions.write_record(&row) {
