@@ -507,25 +507,34 @@ fn a_second_run_into_a_busy_folder_is_refused_naming_the_process_that_holds_it()
             .unwrap(),
     );
     let pid = first.0.id();
-    // Until the first run holds its folders, a second, quick run (depth 1)
-    // may get in first: it finishes, and we try again.
+    // Once it has checkpointed a level, it holds its folders (taken
+    // before the run). Waiting for that keeps the probe from racing it.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let refused = loop {
-        let second = run_in(
-            &dir,
-            &[
-                "check", model, "--depth", "1", "--out", "out", "--traces", "t2",
-            ],
+    let mut first = first;
+    while !std::fs::read_dir(dir.join("ck"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("level-"))
+        })
+        .unwrap_or(false)
+    {
+        assert!(
+            first.0.try_wait().unwrap().is_none(),
+            "the first run ended early"
         );
-        if second.status.code() == Some(2) {
-            break second;
-        }
         assert!(
             std::time::Instant::now() < deadline,
-            "a second run into the busy folder was never refused: {second:?}"
+            "the first run never checkpointed"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    }
+    let refused = run_in(
+        &dir,
+        &[
+            "check", model, "--depth", "1", "--out", "out", "--traces", "t2",
+        ],
+    );
     assert_refused(
         &refused,
         &[

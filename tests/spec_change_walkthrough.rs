@@ -150,6 +150,18 @@ fn parting_trace(dir: &Path, out: &str) -> (PathBuf, Vec<String>) {
     (path, ops)
 }
 
+/// `EXE diff --behaviour MODEL --before-exe PLAIN` in `dir`: the two
+/// builds must part (exit 1).
+fn behaviour_diff(exe: &Path, dir: &Path, model_path: &str) -> Run {
+    let parted = run(
+        exe,
+        dir,
+        &["diff", "--behaviour", model_path, "--before-exe", PLAIN],
+    );
+    assert_eq!(parted.code, Some(1), "{}{}", parted.out, parted.err);
+    parted
+}
+
 #[test]
 fn change_a_fixes_the_scope_finding_and_more_than_doubles_laundering_quarantines() {
     let a = built("tutorial-transitive-laundering");
@@ -206,12 +218,7 @@ fn change_a_fixes_the_scope_finding_and_more_than_doubles_laundering_quarantines
 
     // Where the two builds part, breadth first: a public summary of a
     // tentative private note, committed before, quarantined now.
-    let parted = run(
-        &a,
-        &dir,
-        &["diff", "--behaviour", &default, "--before-exe", PLAIN],
-    );
-    assert_eq!(parted.code, Some(1), "{}{}", parted.out, parted.err);
+    let parted = behaviour_diff(&a, &dir, &default);
     assert!(
         parted.out.contains("the builds part after 5 steps"),
         "{}",
@@ -238,12 +245,7 @@ fn change_b_quarantines_a_record_superseding_its_own_parent_and_ends_a_g3_violat
     let b = built("tutorial-committed-parents");
     let dir = scratch_dir::fresh("walkthrough-b");
     let default = model("default.json");
-    let parted = run(
-        &b,
-        &dir,
-        &["diff", "--behaviour", &default, "--before-exe", PLAIN],
-    );
-    assert_eq!(parted.code, Some(1), "{}{}", parted.out, parted.err);
+    let parted = behaviour_diff(&b, &dir, &default);
     assert!(
         parted.out.contains("the builds part after 4 steps"),
         "{}",
