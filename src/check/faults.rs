@@ -102,6 +102,43 @@ fn caught(
     report
 }
 
+/// `fault` is caught by `clause` of `inv` alone: with that clause
+/// switched off, the faulty protocol's verdicts on `config` are the
+/// intact protocol's, every invariant's. (Companions may differ: the
+/// fault changes what the protocol does.)
+fn only_clause_catches(
+    config: ModelConfig,
+    fault: Fault,
+    inv: Invariant,
+    clause: &'static str,
+    depth: usize,
+) {
+    let intact = check(&config);
+    caught(config.clone(), fault, inv, clause, depth);
+    let mut broken = config;
+    broken.variant = broken.variant.with_fault(fault);
+    let mut spec = ModelSpec::from_config(&broken);
+    spec.mute(inv, clause);
+    let weakened = super::run_spec(&broken, spec, CheckOptions::quiet(2));
+    let invariants = intact
+        .properties
+        .iter()
+        .filter(|p| matches!(p.kind, crate::model::PropertyKind::Invariant(_)));
+    for p in invariants {
+        let without = weakened
+            .properties
+            .iter()
+            .find(|q| q.kind == p.kind)
+            .expect("the same properties");
+        assert_eq!(
+            (without.outcome, without.clause),
+            (p.outcome, p.clause),
+            "{fault:?} with {inv} [{clause}] switched off: {}",
+            p.kind.name()
+        );
+    }
+}
+
 fn lookup() -> String {
     template("lookup", LOOKUP)
 }
@@ -394,4 +431,200 @@ fn walk(
         state = model.step(&state, &action).expect("a transition").0;
     }
     (state.store, state.monitor, model.spec)
+}
+
+// Admission: the converse of each commit check, and the card's order.
+
+#[test]
+fn a_confidence_threshold_made_exclusive_breaks_admission() {
+    let borderline = template("borderline", r#""confidence": 0.6, "parent": "none""#);
+    let config = model((1, 1, 3), r#""low""#, "null", &[borderline]);
+    only_clause_catches(
+        config,
+        Fault::EvidenceThresholdExclusive,
+        Invariant::Admission,
+        "evidence",
+        3,
+    );
+}
+
+#[test]
+fn an_authority_bypass_made_exclusive_breaks_admission() {
+    let crm = template(
+        "crm",
+        r#""source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
+    );
+    let config = model((1, 1, 3), r#""low""#, "null", &[crm]);
+    only_clause_catches(
+        config,
+        Fault::AuthorityBypassExclusive,
+        Invariant::Admission,
+        "evidence",
+        3,
+    );
+}
+
+#[test]
+fn a_window_end_made_exclusive_breaks_admission() {
+    let ending = template("ending", r#""valid_to": 10, "parent": "none""#);
+    let config = model((1, 1, 3), r#""low""#, "10", &[ending]);
+    only_clause_catches(
+        config,
+        Fault::WindowEndExclusive,
+        Invariant::Admission,
+        "validity",
+        3,
+    );
+}
+
+#[test]
+fn a_dropped_same_value_rule_breaks_admission() {
+    // Two sources agree: both must stand; without the rule the second
+    // goes to user review (equal authority, another source).
+    let echo = template("echo", r#""source": "crm", "parent": "none""#);
+    let config = model((2, 1, 4), r#""low""#, "null", &[lookup(), echo]);
+    only_clause_catches(
+        config,
+        Fault::SameValueConflicts,
+        Invariant::Admission,
+        "conflict",
+        4,
+    );
+}
+
+#[test]
+fn a_dependency_check_that_refuses_superseded_ancestors_breaks_admission() {
+    // lookup commits, the correction supersedes it in the same commit,
+    // then the summary of lookup is judged: superseded is not revoked.
+    let correction = template(
+        "correction",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
+    );
+    let config = model(
+        (3, 1, 5),
+        r#""low""#,
+        "null",
+        &[lookup(), correction, summary()],
+    );
+    only_clause_catches(
+        config,
+        Fault::DependencyRejectsSuperseded,
+        Invariant::Admission,
+        "dependency",
+        5,
+    );
+}
+
+#[test]
+fn laundering_tested_before_the_revoked_parent_rule_breaks_admission_order() {
+    // Under the paper's any-parent laundering, a public summary of an
+    // aborted private note fails both rules: the card names the revoked
+    // parent first.
+    let private = template(
+        "note",
+        r#""value": "no", "scope": "private", "parent": "none""#,
+    );
+    let mut config = model((2, 2, 6), r#""low""#, "null", &[private, summary()]);
+    config.variant.laundering_parents = crate::protocol::LaunderingParents::Any;
+    only_clause_catches(
+        config,
+        Fault::LaunderingBeforeRevokedParent,
+        Invariant::Admission,
+        "order",
+        6,
+    );
+}
+
+// Honest outcomes: what each operation reports is what it did.
+
+#[test]
+fn a_status_that_miscounts_action_safe_records_breaks_honest_outcome() {
+    let config = model((1, 1, 3), r#""external_action""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::StatusIgnoresActionSafe,
+        Invariant::HonestOutcome,
+        "status",
+        3,
+    );
+}
+
+#[test]
+fn an_action_safe_record_reported_committed_breaks_honest_outcome() {
+    let config = model((1, 1, 3), r#""external_action""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::ActionSafeReportedCommitted,
+        Invariant::HonestOutcome,
+        "verdict",
+        3,
+    );
+}
+
+#[test]
+fn a_quarantine_reported_as_a_revocation_breaks_honest_outcome() {
+    // Revoking a committed lookup holds back its committed summary.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup(), summary()]);
+    only_clause_catches(
+        config,
+        Fault::QuarantineReportedRevoked,
+        Invariant::HonestOutcome,
+        "repair",
+        5,
+    );
+}
+
+#[test]
+fn an_executed_call_that_reports_no_record_breaks_honest_outcome() {
+    let config = model((2, 1, 4), r#""low""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::ExecutedCallReportsNoRecord,
+        Invariant::HonestOutcome,
+        "gate",
+        4,
+    );
+}
+
+#[test]
+fn a_supersede_left_out_of_the_verdict_breaks_honest_outcome() {
+    let correction = template(
+        "correction",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
+    );
+    let config = untooled((2, 1, 4), r#""low""#, "null", &[lookup(), correction]);
+    only_clause_catches(
+        config,
+        Fault::SupersedeUnreported,
+        Invariant::HonestOutcome,
+        "unreported",
+        4,
+    );
+}
+
+#[test]
+fn an_open_that_reports_an_empty_snapshot_breaks_honest_outcome() {
+    let config = untooled((1, 2, 4), r#""external_action""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::OpenReportsEmptySnapshot,
+        Invariant::HonestOutcome,
+        "report",
+        4,
+    );
+}
+
+#[test]
+fn a_view_revoked_where_it_could_be_quarantined_breaks_i2_view_alone() {
+    // A revoked view is no active record (G3 holds) and the repair
+    // reports the revocation it made (honest): only I2's view clause
+    // says a committed view must be held back, not revoked.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup(), summary()]);
+    only_clause_catches(
+        config,
+        Fault::ViewRevokedNotQuarantined,
+        Invariant::I2,
+        "view",
+        5,
+    );
 }

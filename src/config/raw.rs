@@ -121,6 +121,9 @@ pub(crate) struct RawExpect {
     #[serde(rename = "tx-hygiene")]
     pub tx_hygiene: Option<Value>,
     pub snapshot: Option<Value>,
+    pub admission: Option<Value>,
+    #[serde(rename = "honest-outcome")]
+    pub honest_outcome: Option<Value>,
     /// `"all"` or a list of branch names; validation reads it.
     pub coverage: Option<Value>,
 }
@@ -141,6 +144,8 @@ impl RawExpect {
             Invariant::StaleWrite => self.stale_write.as_ref(),
             Invariant::TxHygiene => self.tx_hygiene.as_ref(),
             Invariant::Snapshot => self.snapshot.as_ref(),
+            Invariant::Admission => self.admission.as_ref(),
+            Invariant::HonestOutcome => self.honest_outcome.as_ref(),
         }
     }
 }

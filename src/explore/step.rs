@@ -33,7 +33,10 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     ));
     let op = model.op(action);
     let (seen_before, seen_after) = (before.view(), after.view());
-    let mut broken: Vec<String> = invariants::check_transition(ctx, seen_before, &op, seen_after)
+    let step = last_state
+        .monitor
+        .transition(seen_before, &op, &outcome, seen_after);
+    let mut broken: Vec<String> = invariants::check_transition(ctx, step)
         .into_iter()
         .chain(invariants::check_state(ctx, seen_after, &next.monitor))
         .map(|v| {

@@ -67,13 +67,13 @@ impl PathVerdicts {
         // breaks each.
         for (n, (state, action)) in path.iter().enumerate() {
             let Some(action) = action else { continue };
-            let Ok((next, _)) = model.step(state, action) else {
+            let Ok((next, outcome)) = model.step(state, action) else {
                 continue;
             };
             let op = model.op(action);
-            for v in
-                invariants::check_transition(ctx, store(state).view(), &op, store(&next).view())
-            {
+            let (before, after) = (store(state).view(), store(&next).view());
+            let step = state.monitor.transition(before, &op, &outcome, after);
+            for v in invariants::check_transition(ctx, step) {
                 if let Some(row) = rows
                     .iter_mut()
                     .find(|r| r.invariant == v.invariant && r.violation.is_none())

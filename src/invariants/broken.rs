@@ -32,11 +32,11 @@ pub fn violation(
     ctx.select(judged);
     let mut monitor = Monitor::default();
     for (i, s) in setup.run(ops).0.into_iter().enumerate() {
-        if s.result.is_err() {
+        let Ok(outcome) = &s.result else {
             continue;
-        }
+        };
         let found = monitor
-            .judge(&ctx, s.before.view(), &s.op, s.after.view())
+            .judge(&ctx, s.before.view(), &s.op, outcome, s.after.view())
             .into_iter()
             .next();
         if let Some(v) = found {

@@ -4,17 +4,26 @@
 //! snapshot (the variant switch, card "Paper vs code"), and which
 //! invariants a run judges.
 
+#[cfg(test)]
+use super::invariant::Invariant;
 use super::invariant::Selection;
-use crate::protocol::{StaleCheckEmptySnapshot, Tool, Variant};
+#[cfg(test)]
+use super::violation::Violation;
+use crate::protocol::{Mechanism, StaleCheckEmptySnapshot, Tool, Variant};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Context {
     irreversible: Vec<bool>,
     clock: Option<i32>,
     stale_check_always: bool,
+    variant: Variant,
     selection: Selection,
     /// The selected ones judged on transitions, kept: every transition asks.
     on_transitions: Selection,
+    /// A clause switched off, to show what it alone catches (test builds
+    /// only: `check::faults`).
+    #[cfg(test)]
+    muted: Option<(Invariant, &'static str)>,
 }
 
 impl Context {
@@ -24,8 +33,11 @@ impl Context {
             clock,
             stale_check_always: variant.stale_check_empty_snapshot
                 == StaleCheckEmptySnapshot::Apply,
+            variant: *variant,
             selection: Selection::ALL,
             on_transitions: Selection::ALL.on_transitions(),
+            #[cfg(test)]
+            muted: None,
         }
     }
 
@@ -57,6 +69,17 @@ impl Context {
         self.stale_check_always
     }
 
+    /// The variant the protocol runs: its switches and the mechanisms
+    /// in force are what the commit checks are, for [`super::admission`].
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    /// Whether the variant keeps `mechanism` in force.
+    pub fn has(&self, mechanism: Mechanism) -> bool {
+        self.variant.has(mechanism)
+    }
+
     /// The invariants judged.
     pub fn selection(&self) -> Selection {
         self.selection
@@ -71,5 +94,19 @@ impl Context {
     pub fn select(&mut self, selection: Selection) {
         self.selection = selection;
         self.on_transitions = selection.on_transitions();
+    }
+
+    /// Switches off `clause` of `inv`: a violation it names counts as
+    /// none (a weakened checker, for the tests that show each clause
+    /// catches a fault no other clause or property catches).
+    #[cfg(test)]
+    pub(crate) fn mute(&mut self, inv: Invariant, clause: &'static str) {
+        self.muted = Some((inv, clause));
+    }
+
+    /// Whether `v` names the muted clause.
+    #[cfg(test)]
+    pub(crate) fn mutes(&self, v: &Violation) -> bool {
+        self.muted == Some((v.invariant, v.clause))
     }
 }

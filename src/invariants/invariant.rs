@@ -22,6 +22,8 @@ pub enum Invariant {
     StaleWrite,
     TxHygiene,
     Snapshot,
+    Admission,
+    HonestOutcome,
 }
 
 /// Where an invariant is judged.
@@ -36,7 +38,7 @@ pub enum Timing {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 12] = [
+    pub const ALL: [Invariant; 14] = [
         Invariant::I1,
         Invariant::I2,
         Invariant::G3,
@@ -49,6 +51,8 @@ impl Invariant {
         Invariant::StaleWrite,
         Invariant::TxHygiene,
         Invariant::Snapshot,
+        Invariant::Admission,
+        Invariant::HonestOutcome,
     ];
 
     /// Its bit in a set of invariants ([`Selection`], a monitor's breached
@@ -71,6 +75,8 @@ impl Invariant {
             Invariant::StaleWrite => "stale-write",
             Invariant::TxHygiene => "tx-hygiene",
             Invariant::Snapshot => "snapshot",
+            Invariant::Admission => "admission",
+            Invariant::HonestOutcome => "honest-outcome",
         }
     }
 
@@ -93,6 +99,8 @@ impl Invariant {
             Invariant::StaleWrite => "no stale late write wins",
             Invariant::TxHygiene => "transactions leave nothing half-done",
             Invariant::Snapshot => "each snapshot is what its tier saw at open",
+            Invariant::Admission => "nothing quarantined that passes its check",
+            Invariant::HonestOutcome => "every outcome reports what happened",
         }
     }
 
@@ -116,6 +124,15 @@ impl Invariant {
             Invariant::StaleWrite => &["stale_win"],
             Invariant::TxHygiene => &["orphan_tentative", "not_action_safe"],
             Invariant::Snapshot => &["at_open", "changed"],
+            Invariant::Admission => &["evidence", "validity", "conflict", "dependency", "order"],
+            Invariant::HonestOutcome => &[
+                "verdict",
+                "status",
+                "repair",
+                "gate",
+                "report",
+                "unreported",
+            ],
         }
     }
 
@@ -127,9 +144,12 @@ impl Invariant {
 
     pub fn timing(self) -> Timing {
         match self {
-            Invariant::I1 | Invariant::Lifecycle | Invariant::StaleWrite | Invariant::Snapshot => {
-                Timing::Transition
-            }
+            Invariant::I1
+            | Invariant::Lifecycle
+            | Invariant::StaleWrite
+            | Invariant::Snapshot
+            | Invariant::Admission
+            | Invariant::HonestOutcome => Timing::Transition,
             Invariant::TxHygiene => Timing::Both,
             _ => Timing::State,
         }

@@ -18,17 +18,23 @@
 //! per slot), [`scope`], [`lifecycle`] (a transition property),
 //! [`log`] (log completeness), [`stale`] (stale writes, a transition
 //! property), [`hygiene`] (transaction hygiene, a state clause and a
-//! transition clause) and [`snapshot`] (a transition property). Every
+//! transition clause), [`snapshot`] (a transition property),
+//! [`admission`] (the converse of the commit checks: nothing quarantined
+//! that passes its check, each reason the first failing check; a
+//! transition property) and [`honest_outcome`] (what each operation
+//! reports is what it did; a transition property). Every
 //! violation names the clause that failed ([`Invariant::clauses`]).
 //! [`companions`] are the "sometimes" properties that show each was not
 //! vacuous.
 
+pub mod admission;
 pub mod ancestry;
 pub mod companions;
 mod context;
 pub mod evidence;
 pub mod fields;
 pub mod g3;
+pub mod honest_outcome;
 pub mod hygiene;
 pub mod i1;
 pub mod i2;
@@ -53,24 +59,43 @@ pub(crate) mod broken;
 mod tests;
 mod violation;
 
-use crate::protocol::{Op, StoreView};
+use crate::protocol::{Op, Outcome, StoreView};
+
+/// One accepted operation as the transition properties judge it: the
+/// store before and after, the operation, the outcome the protocol
+/// reported, and the monitor of the state it left.
+#[derive(Clone, Copy)]
+pub struct Transition<'a> {
+    pub before: StoreView<'a>,
+    pub op: &'a Op,
+    pub outcome: &'a Outcome,
+    pub after: StoreView<'a>,
+    /// What the actions before this one left (see [`Monitor`]).
+    pub monitor: &'a Monitor,
+}
 
 /// `inv` on one accepted operation, if it is judged on transitions.
-pub fn check_transition_of(
-    inv: Invariant,
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    after: StoreView<'_>,
-) -> Option<Violation> {
-    match inv {
+pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> Option<Violation> {
+    let Transition {
+        before,
+        op,
+        outcome,
+        after,
+        monitor,
+    } = t;
+    let found = match inv {
         Invariant::I1 => i1::check(ctx, before, op, after),
         Invariant::Lifecycle => lifecycle::check(before, after),
         Invariant::StaleWrite => stale::check(ctx, before, op, after),
         Invariant::TxHygiene => hygiene::check_commit(before, op, after),
         Invariant::Snapshot => snapshot::check(before, op, after),
+        Invariant::Admission => admission::check(ctx, monitor, before, op, outcome, after),
+        Invariant::HonestOutcome => honest_outcome::check(ctx, before, op, outcome, after),
         _ => None,
-    }
+    };
+    #[cfg(test)]
+    let found = found.filter(|v| !ctx.mutes(v));
+    found
 }
 
 /// `inv` on one state, if it is judged on states; `monitor` is what the
@@ -82,7 +107,7 @@ pub fn check_state_of(
     store: StoreView<'_>,
     monitor: &Monitor,
 ) -> Option<Violation> {
-    match inv {
+    let found = match inv {
         Invariant::I2 => i2::check(ctx, store, monitor),
         Invariant::G3 => g3::check(store),
         Invariant::Evidence => evidence::check(store),
@@ -92,42 +117,32 @@ pub fn check_state_of(
         Invariant::LogCompleteness => log::check(store, monitor),
         Invariant::TxHygiene => hygiene::check_state(store),
         _ => None,
-    }
+    };
+    #[cfg(test)]
+    let found = found.filter(|v| !ctx.mutes(v));
+    found
 }
 
-/// The selected transition properties `op` breaks, as [`Invariant::bit`]s.
+/// The selected transition properties `t` breaks, as [`Invariant::bit`]s.
 /// Every transition asks, so only the properties an operation of its kind
 /// can break are judged.
-pub fn transition_breaches(
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    after: StoreView<'_>,
-) -> u16 {
+pub fn transition_breaches(ctx: &Context, t: Transition<'_>) -> u16 {
     let on = ctx.transition_selection();
     let mut bits = 0;
-    if on.contains(Invariant::Lifecycle) && lifecycle::check(before, after).is_some() {
-        bits |= Invariant::Lifecycle.bit();
-    }
-    if on.contains(Invariant::Snapshot) && snapshot::check(before, op, after).is_some() {
-        bits |= Invariant::Snapshot.bit();
-    }
-    match op {
-        Op::ToolCall { .. }
-            if on.contains(Invariant::I1) && i1::check(ctx, before, op, after).is_some() =>
-        {
-            bits |= Invariant::I1.bit();
+    let mut judge = |inv: Invariant| {
+        if on.contains(inv) && check_transition_of(inv, ctx, t).is_some() {
+            bits |= inv.bit();
         }
+    };
+    judge(Invariant::Lifecycle);
+    judge(Invariant::Snapshot);
+    judge(Invariant::HonestOutcome);
+    match t.op {
+        Op::ToolCall { .. } => judge(Invariant::I1),
         Op::Commit { .. } => {
-            if on.contains(Invariant::StaleWrite) && stale::check(ctx, before, op, after).is_some()
-            {
-                bits |= Invariant::StaleWrite.bit();
-            }
-            if on.contains(Invariant::TxHygiene)
-                && hygiene::check_commit(before, op, after).is_some()
-            {
-                bits |= Invariant::TxHygiene.bit();
-            }
+            judge(Invariant::StaleWrite);
+            judge(Invariant::TxHygiene);
+            judge(Invariant::Admission);
         }
         _ => {}
     }
@@ -136,15 +151,10 @@ pub fn transition_breaches(
 
 /// Every selected transition property on one accepted operation, in
 /// report order.
-pub fn check_transition(
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    after: StoreView<'_>,
-) -> Vec<Violation> {
+pub fn check_transition(ctx: &Context, t: Transition<'_>) -> Vec<Violation> {
     ctx.selection()
         .iter()
-        .filter_map(|inv| check_transition_of(inv, ctx, before, op, after))
+        .filter_map(|inv| check_transition_of(inv, ctx, t))
         .collect()
 }
 

@@ -30,7 +30,7 @@ use super::context::Context;
 use super::fields::where_state;
 use super::invariant::Invariant;
 use super::lifecycle::quarantine_allowed_from;
-use crate::protocol::{Lifecycle, Op, RecordId, RecordSet, StoreView};
+use crate::protocol::{Lifecycle, Op, Outcome, RecordId, RecordSet, StoreView};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Monitor {
@@ -83,10 +83,12 @@ impl Monitor {
         ctx: &Context,
         before: StoreView<'_>,
         op: &Op,
+        outcome: &Outcome,
         after: StoreView<'_>,
     ) -> Monitor {
         let mut next = *self;
-        next.breached |= super::transition_breaches(ctx, before, op, after);
+        next.breached |=
+            super::transition_breaches(ctx, self.transition(before, op, outcome, after));
         let roots = match *op {
             Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
                 t.staged()
@@ -125,12 +127,31 @@ impl Monitor {
         ctx: &Context,
         before: StoreView<'_>,
         op: &Op,
+        outcome: &Outcome,
         after: StoreView<'_>,
     ) -> Vec<super::Violation> {
-        *self = self.after(ctx, before, op, after);
-        let mut found = super::check_transition(ctx, before, op, after);
+        let mut found = super::check_transition(ctx, self.transition(before, op, outcome, after));
+        *self = self.after(ctx, before, op, outcome, after);
         found.extend(super::check_state(ctx, after, self));
         found
+    }
+
+    /// The operation `op`, taken from a state this monitor belongs to, as
+    /// the transition properties judge it.
+    pub fn transition<'a>(
+        &'a self,
+        before: StoreView<'a>,
+        op: &'a Op,
+        outcome: &'a Outcome,
+        after: StoreView<'a>,
+    ) -> super::Transition<'a> {
+        super::Transition {
+            before,
+            op,
+            outcome,
+            after,
+            monitor: self,
+        }
     }
 }
 

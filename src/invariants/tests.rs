@@ -29,7 +29,8 @@ proptest! {
         let mut monitor = Monitor::default();
         for s in setup.run(&ops).0.iter().filter(|s| s.result.is_ok()) {
             let (before, op, after) = (s.before.view(), &s.op, s.after.view());
-            for v in monitor.judge(&ctx, before, op, after) {
+            let outcome = s.result.as_ref().expect("accepted");
+            for v in monitor.judge(&ctx, before, op, outcome, after) {
                 prop_assert!(findings.contains(&v.invariant), "after {:?}: {}", op, v);
             }
         }
@@ -44,10 +45,10 @@ fn judged(variant: Variant, ops: &[Op]) -> Vec<(usize, Violation)> {
     let (mut store, mut monitor, mut found) = (Store::new(), Monitor::default(), Vec::new());
     for (i, op) in ops.iter().enumerate() {
         let before = store.clone();
-        protocol
+        let outcome = protocol
             .apply(&mut store, op)
             .expect("the scenario's steps are accepted");
-        for v in monitor.judge(&ctx, before.view(), op, store.view()) {
+        for v in monitor.judge(&ctx, before.view(), op, &outcome, store.view()) {
             found.push((i, v));
         }
     }

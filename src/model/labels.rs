@@ -45,7 +45,8 @@ impl LabelledModel for MemtxModel {
             .step_into(&state.store, &op, &mut into.store)
         {
             Ok(outcome) => {
-                self.conclude(state, &op, into).map_err(|_| 0u128)?;
+                self.conclude(state, &op, &outcome, into)
+                    .map_err(|_| 0u128)?;
                 Ok(transition_labels(
                     &self.spec,
                     &state.store,

@@ -104,7 +104,7 @@ impl MemtxModel {
             .protocol()
             .step_into(&state.store, &op, &mut next.store)
             .map_err(StepRefusal::Protocol)?;
-        self.conclude(state, &op, next)?;
+        self.conclude(state, &op, &outcome, next)?;
         Ok(outcome)
     }
 
@@ -126,12 +126,14 @@ impl MemtxModel {
         // operation was copied with wide loads over the narrow stores that
         // had just written it, and the processor waited on each.
         let op = self.op(action);
-        let stepped = self
+        match self
             .spec
             .protocol()
             .step_into(&state.store, &op, &mut next.store)
-            .is_ok();
-        stepped && self.conclude(state, &op, next).is_ok()
+        {
+            Ok(outcome) => self.conclude(state, &op, &outcome, next).is_ok(),
+            Err(_) => false,
+        }
     }
 
     /// Whether the model itself lets `action` reach the protocol.
@@ -151,6 +153,7 @@ impl MemtxModel {
         &self,
         state: &ModelState,
         op: &Op,
+        outcome: &Outcome,
         next: &mut ModelState,
     ) -> Result<(), StepRefusal> {
         if next.store.records().len() > self.spec.max_records {
@@ -160,6 +163,7 @@ impl MemtxModel {
             self.spec.context(),
             state.store.view(),
             op,
+            outcome,
             next.store.view(),
         );
         Ok(())

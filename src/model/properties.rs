@@ -7,7 +7,7 @@
 //! checker), `check` (the kind of each verdict), `random` (which
 //! predicates a walk evaluates) and the explorer's panels.
 //!
-//! Every invariant, the paper's I1, I2, G3 and our nine, is read the same
+//! Every invariant, the paper's I1, I2, G3 and our eleven, is read the same
 //! way ([`crate::invariants::holds`]): no transition on the way broke it
 //! (the monitor's bit, for the transition properties) and the state does
 //! not. The companions are those of [`crate::invariants::companions`],
@@ -162,6 +162,8 @@ pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
         invariant(Invariant::StaleWrite, stale_write::<M>),
         invariant(Invariant::TxHygiene, tx_hygiene::<M>),
         invariant(Invariant::Snapshot, snapshot::<M>),
+        invariant(Invariant::Admission, admission::<M>),
+        invariant(Invariant::HonestOutcome, honest_outcome::<M>),
         companion(Companion::IrreversibleExecuted, executed::<M>),
         companion(Companion::IrreversibleBlocked, blocked::<M>),
         companion(Companion::CascadeRevokedDescendant, cascade_revokes::<M>),
@@ -242,6 +244,8 @@ invariant!(log_completeness, Invariant::LogCompleteness);
 invariant!(stale_write, Invariant::StaleWrite);
 invariant!(tx_hygiene, Invariant::TxHygiene);
 invariant!(snapshot, Invariant::Snapshot);
+invariant!(admission, Invariant::Admission);
+invariant!(honest_outcome, Invariant::HonestOutcome);
 
 macro_rules! companion {
     ($fn:ident, $c:expr) => {

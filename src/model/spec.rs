@@ -81,6 +81,13 @@ impl ModelSpec {
         self.compiled.invariant_context.select(selection);
     }
 
+    /// Switches off `clause` of `inv` (test builds only: see
+    /// [`Context::mute`]).
+    #[cfg(test)]
+    pub(crate) fn mute(&mut self, inv: crate::invariants::Invariant, clause: &'static str) {
+        self.compiled.invariant_context.mute(inv, clause);
+    }
+
     /// Agents are interchangeable unless a template fixes an owner.
     pub fn agents_symmetric(&self) -> bool {
         self.templates.iter().all(|t| t.proposal.owner.is_none())

@@ -30,6 +30,12 @@ impl Protocol {
         } else {
             record.effective_authority()
         };
+        if self.faulty(Fault::EvidenceThresholdExclusive) {
+            return record.confidence() > EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS;
+        }
+        if self.faulty(Fault::AuthorityBypassExclusive) {
+            return record.confidence() >= EVIDENCE_THRESHOLD || authority > AUTHORITY_BYPASS;
+        }
         record.confidence() >= EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS
     }
 
@@ -39,6 +45,9 @@ impl Protocol {
         let mut window = record.window();
         if self.faulty(Fault::ValidityOffByOne) {
             window.to = window.to.map(|to| to + 1);
+        }
+        if self.faulty(Fault::WindowEndExclusive) {
+            window.to = window.to.map(|to| to - 1);
         }
         self.clock.is_none_or(|now| window.contains(now))
     }
@@ -67,7 +76,11 @@ impl Protocol {
         store.txs[tx as usize].status = TxStatus::Committed;
         let passed = verdicts
             .iter()
-            .filter(|v| matches!(v.result, CommitResult::Committed | CommitResult::ActionSafe))
+            .filter(|v| match v.result {
+                CommitResult::Committed => true,
+                CommitResult::ActionSafe => !self.faulty(Fault::StatusIgnoresActionSafe),
+                _ => false,
+            })
             .count();
         let status = if passed == verdicts.len() {
             CommitStatus::Committed
@@ -115,6 +128,9 @@ impl Protocol {
         };
         let stable = if self.faulty(Fault::DependencyParentsOnly) {
             !record.derived_from().intersects(store.registry)
+        } else if self.faulty(Fault::DependencyRejectsSuperseded) {
+            let superseded = store.in_state(Lifecycle::Superseded);
+            dependencies_stable(store, id) && !store.ancestors(id).intersects(superseded)
         } else {
             dependencies_stable(store, id)
         };
@@ -138,10 +154,17 @@ impl Protocol {
         store.move_to(id, Lifecycle::Committed)?;
         let result = if external {
             store.move_to(id, Lifecycle::ActionSafe)?;
-            CommitResult::ActionSafe
+            if self.faulty(Fault::ActionSafeReportedCommitted) {
+                CommitResult::Committed
+            } else {
+                CommitResult::ActionSafe
+            }
         } else {
             CommitResult::Committed
         };
+        if self.faulty(Fault::SupersedeUnreported) {
+            superseded = RecordSet::EMPTY;
+        }
         Ok(RecordVerdict {
             id,
             result,

@@ -33,8 +33,9 @@ impl Protocol {
         id: RecordId,
     ) -> Verdict {
         let candidate = &store.records[id as usize];
+        let revoked_parent = candidate.derived_from().intersects(store.registry);
         // A parent in the revocation registry (card §3.2).
-        if candidate.derived_from().intersects(store.registry) {
+        if revoked_parent && !self.faulty(Fault::LaunderingBeforeRevokedParent) {
             return Verdict::Abort(Reason::RevokedParent);
         }
         // A private parent republished to a wider scope (card §3.2).
@@ -58,6 +59,9 @@ impl Protocol {
                 return Verdict::Abort(Reason::PermissionLaundering);
             }
         }
+        if revoked_parent {
+            return Verdict::Abort(Reason::RevokedParent);
+        }
         if !self.has(Mechanism::Conflict) {
             return Verdict::Commit(None);
         }
@@ -71,7 +75,7 @@ impl Protocol {
             }));
         };
         let rival = &store.records[rival_id as usize];
-        if rival.value() == candidate.value() {
+        if rival.value() == candidate.value() && !self.faulty(Fault::SameValueConflicts) {
             return Verdict::Commit(Some(Admission::SameValue));
         }
         // Stale late write: the rival is not in the snapshot (card §3.2).

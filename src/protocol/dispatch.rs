@@ -162,9 +162,15 @@ impl Protocol {
             snapshot,
             staged: RecordSet::EMPTY,
         });
+        let reported =
+            if self.faulty(Fault::OpenReportsEmptySnapshot) && tier == Tier::ExternalAction {
+                RecordSet::EMPTY
+            } else {
+                snapshot
+            };
         Outcome::Opened {
             tx: (store.txs.len() - 1) as TxId,
-            snapshot,
+            snapshot: reported,
         }
     }
 
@@ -249,7 +255,7 @@ impl Protocol {
         Ok(GateOutcome {
             allowed: true,
             reason: None,
-            record: Some(id),
+            record: Some(id).filter(|_| !self.faulty(Fault::ExecutedCallReportsNoRecord)),
             in_snapshot,
         })
     }

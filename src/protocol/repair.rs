@@ -112,7 +112,11 @@ impl Protocol {
                     || (self.faulty(Fault::QuarantineFromActionSafe)
                         && state == Lifecycle::ActionSafe)
                 {
-                    (Repair::Quarantined, Lifecycle::Quarantined)
+                    if self.faulty(Fault::ViewRevokedNotQuarantined) {
+                        (Repair::Revoked, Lifecycle::Revoked)
+                    } else {
+                        (Repair::Quarantined, Lifecycle::Quarantined)
+                    }
                 } else {
                     (Repair::Revoked, Lifecycle::Revoked)
                 }
@@ -163,7 +167,13 @@ impl Protocol {
                 horizon,
             });
         }
-        repairs.push((id, repair));
+        let reported =
+            if self.faulty(Fault::QuarantineReportedRevoked) && repair == Repair::Quarantined {
+                Repair::Revoked
+            } else {
+                repair
+            };
+        repairs.push((id, reported));
         Ok(())
     }
 }

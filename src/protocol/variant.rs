@@ -143,6 +143,41 @@ pub(crate) enum Fault {
     /// Revoke moves its record to revoked and stops: no cascade, no log
     /// entry (I2, read from the actions taken).
     SilentRevoke,
+    /// Typed repair revokes a view it could have quarantined (I2, view).
+    ViewRevokedNotQuarantined,
+    /// Check 1's confidence threshold is exclusive: 0.6 is refused
+    /// (admission).
+    EvidenceThresholdExclusive,
+    /// Check 1's authority bypass is exclusive: 0.9 does not bypass
+    /// (admission).
+    AuthorityBypassExclusive,
+    /// Check 2's window end is exclusive: a window ending today is over
+    /// (admission).
+    WindowEndExclusive,
+    /// Check 3 drops its same-value rule: a rival with the same value
+    /// is judged by authority (admission).
+    SameValueConflicts,
+    /// Check 4 also counts a superseded ancestor as unstable (admission).
+    DependencyRejectsSuperseded,
+    /// Check 3 tests laundering before the revoked-parent rule
+    /// (admission, check order).
+    LaunderingBeforeRevokedParent,
+    /// A commit counts only committed verdicts as passed, not
+    /// action_safe ones (honest outcome, status).
+    StatusIgnoresActionSafe,
+    /// An action_safe verdict is reported committed (honest outcome).
+    ActionSafeReportedCommitted,
+    /// A quarantined view is reported revoked (honest outcome, repair).
+    QuarantineReportedRevoked,
+    /// An executed call reports no tool action record (honest outcome,
+    /// gate).
+    ExecutedCallReportsNoRecord,
+    /// A supersede moves its rivals but reports none (honest outcome,
+    /// unreported).
+    SupersedeUnreported,
+    /// An external_action open reports an empty snapshot (honest
+    /// outcome, report).
+    OpenReportsEmptySnapshot,
 }
 
 /// The variant a protocol runs: every switch plus the mechanisms it ablates.

@@ -113,9 +113,9 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
             .map_err(|e| InputError::at(&trace.origin, &format!("steps[{index}]"), e))?;
         let before = store.clone();
         let result = compiled.protocol.apply(&mut store, &op);
-        if result.is_ok() {
+        if let Ok(outcome) = &result {
             let ctx = &compiled.invariant_context;
-            for violation in monitor.judge(ctx, before.view(), &op, store.view()) {
+            for violation in monitor.judge(ctx, before.view(), &op, outcome, store.view()) {
                 let known = violations
                     .iter()
                     .any(|v| v.violation.invariant == violation.invariant);

@@ -1,0 +1,262 @@
+//! Admission (ours; card §3.2, the converse of the commit checks): a
+//! commit never quarantines a record a check would have let pass, and the
+//! reason it gives is the first check that fails in the card's order. The
+//! gate's I1 is an "if and only if"; this property makes the four checks
+//! one too, so that refusing too much is as visible as admitting too much
+//! (over-blocking at a boundary: a threshold or a window end made
+//! exclusive, the same-value rule dropped).
+//!
+//! Judged on each commit, record by record in the order the commit judged
+//! them (id order, DESIGN.md): each check is recomputed from the record's
+//! fields and the store *as it stood at that record's check*: the states
+//! before the commit, then each earlier verdict's effect (the record's
+//! result, the rivals it superseded), as the commit reported them; the
+//! honest-outcome property holds those reports to the store. The
+//! revocation registry is what the monitor saw retracted (the retracted
+//! records and, with the cascade in force, the descendants their cascades
+//! reached), never the protocol's own; parents and ancestors come from
+//! `derived_from`; rivals, windows and authority are read as
+//! [`super::fields`] reads them. Mechanisms a variant ablates are not
+//! checks, and the variant's switches (which parents laundering reads, the
+//! same-source tie, the stale check on an empty snapshot) are read from
+//! the [`Context`].
+//!
+//! Clauses, for a record the commit quarantined with reason R:
+//! - `evidence`, `validity`, `conflict`, `dependency`: R's own check
+//!   passes (check 1, 2, 3 or 4; check 3 as a whole: the revoked-parent
+//!   and laundering rules and the slot's first rival);
+//! - `order`: R's check fails, but the first failing check in the card's
+//!   order gives another reason (an earlier check, or an earlier rule of
+//!   check 3).
+
+use super::ancestry::ancestors;
+use super::context::Context;
+#[cfg(feature = "tutorial-committed-parents")]
+use super::fields::settled;
+use super::fields::{active, effective_authority, window_holds_at, windows_overlap};
+use super::fields::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
+use super::invariant::Invariant;
+use super::monitor::Monitor;
+use super::violation::Violation;
+use crate::protocol::{
+    Check, CommitResult, Kind, LaunderingParents, Lifecycle, Mechanism, Op, Outcome, Reason,
+    RecordId, RecordSet, SameSourceTie, Scope, StoreView, MAX_RECORDS,
+};
+
+/// The store as one record's check saw it: the records' fields (which a
+/// commit never changes) with the states of that moment.
+struct AtCheck<'a> {
+    store: StoreView<'a>,
+    states: &'a [Lifecycle],
+    registry: RecordSet,
+    snapshot: RecordSet,
+}
+
+pub fn check(
+    ctx: &Context,
+    monitor: &Monitor,
+    before: StoreView<'_>,
+    op: &Op,
+    outcome: &Outcome,
+    after: StoreView<'_>,
+) -> Option<Violation> {
+    let (Op::Commit { tx }, Outcome::Committed(commit)) = (op, outcome) else {
+        return None;
+    };
+    let snapshot = before.transaction(*tx)?.snapshot();
+    let registry = if ctx.has(Mechanism::Cascade) {
+        monitor.reached()
+    } else {
+        monitor.retracted()
+    };
+    let n = before.records().len().min(MAX_RECORDS);
+    let mut states = [Lifecycle::Raw; MAX_RECORDS];
+    for (id, r) in before.records().iter().enumerate().take(n) {
+        states[id] = r.state();
+    }
+    for verdict in &commit.records {
+        let id = verdict.id;
+        let judged = states.get(id as usize) == Some(&Lifecycle::Tentative);
+        if judged && verdict.result == CommitResult::Quarantined {
+            let given = after.record(id).and_then(|r| r.reason());
+            if let Some(given) = given {
+                let at = AtCheck {
+                    store: before,
+                    states: &states[..n],
+                    registry,
+                    snapshot,
+                };
+                if let Some(v) = judge(ctx, &at, id, given) {
+                    return Some(v);
+                }
+            }
+        }
+        let Some(state) = states.get_mut(id as usize) else {
+            continue;
+        };
+        *state = match verdict.result {
+            CommitResult::Committed => Lifecycle::Committed,
+            CommitResult::ActionSafe => Lifecycle::ActionSafe,
+            CommitResult::Quarantined => Lifecycle::Quarantined,
+            CommitResult::Revoked => *state,
+        };
+        for x in verdict.superseded.iter().filter(|&x| (x as usize) < n) {
+            states[x as usize] = Lifecycle::Superseded;
+        }
+    }
+    None
+}
+
+/// The violation, if record `id`, quarantined for `given`, should not
+/// have been.
+fn judge(ctx: &Context, at: &AtCheck<'_>, id: RecordId, given: Reason) -> Option<Violation> {
+    let first = first_failure(ctx, at, id);
+    if first == Some(given) {
+        return None;
+    }
+    let own = failure_of(ctx, at, id, given.check());
+    let (clause, why) = match own {
+        None => (
+            clause_of(given.check()),
+            format!("{} passes", check_name(given.check())),
+        ),
+        Some(_) => (
+            "order",
+            format!(
+                "the first check to fail in the card's order gives {}",
+                first.map_or("nothing", Reason::name)
+            ),
+        ),
+    };
+    Some(Violation::new(
+        Invariant::Admission,
+        clause,
+        RecordSet::single(id),
+        format!("r{id} was quarantined for {}, but {why}", given.name()),
+    ))
+}
+
+/// The reason the first failing check in the card's order gives, or
+/// `None` when every check passes.
+fn first_failure(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Reason> {
+    CHECKS
+        .iter()
+        .find_map(|&check| failure_of(ctx, at, id, check))
+}
+
+/// The checks in the card's order.
+const CHECKS: &[Check] = &[
+    Check::Evidence,
+    Check::Validity,
+    Check::Conflict,
+    Check::DependencyStability,
+    #[cfg(feature = "tutorial-committed-parents")]
+    Check::CommittedParents,
+];
+
+/// The reason `check` gives record `id`, or `None` when it passes (or is
+/// ablated).
+fn failure_of(ctx: &Context, at: &AtCheck<'_>, id: RecordId, check: Check) -> Option<Reason> {
+    let r = at.store.record(id)?;
+    match check {
+        Check::Evidence => {
+            let passes = r.confidence().0 >= EVIDENCE_THRESHOLD
+                || effective_authority(r) >= AUTHORITY_BYPASS;
+            (ctx.has(Mechanism::Evidence) && !passes).then_some(Reason::LowEvidence)
+        }
+        Check::Validity => {
+            let passes = ctx
+                .clock()
+                .is_none_or(|now| window_holds_at(r.window(), now));
+            (ctx.has(Mechanism::Validity) && !passes).then_some(Reason::OutsideValidity)
+        }
+        Check::Conflict => conflict(ctx, at, id),
+        Check::DependencyStability => {
+            let stable = !ancestors(at.store, id).intersects(at.registry);
+            (ctx.has(Mechanism::DependencyStability) && !stable)
+                .then_some(Reason::UnstableDependency)
+        }
+        #[cfg(feature = "tutorial-committed-parents")]
+        Check::CommittedParents => r
+            .derived_from()
+            .iter()
+            .any(|p| !settled(at.states[p as usize]))
+            .then_some(Reason::UncommittedParent),
+    }
+}
+
+/// Check 3, in the card's order: a parent in the registry, a private
+/// parent republished wider, then the slot's first rival in id order.
+fn conflict(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Reason> {
+    let r = at.store.record(id)?;
+    if r.derived_from().intersects(at.registry) {
+        return Some(Reason::RevokedParent);
+    }
+    if ctx.has(Mechanism::PermissionInheritance) && r.scope() != Scope::Private {
+        let sources = if cfg!(feature = "tutorial-transitive-laundering") {
+            ancestors(at.store, id)
+        } else {
+            r.derived_from()
+        };
+        let laundered = sources.iter().any(|p| {
+            let considered = cfg!(feature = "tutorial-transitive-laundering")
+                || ctx.variant().laundering_parents == LaunderingParents::Any
+                || active(at.states[p as usize]);
+            let private = at.store.record(p).map(|p| p.scope()) == Some(Scope::Private);
+            considered && private
+        });
+        if laundered {
+            return Some(Reason::PermissionLaundering);
+        }
+    }
+    if !ctx.has(Mechanism::Conflict) {
+        return None;
+    }
+    let rival = at.store.records().iter().enumerate().find(|&(x, other)| {
+        x != id as usize
+            && active(at.states[x])
+            && other.kind() != Kind::ToolAction
+            && other.entity() == r.entity()
+            && other.attribute() == r.attribute()
+            && windows_overlap(other.window(), r.window())
+    });
+    let (rival_id, rival) = rival?;
+    if rival.value() == r.value() {
+        return None;
+    }
+    let stale_check = !at.snapshot.is_empty() || ctx.stale_check_always();
+    if stale_check && !at.snapshot.contains(rival_id as RecordId) {
+        return Some(Reason::StaleWrite);
+    }
+    let (mine, theirs) = (effective_authority(r), effective_authority(rival));
+    let same_source_supersedes =
+        ctx.variant().same_source_tie == SameSourceTie::Supersede && r.source() == rival.source();
+    if mine > theirs || (mine == theirs && same_source_supersedes) {
+        None
+    } else if mine < theirs {
+        Some(Reason::LowerAuthority)
+    } else {
+        Some(Reason::NeedsReview)
+    }
+}
+
+/// The clause that speaks for `check` passing.
+fn clause_of(check: Check) -> &'static str {
+    match check {
+        Check::Evidence => "evidence",
+        Check::Validity => "validity",
+        Check::Conflict => "conflict",
+        _ => "dependency",
+    }
+}
+
+fn check_name(check: Check) -> &'static str {
+    match check {
+        Check::Evidence => "check 1 (evidence)",
+        Check::Validity => "check 2 (validity)",
+        Check::Conflict => "check 3 (semantic conflict)",
+        Check::DependencyStability => "check 4 (dependency stability)",
+        #[cfg(feature = "tutorial-committed-parents")]
+        Check::CommittedParents => "check 5 (committed parents)",
+    }
+}
