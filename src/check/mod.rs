@@ -168,13 +168,13 @@ pub struct PropertyOutcome {
 impl PropertyOutcome {
     /// False only when an expectation exists and the outcome contradicts
     /// it: a verdict of the other kind, or a violation of another clause
-    /// than the one expected.
+    /// than the one expected, or at another depth than the one expected.
     pub fn as_expected(&self) -> bool {
         match (self.expected, self.outcome) {
             (Some(Expect::Holds), Outcome::Violated { .. }) => false,
-            (Some(Expect::Violated(_)), Outcome::Holds) => false,
-            (Some(Expect::Violated(Some(clause))), Outcome::Violated { .. }) => {
-                self.clause == Some(clause)
+            (Some(Expect::Violated { .. }), Outcome::Holds) => false,
+            (Some(Expect::Violated { clause, depth }), Outcome::Violated { depth: found }) => {
+                clause.is_none_or(|c| self.clause == Some(c)) && depth.is_none_or(|d| d == found)
             }
             _ => true,
         }

@@ -234,6 +234,10 @@ struct PropertyJson<'a> {
     expected: Option<&'static str>,
     /// The clause the configuration expects a violation to break.
     expected_clause: Option<&'static str>,
+    /// The length the configuration expects a shortest counterexample to
+    /// have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_depth: Option<usize>,
     as_expected: bool,
 }
 
@@ -373,6 +377,7 @@ fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
         clause: p.clause,
         expected: p.expected.map(|e| e.name()),
         expected_clause: p.expected.and_then(|e| e.clause()),
+        expected_depth: p.expected.and_then(|e| e.depth()),
         as_expected: p.as_expected(),
     }
 }

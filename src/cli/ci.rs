@@ -144,7 +144,7 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
             continue;
         };
         let found = match p.outcome {
-            check::Outcome::Violated { .. } => Expect::Violated(p.clause),
+            check::Outcome::Violated { depth } => Expect::violated(p.clause, Some(depth)),
             _ => Expect::Holds,
         };
         let before = old.get(inv);

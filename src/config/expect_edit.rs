@@ -185,7 +185,7 @@ mod tests {
     fn only_the_expect_block_changes() {
         let text = "{\n  \"name\": \"m\",\n  \"description\": \"a \\\"quoted\\\" {brace}\",\n  \"expect\": {\n    \"I1\": \"holds\"\n  },\n  \"bounds\": {\"records\": 2}\n}\n";
         let mut e = expectations(text);
-        e.verdicts[Invariant::I1 as usize] = Some(Expect::Violated(Some("unsupported")));
+        e.verdicts[Invariant::I1 as usize] = Some(Expect::violated(Some("unsupported"), None));
         let out = replace_expect(text, &e).expect("an object");
         assert_eq!(
             out,

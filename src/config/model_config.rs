@@ -116,32 +116,55 @@ pub struct Template {
 pub enum Expect {
     Holds,
     /// Violated; with a clause, the shortest counterexample must break
-    /// that clause (one of the invariant's [`Invariant::clauses`]).
-    Violated(Option<&'static str>),
+    /// that clause (one of the invariant's [`Invariant::clauses`]); with a
+    /// depth, it must be exactly that many actions long, so that a bug
+    /// that makes a known violation shorter is caught.
+    Violated {
+        clause: Option<&'static str>,
+        depth: Option<usize>,
+    },
 }
 
 impl Expect {
     pub fn name(self) -> &'static str {
         match self {
             Expect::Holds => "holds",
-            Expect::Violated(_) => "violated",
+            Expect::Violated { .. } => "violated",
         }
     }
 
     /// The clause a violation must break, if one is named.
     pub fn clause(self) -> Option<&'static str> {
         match self {
-            Expect::Holds | Expect::Violated(None) => None,
-            Expect::Violated(clause) => clause,
+            Expect::Holds => None,
+            Expect::Violated { clause, .. } => clause,
         }
     }
 
-    /// `holds`, `violated`, or `violated [CLAUSE]`.
+    /// The length a shortest counterexample must have, if one is named.
+    pub fn depth(self) -> Option<usize> {
+        match self {
+            Expect::Holds => None,
+            Expect::Violated { depth, .. } => depth,
+        }
+    }
+
+    /// A violation, of `clause` if named, at `depth` if named.
+    pub fn violated(clause: Option<&'static str>, depth: Option<usize>) -> Expect {
+        Expect::Violated { clause, depth }
+    }
+
+    /// `holds`, `violated`, `violated [CLAUSE]`, each violation with
+    /// `at depth D` when one is named.
     pub fn describe(self) -> String {
-        match self.clause() {
+        let mut text = match self.clause() {
             Some(c) => format!("violated [{c}]"),
             None => self.name().to_owned(),
+        };
+        if let Some(d) = self.depth() {
+            text.push_str(&format!(" at depth {d}"));
         }
+        text
     }
 }
 

@@ -98,7 +98,10 @@ fn full_configuration_reads_every_field() {
         c.variant.ablated(),
         vec![Mechanism::Gate, Mechanism::Cascade]
     );
-    assert_eq!(c.expect.get(Invariant::I1), Some(Expect::Violated(None)));
+    assert_eq!(
+        c.expect.get(Invariant::I1),
+        Some(Expect::violated(None, None))
+    );
     assert_eq!(c.expect.get(Invariant::I2), None);
     assert_eq!(c.expect.get(Invariant::G3), Some(Expect::Holds));
     assert!(c.symmetry);

@@ -1,7 +1,9 @@
 //! The expected verdicts of a model's `expect` block, read and written:
 //! per invariant, by its name, `"holds"`, `"violated"`, or
-//! `{"violated": CLAUSE}` naming the clause the shortest counterexample
-//! must break (issue 9 item 3). A clause must be one of the invariant's
+//! `{"violated": CLAUSE, "depth": D}` naming the clause the shortest
+//! counterexample must break (issue 9 item 3) and, optionally, its exact
+//! length (issue 25: a bug that makes a known violation shorter fails
+//! `--expect`); `{"violated": true, "depth": D}` pins the depth alone. A clause must be one of the invariant's
 //! own; anything else is a one-line error naming the field. Written back
 //! with the block's `coverage` (issue 9 item 1).
 
@@ -28,6 +30,10 @@ pub(crate) fn expected_verdicts(
     Ok(verdicts)
 }
 
+/// The longest counterexample an `expect` block may pin (the depth bound's
+/// own limit).
+const MAX_EXPECTED_DEPTH: u64 = 1000;
+
 fn verdict(v: &Validator, inv: Invariant, value: &Value) -> Result<Expect, InputError> {
     let path = inv.name();
     let clause_of = |name: &Value| -> Result<&'static str, InputError> {
@@ -47,18 +53,53 @@ fn verdict(v: &Validator, inv: Invariant, value: &Value) -> Result<Expect, Input
     };
     match value {
         Value::String(s) if s == "holds" => Ok(Expect::Holds),
-        Value::String(s) if s == "violated" => Ok(Expect::Violated(None)),
-        Value::Object(map) if map.len() == 1 && map.contains_key("violated") => {
-            Ok(Expect::Violated(Some(clause_of(&map["violated"])?)))
+        Value::String(s) if s == "violated" => Ok(Expect::violated(None, None)),
+        Value::Object(map) if map.contains_key("violated") => {
+            if let Some(key) = map.keys().find(|k| *k != "violated" && *k != "depth") {
+                return Err(v.err(
+                    &format!("{path}.{key}"),
+                    "is not a field of an expected violation (violated, depth)".to_owned(),
+                ));
+            }
+            let depth = match map.get("depth") {
+                None => None,
+                Some(d) => Some(
+                    d.as_u64()
+                        .filter(|&d| (1..=MAX_EXPECTED_DEPTH).contains(&d))
+                        .ok_or_else(|| {
+                            v.err(
+                                &format!("{path}.depth"),
+                                format!(
+                                    "{} is not a depth of 1..={MAX_EXPECTED_DEPTH} actions",
+                                    show(d)
+                                ),
+                            )
+                        })? as usize,
+                ),
+            };
+            let clause = match &map["violated"] {
+                Value::Bool(true) => None,
+                name => Some(clause_of(name)?),
+            };
+            Ok(Expect::violated(clause, depth))
         }
         other => Err(v.err(
             path,
             format!(
-                "{} is not \"holds\", \"violated\" or {{\"violated\": CLAUSE}}",
+                "{} is not \"holds\", \"violated\" or {{\"violated\": CLAUSE, \"depth\": D}}",
                 show(other)
             ),
         )),
     }
+}
+
+/// An expected violation with a clause or a depth, as written.
+#[derive(Serialize)]
+struct ViolationJson {
+    /// The clause, or `true` for any.
+    violated: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<usize>,
 }
 
 /// The verdicts as the `expect` block writes them, in report order.
@@ -70,11 +111,16 @@ impl Serialize for VerdictsJson<'_> {
         for inv in Invariant::ALL {
             match self.0.get(inv) {
                 None => {}
-                Some(Expect::Violated(Some(clause))) => map.serialize_entry(
+                Some(Expect::Violated {
+                    clause: None,
+                    depth: None,
+                }) => map.serialize_entry(inv.name(), "violated")?,
+                Some(Expect::Violated { clause, depth }) => map.serialize_entry(
                     inv.name(),
-                    &[("violated", clause)]
-                        .into_iter()
-                        .collect::<std::collections::BTreeMap<_, _>>(),
+                    &ViolationJson {
+                        violated: clause.map_or(Value::Bool(true), |c| Value::from(c)),
+                        depth,
+                    },
                 )?,
                 Some(e) => map.serialize_entry(inv.name(), e.name())?,
             }

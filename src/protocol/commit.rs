@@ -30,11 +30,19 @@ impl Protocol {
         } else {
             record.effective_authority()
         };
-        if self.faulty(Fault::EvidenceThresholdExclusive) {
-            return record.confidence() > EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS;
-        }
-        if self.faulty(Fault::AuthorityBypassExclusive) {
-            return record.confidence() >= EVIDENCE_THRESHOLD || authority > AUTHORITY_BYPASS;
+        // The faults that make a bound exclusive fail a record exactly on it.
+        let on_bound = |value: Hundredths, bound: Hundredths, fault: Fault| {
+            value == bound && self.faulty(fault)
+        };
+        if on_bound(
+            record.confidence(),
+            EVIDENCE_THRESHOLD,
+            Fault::EvidenceThresholdExclusive,
+        ) && authority < AUTHORITY_BYPASS
+            || on_bound(authority, AUTHORITY_BYPASS, Fault::AuthorityBypassExclusive)
+                && record.confidence() < EVIDENCE_THRESHOLD
+        {
+            return false;
         }
         record.confidence() >= EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS
     }

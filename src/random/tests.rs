@@ -86,7 +86,7 @@ fn every_broken_model_is_caught_by_random_walks_with_a_short_trace() {
                 .iter()
                 .find(|t| t.invariant == inv)
                 .unwrap();
-            let expected = matches!(config.expect.get(inv), Some(Expect::Violated(_)));
+            let expected = matches!(config.expect.get(inv), Some(Expect::Violated { .. }));
             // Random walks find what the exhaustive check finds for the
             // paper's three; for ours they must at least find nothing the
             // model does not expect.
