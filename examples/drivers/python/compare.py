@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Side-by-side comparison of two drivers of the driver protocol.
+
+This file owns the comparison harness: it starts the model's driver
+(`memtx-check driver`) and an implementation's driver (by default
+driver.py beside it), sends both the same requests, and reports, per
+trace, the first step whose answers differ and the field that differs
+(`records[2].state: model quarantined, python committed`). The traces
+are (a) every trace file in traces/*.json and (b) random walks over
+every model in models/ and models/*/, generated here step by step from
+each model's templates, tools and tiers, choosing among the steps the
+store's current state (as the model reports it) makes interesting, with
+a share of steps the protocol should refuse. Every field both answers
+hold is compared; an error answer is compared on being an error, not on
+its words. A walk that departs is written as a trace file (replayable by
+`memtx-check replay`) when --save DIR is given.
+
+Exit 0: every trace agrees. 1: some trace departs. 2: a driver broke the
+protocol (a bad_request answer, not JSON, died) or bad usage.
+
+    python3 examples/drivers/python/compare.py                 # everything
+    python3 examples/drivers/python/compare.py --quick         # CI size
+    python3 examples/drivers/python/compare.py --walks 500 --steps 40 --seed 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+
+class Broken(Exception):
+    """A driver broke the protocol."""
+
+
+class Driver:
+    """One driver process, spoken to one request at a time."""
+
+    def __init__(self, name: str, argv: list[str]):
+        self.name = name
+        self.argv = argv
+        # Standard error goes to a file, so a chatty driver never blocks.
+        self.stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                cwd=ROOT,
+            )
+        except OSError as e:
+            raise Broken(f"{name}: cannot start {shlex.join(argv)}: {e}") from None
+
+    def ask(self, request: dict) -> dict:
+        line = json.dumps(request, separators=(",", ":")) + "\n"
+        try:
+            self.proc.stdin.write(line.encode())
+            self.proc.stdin.flush()
+            answer = self.proc.stdout.readline()
+        except BrokenPipeError:
+            answer = b""
+        if not answer:
+            self.proc.wait()
+            self.stderr.seek(0)
+            err = self.stderr.read().decode(errors="replace").strip()
+            raise Broken(f"{self.name} died ({err[-500:] or 'no message'})")
+        try:
+            value = json.loads(answer)
+        except json.JSONDecodeError:
+            raise Broken(f"{self.name} answered a line that is not JSON: {answer[:200]!r}") from None
+        if not isinstance(value, dict):
+            raise Broken(f"{self.name} answered {answer[:200]!r}, not an object")
+        if "bad_request" in value:
+            raise Broken(f"{self.name} refused the request as bad: {value['bad_request']}")
+        return value
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.returncode not in (0, None):
+            raise Broken(f"{self.name} exited {self.proc.returncode} at the end of its input")
+
+
+# ---------------------------------------------------------------- comparing
+
+
+def _show(v) -> str:
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, separators=(",", ":"))
+
+
+def first_difference(model, impl, path=""):
+    """The first field where `impl` departs from `model`, as
+    (path, model value, impl value), or None. A key only the model has
+    is one the implementation does not model (the contract lets it leave
+    optional fields out; REQUIRED lists those it may not); a key only
+    the implementation has is a difference."""
+    if isinstance(model, dict) and isinstance(impl, dict):
+        for key in model:
+            if key in impl:
+                d = first_difference(model[key], impl[key], f"{path}.{key}" if path else key)
+                if d:
+                    return d
+            elif (path_kind(path), key) in REQUIRED:
+                return (f"{path}.{key}" if path else key, model[key], "(missing)")
+        for key in impl:
+            if key not in model:
+                return (f"{path}.{key}" if path else key, "(missing)", impl[key])
+        return None
+    if isinstance(model, list) and isinstance(impl, list):
+        for i, (a, b) in enumerate(zip(model, impl)):
+            d = first_difference(a, b, f"{path}[{i}]")
+            if d:
+                return d
+        if len(model) != len(impl):
+            return (f"{path}.length", len(model), len(impl))
+        return None
+    if type(model) is not type(impl) and not (
+        isinstance(model, (int, float)) and isinstance(impl, (int, float))
+        and not isinstance(model, bool) and not isinstance(impl, bool)
+    ):
+        return (path, model, impl)
+    return None if model == impl else (path, model, impl)
+
+
+def path_kind(path: str) -> str:
+    """`records[3]` -> `records[]`, for the REQUIRED table."""
+    out, skip = [], False
+    for ch in path:
+        if ch == "[":
+            skip = True
+            out.append("[]")
+        elif ch == "]":
+            skip = False
+        elif not skip:
+            out.append(ch)
+    return "".join(out)
+
+
+# The fields docs/driver-protocol.md makes required: an implementation
+# that leaves one out departs.
+REQUIRED = {
+    ("", "records"),
+    ("", "rollback_log"),
+    ("records[]", "id"),
+    ("records[]", "kind"),
+    ("records[]", "state"),
+    ("records[]", "scope"),
+    ("records[]", "derived_from"),
+    ("records[]", "reason"),
+    ("rollback_log[]", "record"),
+    ("rollback_log[]", "repair"),
+    ("outcome.records[]", "id"),
+    ("outcome.records[]", "result"),
+    ("outcome.records[]", "reason"),
+}
+
+
+def compare_answers(model: dict, impl: dict):
+    """(path, model value, impl value) of the first difference, or None.
+    Refused or not is compared first; an error's text is not compared."""
+    if ("error" in model) != ("error" in impl):
+        m = "refused: " + model["error"] if "error" in model else "accepted"
+        i = "refused: " + impl["error"] if "error" in impl else "accepted"
+        return ("refused", m, i)
+    strip = lambda a: {k: v for k, v in a.items() if k != "error"}  # noqa: E731
+    return first_difference(strip(model), strip(impl))
+
+
+# ---------------------------------------------------------------- traces
+
+
+def load_trace(path: str):
+    with open(path) as f:
+        trace = json.load(f)
+    config = trace.get("config")
+    if config is None:
+        model = trace["model"]
+        for base in (os.getcwd(), os.path.dirname(path)):
+            candidate = os.path.join(base, model)
+            if os.path.isfile(candidate):
+                with open(candidate) as f:
+                    config = json.load(f)
+                break
+        else:
+            raise SystemExit(f"{path}: model {model!r} not found")
+    return config, trace.get("steps", [])
+
+
+class Tally:
+    def __init__(self):
+        self.traces = self.steps = self.agreed_traces = self.agreed_steps = 0
+        self.refused = 0
+        self.departures: list[str] = []
+
+
+def run_trace(name, config, steps, model: Driver, impl: Driver, tally: Tally, save=None):
+    """Replays fixed `steps` on both; True when they agree throughout."""
+    return run_walk(name, config, iter(steps), model, impl, tally, save, fixed=True)
+
+
+def run_walk(name, config, steps, model, impl, tally, save=None, fixed=False):
+    """`steps` yields STEPs; a generator may read `walk.last` (the
+    model's last answer) to choose the next. True when both agree."""
+    tally.traces += 1
+    for side in (model, impl):
+        ready = side.ask({"reset": config})
+        if ready.get("ok") is not True:
+            raise Broken(f"{side.name}: reset answered {ready}")
+    sent = []
+    for i, step in enumerate(steps):
+        sent.append(step)
+        a = model.ask({"step": step})
+        b = impl.ask({"step": step})
+        if hasattr(steps, "send_answer"):
+            steps.send_answer(a)
+        tally.steps += 1
+        tally.refused += "error" in a
+        d = compare_answers(a, b)
+        if d:
+            path, mv, iv = d
+            where = f"{name}: step {i} ({step.get('op')}) departs: {path}: model {_show(mv)}, {impl.name} {_show(iv)}"
+            where += f"\n    step: {_show(step)}"
+            if save:
+                os.makedirs(save, exist_ok=True)
+                out = os.path.join(save, f"{safe(name)}.json")
+                with open(out, "w") as f:
+                    json.dump({"config": config, "steps": sent, "violation": None}, f, indent=1)
+                where += f"\n    trace: {out} (memtx-check replay {out})"
+            tally.departures.append(where)
+            return False
+        tally.agreed_steps += 1
+    tally.agreed_traces += 1
+    return True
+
+
+def safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in name)
+
+
+# ---------------------------------------------------------------- random walks
+
+
+class Walk:
+    """Random steps over one model's templates, tools and tiers, chosen
+    from what the store holds now (the model's last answer)."""
+
+    def __init__(self, config: dict, rng: random.Random, steps: int):
+        self.c = config
+        self.rng = rng
+        self.left = steps
+        bounds = config.get("bounds") or {}
+        self.max_records = bounds.get("records") or 4
+        self.max_txs = bounds.get("transactions") or 3
+        self.agents = config.get("agents") or 2
+        self.tiers = config.get("tiers") or ["low", "medium", "high", "external_action"]
+        self.tools = [t["name"] for t in config.get("tools") or []]
+        self.templates = config.get("templates") or []
+        self.revalidate = bool(config.get("revalidate"))
+        self.records: list[dict] = []
+        self.txs: list[str] = []  # status per tx: open, committed, aborted
+        self.pending = None
+
+    def __iter__(self):
+        return self
+
+    def send_answer(self, answer: dict) -> None:
+        self.records = answer.get("records", self.records)
+        step, self.pending = self.pending, None
+        if "error" in answer or step is None:
+            return
+        out = answer["outcome"]
+        if step["op"] == "open":
+            self.txs.append("open")
+        elif step["op"] == "commit":
+            self.txs[step["tx"]] = "committed"
+        elif step["op"] == "abort":
+            self.txs[step["tx"]] = "aborted"
+        del out
+
+    def __next__(self) -> dict:
+        if self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        self.pending = self._choose()
+        return self.pending
+
+    def _choose(self) -> dict:
+        r = self.rng
+        open_txs = [i for i, s in enumerate(self.txs) if s == "open"]
+        live_txs = [i for i, s in enumerate(self.txs) if s != "aborted"]
+        ids = [rec["id"] for rec in self.records]
+        room = len(self.records) < self.max_records
+        options = []
+        if len(self.txs) < self.max_txs:
+            options.append(self._open)
+        if open_txs and room and self.templates:
+            options += [self._stage] * 3
+        if open_txs:
+            options += [self._commit, self._commit, self._abort]
+        if any(rec["state"] in ("committed", "action_safe") for rec in self.records):
+            options.append(self._revoke)
+        if self.tools and live_txs and room:
+            options += [self._tool_call] * 2
+        if self.revalidate and open_txs and any(rec["state"] == "quarantined" for rec in self.records):
+            options += [self._revalidate] * 2
+        if not options or r.random() < 0.1:
+            return self._wild(ids)
+        return r.choice(options)()
+
+    def _open(self):
+        return {"op": "open", "agent": self.rng.randrange(self.agents), "tier": self.rng.choice(self.tiers)}
+
+    def _open_tx(self):
+        return self.rng.choice([i for i, s in enumerate(self.txs) if s == "open"])
+
+    def _stage(self):
+        r = self.rng
+        t = r.choice(self.templates)
+        parent = t.get("parent") or "none"
+        ids = [rec["id"] for rec in self.records]
+        if parent == "required" or (parent == "optional" and r.random() < 0.5):
+            if not ids:
+                t = r.choice([x for x in self.templates if (x.get("parent") or "none") != "required"] or [t])
+                derived = []
+            else:
+                derived = [r.choice(ids)]
+        else:
+            derived = []
+        rec = {k: t.get(k) for k in ("kind", "entity", "attribute", "value", "source", "authority",
+                                     "confidence", "scope", "valid_from", "valid_to", "owner")}
+        rec["derived_from"] = derived
+        return {"op": "stage", "tx": self._open_tx(), "record": rec}
+
+    def _commit(self):
+        return {"op": "commit", "tx": self._open_tx()}
+
+    def _abort(self):
+        return {"op": "abort", "tx": self._open_tx()}
+
+    def _revoke(self):
+        ok = [rec["id"] for rec in self.records if rec["state"] in ("committed", "action_safe")]
+        return {"op": "revoke", "record": self.rng.choice(ok)}
+
+    def _tool_call(self):
+        r = self.rng
+        tx = r.choice([i for i, s in enumerate(self.txs) if s != "aborted"])
+        active = [rec["id"] for rec in self.records if rec["state"] in ("validated", "committed", "action_safe")]
+        pool = active if active and r.random() < 0.8 else [rec["id"] for rec in self.records]
+        basis = sorted(r.sample(pool, min(len(pool), r.choice([0, 1, 1, 1, 2]))))
+        return {"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": basis}
+
+    def _revalidate(self):
+        q = [rec["id"] for rec in self.records if rec["state"] == "quarantined"]
+        return {"op": "revalidate", "tx": self._open_tx(), "record": self.rng.choice(q)}
+
+    def _wild(self, ids):
+        """A step drawn without looking at the store: often refused."""
+        r = self.rng
+        tx = r.randrange(len(self.txs) + 1)
+        rid = r.randrange(len(ids) + 1)
+        choices = [
+            {"op": "commit", "tx": tx},
+            {"op": "abort", "tx": tx},
+            {"op": "revoke", "record": rid},
+        ]
+        if self.tools:
+            choices.append({"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": [rid]})
+        if self.templates:
+            t = r.choice(self.templates)
+            rec = {k: t.get(k) for k in ("kind", "entity", "attribute", "value", "source", "authority",
+                                         "confidence", "scope", "valid_from", "valid_to", "owner")}
+            rec["derived_from"] = [rid]
+            choices.append({"op": "stage", "tx": tx, "record": rec})
+        choices.append({"op": "revalidate", "tx": tx, "record": rid})
+        if len(self.txs) < 255:
+            choices.append({"op": "open", "agent": r.randrange(self.agents), "tier": r.choice(self.tiers)})
+        return r.choice(choices)
+
+
+def model_files() -> list[str]:
+    return sorted(glob.glob(os.path.join(ROOT, "models", "*.json")) + glob.glob(os.path.join(ROOT, "models", "*", "*.json")))
+
+
+def trace_files() -> list[str]:
+    return sorted(p for p in glob.glob(os.path.join(ROOT, "traces", "*.json")) if not p.endswith(".itf.json"))
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--exe", default=os.path.join(ROOT, "target", "release", "memtx-check"),
+                   help="the memtx-check binary whose `driver` is the model")
+    p.add_argument("--driver", default=f"{shlex.quote(sys.executable)} {shlex.quote(os.path.join(HERE, 'driver.py'))}",
+                   help="the implementation's driver command")
+    p.add_argument("--name", default="python", help="the implementation's name in reports")
+    p.add_argument("--walks", type=int, default=200, help="random walks per model")
+    p.add_argument("--steps", type=int, default=30, help="steps per random walk at most")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quick", action="store_true", help="the shipped traces and 10 short walks per model")
+    p.add_argument("--no-traces", action="store_true", help="skip traces/*.json")
+    p.add_argument("--save", metavar="DIR", help="write each departing walk as a trace file in DIR")
+    p.add_argument("--max-departures", type=int, default=20, help="stop after this many departing traces")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.walks, args.steps = 10, 25
+    if not os.path.exists(args.exe):
+        print(f"compare.py: {args.exe} does not exist (cargo build --release)", file=sys.stderr)
+        return 2
+    tally = Tally()
+    started = time.monotonic()
+    try:
+        model = Driver("model", [args.exe, "driver"])
+        impl = Driver(args.name, shlex.split(args.driver))
+        try:
+            if not args.no_traces:
+                for path in trace_files():
+                    config, steps = load_trace(path)
+                    run_trace(os.path.relpath(path, ROOT), config, steps, model, impl, tally)
+            for path in model_files():
+                with open(path) as f:
+                    config = json.load(f)
+                rel = os.path.relpath(path, ROOT)
+                for w in range(args.walks):
+                    if len(tally.departures) >= args.max_departures:
+                        break
+                    seed = (args.seed * 1_000_003 + w) ^ hash_name(rel)
+                    walk = Walk(config, random.Random(seed), args.steps)
+                    run_walk(f"{rel}#walk{w}-seed{seed}", config, walk, model, impl, tally, args.save)
+        finally:
+            for side in (model, impl):
+                side.close()
+    except Broken as e:
+        print(f"compare.py: a driver broke the protocol: {e}", file=sys.stderr)
+        return 2
+    for d in tally.departures:
+        print(d)
+    took = time.monotonic() - started
+    print(
+        f"{tally.agreed_traces} of {tally.traces} traces agree; {tally.agreed_steps} of {tally.steps} "
+        f"steps compared agree ({tally.refused} of them refused by the model); {took:.1f} s"
+    )
+    return 1 if tally.departures else 0
+
+
+def hash_name(name: str) -> int:
+    """A seed part from a name, the same on every run (not hash())."""
+    h = 0
+    for ch in name.encode():
+        h = (h * 131 + ch) % (1 << 61)
+    return h
+
+
+if __name__ == "__main__":
+    sys.exit(main())
