@@ -267,15 +267,19 @@ class Walk:
         self.rng = rng
         self.left = steps
         bounds = config.get("bounds") or {}
-        self.max_records = bounds.get("records") or 4
-        self.max_txs = bounds.get("transactions") or 3
+        # The bounds are the model's, not the protocol's: a walk may go a
+        # little past them, so that it goes on after they are reached.
+        self.max_records = (bounds.get("records") or 4) + 2
+        self.max_txs = (bounds.get("transactions") or 3) + 2
         self.agents = config.get("agents") or 2
         self.tiers = config.get("tiers") or ["low", "medium", "high", "external_action"]
         self.tools = [t["name"] for t in config.get("tools") or []]
         self.templates = config.get("templates") or []
         self.revalidate = bool(config.get("revalidate"))
         self.records: list[dict] = []
-        self.txs: list[str] = []  # status per tx: open, committed, aborted
+        # Per transaction: status (open, committed, aborted) and the ids
+        # it sees (its snapshot and what it staged), from the answers.
+        self.txs: list[dict] = []
         self.pending = None
 
     def __iter__(self):
@@ -287,26 +291,36 @@ class Walk:
         if "error" in answer or step is None:
             return
         out = answer["outcome"]
-        if step["op"] == "open":
-            self.txs.append("open")
-        elif step["op"] == "commit":
-            self.txs[step["tx"]] = "committed"
-        elif step["op"] == "abort":
-            self.txs[step["tx"]] = "aborted"
-        del out
+        op = step["op"]
+        if op == "open":
+            self.txs.append({"status": "open", "sees": set(out["snapshot"])})
+        elif op == "commit":
+            self.txs[step["tx"]]["status"] = "committed"
+        elif op == "abort":
+            self.txs[step["tx"]]["status"] = "aborted"
+        elif op == "stage":
+            self.txs[step["tx"]]["sees"].add(out["record"])
+        elif op == "revalidate":
+            self.txs[step["tx"]]["sees"].add(step["record"])
 
     def __next__(self) -> dict:
         if self.left <= 0:
             raise StopIteration
         self.left -= 1
         self.pending = self._choose()
+        if self.pending is None:
+            raise StopIteration
         return self.pending
 
-    def _choose(self) -> dict:
+    def _txs(self, *statuses):
+        return [i for i, t in enumerate(self.txs) if t["status"] in statuses]
+
+    def _choose(self):
+        """The next step, or None when the walk is stuck (only steps the
+        protocol refuses are left)."""
         r = self.rng
-        open_txs = [i for i, s in enumerate(self.txs) if s == "open"]
-        live_txs = [i for i, s in enumerate(self.txs) if s != "aborted"]
-        ids = [rec["id"] for rec in self.records]
+        open_txs = self._txs("open")
+        live_txs = self._txs("open", "committed")
         room = len(self.records) < self.max_records
         options = []
         if len(self.txs) < self.max_txs:
@@ -319,33 +333,38 @@ class Walk:
             options.append(self._revoke)
         if self.tools and live_txs and room:
             options += [self._tool_call] * 2
-        if self.revalidate and open_txs and any(rec["state"] == "quarantined" for rec in self.records):
-            options += [self._revalidate] * 2
-        if not options or r.random() < 0.1:
-            return self._wild(ids)
+        if open_txs and any(rec["state"] == "quarantined" for rec in self.records):
+            # The model offers revalidation only with the switch on; the
+            # protocol takes it always.
+            options += [self._revalidate] * (2 if self.revalidate else 1)
+        if not options:
+            return None
+        if r.random() < 0.08:
+            return self._wild()
         return r.choice(options)()
 
     def _open(self):
         return {"op": "open", "agent": self.rng.randrange(self.agents), "tier": self.rng.choice(self.tiers)}
 
     def _open_tx(self):
-        return self.rng.choice([i for i, s in enumerate(self.txs) if s == "open"])
+        return self.rng.choice(self._txs("open"))
+
+    def _fields(self, t: dict) -> dict:
+        return {k: t.get(k) for k in ("kind", "entity", "attribute", "value", "source", "authority",
+                                      "confidence", "scope", "valid_from", "valid_to", "owner")}
 
     def _stage(self):
         r = self.rng
         t = r.choice(self.templates)
-        parent = t.get("parent") or "none"
         ids = [rec["id"] for rec in self.records]
-        if parent == "required" or (parent == "optional" and r.random() < 0.5):
-            if not ids:
-                t = r.choice([x for x in self.templates if (x.get("parent") or "none") != "required"] or [t])
-                derived = []
-            else:
-                derived = [r.choice(ids)]
-        else:
-            derived = []
-        rec = {k: t.get(k) for k in ("kind", "entity", "attribute", "value", "source", "authority",
-                                     "confidence", "scope", "valid_from", "valid_to", "owner")}
+        parent = t.get("parent") or "none"
+        if parent == "required" and not ids:
+            t = r.choice([x for x in self.templates if (x.get("parent") or "none") != "required"] or [t])
+            parent = t.get("parent") or "none"
+        derived = []
+        if ids and (parent == "required" or (parent == "optional" and r.random() < 0.5)):
+            derived = [r.choice(ids)]
+        rec = self._fields(t)
         rec["derived_from"] = derived
         return {"op": "stage", "tx": self._open_tx(), "record": rec}
 
@@ -361,9 +380,16 @@ class Walk:
 
     def _tool_call(self):
         r = self.rng
-        tx = r.choice([i for i, s in enumerate(self.txs) if s != "aborted"])
-        active = [rec["id"] for rec in self.records if rec["state"] in ("validated", "committed", "action_safe")]
-        pool = active if active and r.random() < 0.8 else [rec["id"] for rec in self.records]
+        tx = r.choice(self._txs("open", "committed"))
+        sees = self.txs[tx]["sees"]
+        active = [rec["id"] for rec in self.records
+                  if rec["id"] in sees and rec["state"] in ("validated", "committed", "action_safe")]
+        if active and r.random() < 0.85:
+            pool = active
+        elif r.random() < 0.7:
+            pool = []  # no basis
+        else:
+            pool = sorted(sees) if sees and r.random() < 0.5 else [rec["id"] for rec in self.records]
         basis = sorted(r.sample(pool, min(len(pool), r.choice([0, 1, 1, 1, 2]))))
         return {"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": basis}
 
@@ -371,27 +397,23 @@ class Walk:
         q = [rec["id"] for rec in self.records if rec["state"] == "quarantined"]
         return {"op": "revalidate", "tx": self._open_tx(), "record": self.rng.choice(q)}
 
-    def _wild(self, ids):
+    def _wild(self):
         """A step drawn without looking at the store: often refused."""
         r = self.rng
         tx = r.randrange(len(self.txs) + 1)
-        rid = r.randrange(len(ids) + 1)
+        rid = r.randrange(len(self.records) + 1)
         choices = [
             {"op": "commit", "tx": tx},
             {"op": "abort", "tx": tx},
             {"op": "revoke", "record": rid},
+            {"op": "revalidate", "tx": tx, "record": rid},
         ]
         if self.tools:
             choices.append({"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": [rid]})
         if self.templates:
-            t = r.choice(self.templates)
-            rec = {k: t.get(k) for k in ("kind", "entity", "attribute", "value", "source", "authority",
-                                         "confidence", "scope", "valid_from", "valid_to", "owner")}
+            rec = self._fields(r.choice(self.templates))
             rec["derived_from"] = [rid]
             choices.append({"op": "stage", "tx": tx, "record": rec})
-        choices.append({"op": "revalidate", "tx": tx, "record": rid})
-        if len(self.txs) < 255:
-            choices.append({"op": "open", "agent": r.randrange(self.agents), "tier": r.choice(self.tiers)})
         return r.choice(choices)
 
 

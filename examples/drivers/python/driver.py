@@ -260,7 +260,7 @@ class Config:
         f.string("name")
         f.string("description")
         f.boolean("symmetry")
-        self.revalidate = bool(f.boolean("revalidate"))
+        f.boolean("revalidate")  # the model's switch: the protocol always takes revalidate
         self.agents = f.int_in("agents", 1, MAX_AGENTS) if f.get("agents") is not None else 2
         tiers = f.listed("tiers") if f.get("tiers") is not None else list(memtx.TIERS)
         if not tiers:
@@ -425,7 +425,7 @@ class Session:
         if key == "reset":
             config = Config(body)
             self.config = config
-            self.store = memtx.Store(config.tools, config.clock, config.variant, config.revalidate)
+            self.store = memtx.Store(config.tools, config.clock, config.variant)
             self.broken = None
             return {
                 "ok": True,

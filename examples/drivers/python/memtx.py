@@ -161,11 +161,10 @@ class Store:
     """One MemTX store under one configuration: the records, the
     transactions, the revocation registry and the rollback log."""
 
-    def __init__(self, tools, clock, variant: Variant, revalidate: bool):
+    def __init__(self, tools, clock, variant: Variant):
         self.tools = {t.name: t for t in tools}
         self.clock = clock
         self.variant = variant
-        self.revalidate_on = revalidate
         self.records: list[Record] = []
         self.txs: list[Transaction] = []
         # DESIGN.md: every retracted record and every descendant a cascade
@@ -348,8 +347,11 @@ class Store:
         # "Revoked" is the registry (card pitfall: the dependency checks
         # consult only revoked identifiers).
         if v.has("dependency_stability") and self._ancestors(rec) & self.registry:
+            # The verdict still says how check 3 admitted the record and
+            # whom it superseded (docs/driver-protocol.md, VERDICT).
             out = self._quarantine(rec, "unstable_dependency")
             out["superseded"] = sorted(superseded)
+            out["admission"] = admission
             return out, 1
         # Promote: validated, committed, and action_safe at external_action.
         self._move(rec, "validated")
@@ -411,7 +413,10 @@ class Store:
         t = self._open_tx(tx, "abort")
         t.status = "aborted"
         # DESIGN.md: abort retracts every record the transaction staged.
-        return self._retract(sorted(t.staged))
+        # DOC GAP: a staged record a cascade already revoked is no root
+        # (nothing left to retract; settled by the comparison with the
+        # model, whose roots leave it out).
+        return self._retract(sorted(r for r in t.staged if self.records[r].state != "revoked"))
 
     def revoke(self, rid: int) -> dict:
         rec = self._record(rid)
@@ -432,6 +437,12 @@ class Store:
             repairs.append({"id": rid, "repair": how})
             self.log.append({"record": rid, "repair": how, "root": root})
 
+        # DOC GAP: DESIGN.md says abort retracts every staged record, "each
+        # is revoked and its descendants repaired", but not in what order
+        # when one root descends from another. Settled by the comparison
+        # with the model: every root is revoked (and logged) first, then
+        # the descendants of all roots are repaired, in id order, so a
+        # root never gets a descendant's repair.
         for rid in roots:
             rec = self.records[rid]
             self.registry.add(rid)
@@ -441,33 +452,37 @@ class Store:
                 how = self._compensate_or_leak(rec) if rec.kind == "tool_action" else "revoked"
                 self._move(rec, "revoked")
                 repair(rid, how, True)
-            if not self.variant.has("cascade"):
+        if not self.variant.has("cascade"):
+            return {"roots": list(roots), "repairs": repairs}
+        reached = sorted({d for rid in roots for d in self._descendants(rid)})
+        for did in reached:
+            node = self.records[did]
+            self.registry.add(did)
+            if node.state == "revoked":
                 continue
-            for did in self._descendants(rid):
-                node = self.records[did]
-                self.registry.add(did)
-                if node.state == "revoked":
-                    continue
-                typed = self.variant.has("typed_repair")
-                if typed and node.kind == "tool_action":
-                    how = self._compensate_or_leak(node)
-                    self._move(node, "revoked")
-                elif typed and node.kind in VIEWS:
-                    if node.state == "quarantined":
-                        continue  # already held back: left as it is
-                    if "quarantined" in MOVES[node.state]:
-                        self._move(node, "quarantined")
-                        node.reason = None
-                        how = "quarantined"
-                    else:
-                        # Card pitfall: quarantine is not allowed from
-                        # action_safe (or superseded): revoked instead.
-                        self._move(node, "revoked")
-                        how = "revoked"
+            typed = self.variant.has("typed_repair")
+            if typed and node.kind == "tool_action":
+                how = self._compensate_or_leak(node)
+                self._move(node, "revoked")
+            elif typed and node.kind in VIEWS:
+                if node.state == "quarantined":
+                    continue  # already held back: left as it is
+                if "quarantined" in MOVES[node.state]:
+                    # The reason stays: a revalidated view keeps the one
+                    # a commit check gave it until a commit judges it
+                    # again (README, "Revalidation"); any other view
+                    # reaching here has none.
+                    self._move(node, "quarantined")
+                    how = "quarantined"
                 else:
+                    # Card pitfall: quarantine is not allowed from
+                    # action_safe (or superseded): revoked instead.
                     self._move(node, "revoked")
                     how = "revoked"
-                repair(did, how, False)
+            else:
+                self._move(node, "revoked")
+                how = "revoked"
+            repair(did, how, False)
         return {"roots": list(roots), "repairs": repairs}
 
     # ------------------------------------------------------------ gate
@@ -529,8 +544,11 @@ class Store:
     # ------------------------------------------------------------ revalidation
 
     def revalidate(self, tx: int, rid: int) -> dict:
-        if not self.revalidate_on:
-            raise Refused("revalidation is off in this configuration")
+        # DOC GAP: DESIGN.md calls revalidation "a model switch"; the
+        # switch (CONFIG `revalidate`) only decides whether the model
+        # offers the operation. The protocol takes it whatever the switch
+        # says, as the model's driver does (docs/driver-protocol.md lists
+        # what a driver reads from CONFIG, and `revalidate` is not in it).
         t = self._open_tx(tx, "revalidate into")
         rec = self._record(rid)
         if rec.state != "quarantined":
