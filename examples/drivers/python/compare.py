@@ -417,6 +417,146 @@ class Walk:
         return r.choice(choices)
 
 
+# ---------------------------------------------------------------- random models
+
+DECIMALS = [0.0, 0.4, 0.5, 0.59, 0.6, 0.61, 0.7, 0.89, 0.9, 0.95, 1.0]
+
+
+def fuzz_config(rng: random.Random, k: int) -> dict:
+    """A random model: random tiers, tools, clock, variant switches and
+    ablations, and templates whose fields sit on and around every
+    threshold, on few slots (so that rivals meet), some on a tool's own
+    slot (a tool action's entity and attribute are its tool's name)."""
+    tools = [{"name": f"tool{i}", "irreversible": rng.random() < 0.6} for i in range(rng.randrange(0, 4))]
+    slots = [("order841", "refund_eligible"), ("order841", "summary"), ("customer17", "profile")]
+    slots += [(t["name"], t["name"]) for t in tools[:1]]
+    tiers = [t for t in ("low", "medium", "high", "external_action") if rng.random() < 0.6] or ["low"]
+    agents = rng.randrange(1, 4)
+    templates = []
+    for i in range(rng.randrange(1, 7)):
+        entity, attribute = rng.choice(slots)
+        window = sorted(rng.randrange(0, 12) for _ in range(2))
+        templates.append({
+            "name": f"t{i}",
+            "kind": rng.choice(["belief", "belief", "summary", "profile", "index_entry", "shared_copy"]),
+            "entity": entity,
+            "attribute": attribute,
+            "value": rng.choice(["yes", "no", "maybe"]),
+            "source": rng.choice([None, "lookup", "crm", tools[0]["name"] if tools else "notes"]),
+            "authority": rng.choice(DECIMALS),
+            "confidence": rng.choice(DECIMALS),
+            "scope": rng.choice(["private", "shared", "public"]),
+            "valid_from": window[0] if rng.random() < 0.3 else None,
+            "valid_to": window[1] if rng.random() < 0.3 else None,
+            "owner": rng.randrange(agents) if rng.random() < 0.2 else None,
+            "parent": rng.choice(["none", "optional", "required"]) if i else rng.choice(["none", "optional"]),
+        })
+    ablate = [m for m in ("gate", "evidence", "validity", "conflict", "permission_inheritance",
+                          "dependency_stability", "cascade", "typed_repair") if rng.random() < 0.1]
+    return {
+        "name": f"fuzz-{k}",
+        "bounds": {"records": rng.randrange(2, 7), "transactions": rng.randrange(1, 5), "depth": 10},
+        "agents": agents,
+        "tiers": tiers,
+        "tools": tools,
+        "clock": rng.randrange(0, 12) if rng.random() < 0.5 else None,
+        "templates": templates,
+        "revalidate": rng.random() < 0.5,
+        "variant": {
+            "same_source_tie": rng.choice(["supersede", "review"]),
+            "stale_check_empty_snapshot": rng.choice(["skip", "apply"]),
+            "laundering_parents": rng.choice(["active", "any"]),
+            "tool_basis": rng.choice(["active", "snapshot"]),
+            "ablate": ablate,
+        },
+    }
+
+
+# ---------------------------------------------------------------- bad requests
+
+BAD_REQUESTS = [
+    "not json",
+    "[]",
+    "{}",
+    '{"reset": {}, "step": {"op": "commit", "tx": 0}}',
+    '{"restart": {}}',
+    '{"reset": {"colour": "red"}}',
+    '{"reset": {"tiers": []}}',
+    '{"reset": {"agents": 0}}',
+    '{"reset": {"tools": [{"name": "t", "irreversible": true}, {"name": "t", "irreversible": false}]}}',
+    '{"reset": {"tools": [{"name": "t"}]}}',
+    '{"reset": {"variant": {"tool_basis": "anything"}}}',
+    '{"reset": {"variant": {"ablate": ["gate", "gate"]}}}',
+    '{"reset": {"variant": {"ablate": ["brakes"]}}}',
+    '{"reset": {"clock": "noon"}}',
+    '{"step": {"op": "dance"}}',
+    '{"step": {"op": "commit"}}',
+    '{"step": {"op": "commit", "tx": "0"}}',
+    '{"step": {"op": "commit", "tx": true}}',
+    '{"step": {"op": "commit", "tx": 256}}',
+    '{"step": {"op": "commit", "tx": 0, "tx": 0}}',
+    '{"step": {"op": "open", "agent": 0, "tier": "low", "tx": 0}}',
+    '{"step": {"op": "open", "agent": 2, "tier": "low"}}',
+    '{"step": {"op": "open", "agent": 0, "tier": "urgent"}}',
+    '{"step": {"op": "open", "agent": 0, "tier": "high"}}',
+    '{"step": {"op": "revoke", "record": -1}}',
+    '{"step": {"op": "revoke", "record": 64}}',
+    '{"step": {"op": "tool_call", "tx": 0, "tool": "drill", "basis": []}}',
+    '{"step": {"op": "tool_call", "tx": 0, "tool": "refund", "basis": [0, 0]}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared"}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.555, "scope": "shared"}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 1.5, "scope": "shared"}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "valid_from": 5, "valid_to": 4}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "everyone"}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "owner": 9}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "mood": "good"}}}',
+    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "derived_from": [64]}}}',
+]
+
+PROBE_CONFIG = {"agents": 2, "tiers": ["low", "external_action"],
+                "tools": [{"name": "refund", "irreversible": True}]}
+PROBE_SETUP = [
+    {"op": "open", "agent": 0, "tier": "low"},
+    {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v",
+                                        "confidence": 0.8, "scope": "shared", "derived_from": []}},
+]
+
+
+def probe_bad_requests(exe: str, impl_argv: list[str], impl_name: str, tally: Tally) -> None:
+    """Each bad request, sent after a reset and two steps, must be
+    answered bad_request by both sides and change nothing: the next step
+    (a commit) must still agree. A step before any reset is bad too."""
+    for i, text in enumerate(["{\"step\": {\"op\": \"commit\", \"tx\": 0}}"] + BAD_REQUESTS):
+        tally.traces += 1
+        answers = []
+        for name, argv in (("model", [exe, "driver"]), (impl_name, impl_argv)):
+            lines = [] if i == 0 else [{"reset": PROBE_CONFIG}] + [{"step": s} for s in PROBE_SETUP]
+            feed = "".join(json.dumps(x) + "\n" for x in lines) + text + "\n"
+            feed += json.dumps({"step": {"op": "commit", "tx": 0}}) + "\n"
+            done = subprocess.run(argv, input=feed.encode(), capture_output=True, cwd=ROOT, timeout=60)
+            out = done.stdout.decode(errors="replace").splitlines()
+            if done.returncode != 0 or len(out) != len(lines) + 2:
+                raise Broken(f"{name}: bad request {text!r}: exit {done.returncode}, {len(out)} answers "
+                             f"for {len(lines) + 2} requests: {done.stderr.decode(errors='replace')[-300:]}")
+            try:
+                answers.append([json.loads(line) for line in out])
+            except json.JSONDecodeError:
+                raise Broken(f"{name}: bad request {text!r}: an answer is not JSON") from None
+        model, impl = answers
+        tally.steps += 1
+        bad = "bad_request" in impl[-2]
+        if "bad_request" not in model[-2]:
+            raise Broken(f"probe {text!r}: the model did not answer bad_request but {model[-2]}")
+        after = None if i == 0 else compare_answers(model[-1], impl[-1])
+        if not bad:
+            tally.departures.append(f"bad request {text!r}: model bad_request, {impl_name} {_show(impl[-2])[:200]}")
+        elif after:
+            tally.departures.append(f"bad request {text!r} changed the store: next step {after}")
+        else:
+            tally.agreed_traces += 1
+            tally.agreed_steps += 1
+
+
 def model_files() -> list[str]:
     return sorted(glob.glob(os.path.join(ROOT, "models", "*.json")) + glob.glob(os.path.join(ROOT, "models", "*", "*.json")))
 
@@ -438,13 +578,16 @@ def main(argv=None) -> int:
     p.add_argument("--walks", type=int, default=200, help="random walks per model")
     p.add_argument("--steps", type=int, default=30, help="steps per random walk at most")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--quick", action="store_true", help="the shipped traces and 10 short walks per model")
+    p.add_argument("--fuzz", type=int, default=300, help="random walks over random models")
+    p.add_argument("--quick", action="store_true", help="CI size: the shipped traces, the bad requests, "
+                   "10 short walks per model and 30 over random models")
+    p.add_argument("--no-probes", action="store_true", help="skip the bad-request probes")
     p.add_argument("--no-traces", action="store_true", help="skip traces/*.json")
     p.add_argument("--save", metavar="DIR", help="write each departing walk as a trace file in DIR")
     p.add_argument("--max-departures", type=int, default=20, help="stop after this many departing traces")
     args = p.parse_args(argv)
     if args.quick:
-        args.walks, args.steps = 10, 25
+        args.walks, args.steps, args.fuzz = 10, 25, 30
     if not os.path.exists(args.exe):
         print(f"compare.py: {args.exe} does not exist (cargo build --release)", file=sys.stderr)
         return 2
@@ -468,9 +611,18 @@ def main(argv=None) -> int:
                     seed = (args.seed * 1_000_003 + w) ^ hash_name(rel)
                     walk = Walk(config, random.Random(seed), args.steps)
                     run_walk(f"{rel}#walk{w}-seed{seed}", config, walk, model, impl, tally, args.save)
+            rng = random.Random(args.seed)
+            for k in range(args.fuzz):
+                if len(tally.departures) >= args.max_departures:
+                    break
+                config = fuzz_config(rng, k)
+                walk = Walk(config, random.Random(rng.getrandbits(64)), args.steps)
+                run_walk(f"fuzz-{k}-seed{args.seed}", config, walk, model, impl, tally, args.save)
         finally:
             for side in (model, impl):
                 side.close()
+        if not args.no_probes:
+            probe_bad_requests(args.exe, shlex.split(args.driver), args.name, tally)
     except Broken as e:
         print(f"compare.py: a driver broke the protocol: {e}", file=sys.stderr)
         return 2

@@ -380,11 +380,18 @@ class Store:
         if not v.has("conflict"):
             # Ablation of the same-slot rules: no rival is ever looked at.
             return "commit", [], None
+        # DOC GAP (and a disagreement): DESIGN.md says rivals are "active
+        # records of any kind" on the slot; the model leaves tool actions
+        # out (src/protocol/conflict.rs, read to settle it: "a tool action
+        # carries no belief slot of its own"), which matters because a
+        # tool action's entity and attribute are its tool's name. Follows
+        # the model.
         same_slot = [
             r
             for r in self.records
             if r.id != cand.id
             and r.state in ACTIVE
+            and r.kind != "tool_action"
             and r.entity == cand.entity
             and r.attribute == cand.attribute
         ]
