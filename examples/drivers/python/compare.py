@@ -209,6 +209,38 @@ class Tally:
         self.traces = self.steps = self.agreed_traces = self.agreed_steps = 0
         self.refused = 0
         self.departures: list[str] = []
+        self.outcomes: set[str] = set()
+
+    def saw(self, step: dict, answer: dict) -> None:
+        """Labels of what the model decided (so a run can say which
+        outcomes its agreement covers)."""
+        op = step.get("op")
+        if "error" in answer:
+            self.outcomes.add(f"{op}.refused")
+            return
+        out = answer.get("outcome") or {}
+        if op == "open":
+            self.outcomes.add(f"open.{step.get('tier')}")
+        elif op == "stage":
+            self.outcomes.add(f"stage.{step['record'].get('kind')}")
+        elif op == "commit":
+            self.outcomes.add(f"commit.{out.get('status')}")
+            for v in out.get("records", []):
+                self.outcomes.add(f"record.{v['result']}.{v.get('reason') or '-'}")
+                if v.get("admission"):
+                    self.outcomes.add(f"record.admitted.{v['admission']}")
+                if v.get("superseded"):
+                    self.outcomes.add("record.superseded_rivals")
+        elif op == "tool_call":
+            self.outcomes.add(f"gate.{'allowed' if out.get('allowed') else 'blocked'}.{out.get('reason') or '-'}")
+            if out.get("in_snapshot"):
+                self.outcomes.add("gate.tentative_in_snapshot")
+        elif op in ("abort", "revoke"):
+            roots = set(out.get("roots", []))
+            for r in out.get("repairs", []):
+                self.outcomes.add(f"{op}.{'root' if r['id'] in roots else 'descendant'}.{r['repair']}")
+        elif op == "revalidate":
+            self.outcomes.add(f"revalidate.after.{out.get('was') or 'cascade'}")
 
 
 def run_trace(name, config, steps, model: Driver, impl: Driver, tally: Tally, save=None):
@@ -233,6 +265,7 @@ def run_walk(name, config, steps, model, impl, tally, save=None, fixed=False):
             steps.send_answer(a)
         tally.steps += 1
         tally.refused += "error" in a
+        tally.saw(step, a)
         d = compare_answers(a, b)
         if d:
             path, mv, iv = d
@@ -455,7 +488,7 @@ def fuzz_config(rng: random.Random, k: int) -> dict:
                           "dependency_stability", "cascade", "typed_repair") if rng.random() < 0.1]
     return {
         "name": f"fuzz-{k}",
-        "bounds": {"records": rng.randrange(2, 7), "transactions": rng.randrange(1, 5), "depth": 10},
+        "bounds": {"records": rng.randrange(2, 9), "transactions": rng.randrange(1, 6), "depth": 10},
         "agents": agents,
         "tiers": tiers,
         "tools": tools,
@@ -470,6 +503,34 @@ def fuzz_config(rng: random.Random, k: int) -> dict:
             "ablate": ablate,
         },
     }
+
+
+# ---------------------------------------------------------------- edge traces
+
+
+def edge_traces():
+    """Built-in traces for what walks over small models never reach: the
+    store's capacity (64 records, 256 transactions), where a blocked call
+    is still answered but a call that would make a 65th record is not."""
+    rec = {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8,
+           "scope": "shared", "derived_from": []}
+    tools = [{"name": "note", "irreversible": False}, {"name": "refund", "irreversible": True}]
+    full = [{"op": "open", "agent": 0, "tier": "low"}] + [{"op": "stage", "tx": 0, "record": rec}] * 63
+    full += [
+        {"op": "tool_call", "tx": 0, "tool": "refund", "basis": []},
+        {"op": "tool_call", "tx": 0, "tool": "note", "basis": []},
+        {"op": "tool_call", "tx": 0, "tool": "refund", "basis": []},
+        {"op": "tool_call", "tx": 0, "tool": "note", "basis": []},
+        {"op": "stage", "tx": 0, "record": rec},
+        {"op": "commit", "tx": 0},
+        {"op": "revoke", "record": 0},
+        {"op": "abort", "tx": 0},
+    ]
+    opens = [{"op": "open", "agent": 0, "tier": "low"}] * 258 + [{"op": "commit", "tx": 255}]
+    return [
+        ("edge:64-records", {"tools": tools}, full),
+        ("edge:256-transactions", {"tools": tools}, opens),
+    ]
 
 
 # ---------------------------------------------------------------- bad requests
@@ -582,6 +643,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="CI size: the shipped traces, the bad requests, "
                    "10 short walks per model and 30 over random models")
     p.add_argument("--no-probes", action="store_true", help="skip the bad-request probes")
+    p.add_argument("--outcomes", action="store_true", help="list the outcomes the model gave")
     p.add_argument("--no-traces", action="store_true", help="skip traces/*.json")
     p.add_argument("--save", metavar="DIR", help="write each departing walk as a trace file in DIR")
     p.add_argument("--max-departures", type=int, default=20, help="stop after this many departing traces")
@@ -601,6 +663,8 @@ def main(argv=None) -> int:
                 for path in trace_files():
                     config, steps = load_trace(path)
                     run_trace(os.path.relpath(path, ROOT), config, steps, model, impl, tally)
+                for name, config, steps in edge_traces():
+                    run_trace(name, config, steps, model, impl, tally)
             for path in model_files():
                 with open(path) as f:
                     config = json.load(f)
@@ -629,9 +693,12 @@ def main(argv=None) -> int:
     for d in tally.departures:
         print(d)
     took = time.monotonic() - started
+    if args.outcomes:
+        print("outcomes the model gave:", " ".join(sorted(tally.outcomes)))
     print(
         f"{tally.agreed_traces} of {tally.traces} traces agree; {tally.agreed_steps} of {tally.steps} "
-        f"steps compared agree ({tally.refused} of them refused by the model); {took:.1f} s"
+        f"steps compared agree ({tally.refused} of them refused by the model); "
+        f"{len(tally.outcomes)} distinct outcomes; {took:.1f} s"
     )
     return 1 if tally.departures else 0
 

@@ -18,12 +18,13 @@ import math
 import sys
 import traceback
 
-import memtx
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the sources
+import memtx  # noqa: E402
 
 PROTOCOL_VERSION = 1
 MAX_REQUEST_BYTES = 16 << 20
-MAX_RECORDS = 64  # record ids a step may name: 0..63
-MAX_TX_ID = 255
+MAX_RECORDS = memtx.MAX_RECORDS  # record ids a step may name: 0..63
+MAX_TX_ID = memtx.MAX_TRANSACTIONS - 1
 MAX_AGENTS = 255
 MAX_TOOLS = 128
 MAX_TEMPLATES = 128

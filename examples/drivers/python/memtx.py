@@ -40,6 +40,14 @@ MECHANISMS = (
     "typed_repair",
 )
 
+# DOC GAP: the store's capacity. Steps name record ids 0..63 and
+# transaction ids 0..255 (README, "Traces"; the model's limits), but no
+# document says what happens past them. As the model does: a 65th record
+# (staged, or made by an executed tool call) and a 257th transaction are
+# refused; a blocked call, which makes no record, is still answered.
+MAX_RECORDS = 64
+MAX_TRANSACTIONS = 256
+
 # Card, "Hyperparameters": both comparisons inclusive.
 EVIDENCE_THRESHOLD = 60  # confidence >= 0.60
 AUTHORITY_BYPASS = 90  # authority >= 0.90 skips the confidence check
@@ -245,6 +253,8 @@ class Store:
     # ------------------------------------------------------------ open
 
     def open(self, agent: int, tier: str) -> dict:
+        if len(self.txs) >= MAX_TRANSACTIONS:
+            raise Refused(f"the store already holds {MAX_TRANSACTIONS} transactions")
         t = Transaction(len(self.txs), agent, tier, self._visible(tier))
         self.txs.append(t)
         return {"tx": t.id, "snapshot": sorted(t.snapshot)}
@@ -256,6 +266,8 @@ class Store:
         if p.kind == "tool_action":
             # DESIGN.md: only an executed tool call creates a tool action.
             raise Refused("a tool_action record is never staged")
+        if len(self.records) >= MAX_RECORDS:
+            raise Refused(f"the store is full ({MAX_RECORDS} records)")
         for parent in p.derived_from:
             # DESIGN.md: a staged record's parents need only exist; commit,
             # not staging, judges them.
@@ -520,6 +532,8 @@ class Store:
             ):
                 allowed, reason = False, "no_action_safe_support"
         made = None
+        if allowed and len(self.records) >= MAX_RECORDS:
+            raise Refused(f"the store is full ({MAX_RECORDS} records): the call cannot be recorded")
         if allowed:
             # DESIGN.md: an executed call creates a committed tool_action
             # record derived from its basis. DOC GAP: neither document
