@@ -550,6 +550,12 @@ BAD_REQUESTS = [
     '{"reset": {"variant": {"ablate": ["gate", "gate"]}}}',
     '{"reset": {"variant": {"ablate": ["brakes"]}}}',
     '{"reset": {"clock": "noon"}}',
+    '{"reset": {"name": "../x"}}',
+    '{"reset": {"name": ".hidden"}}',
+    '{"reset": {"templates": [{"name": "s", "kind": "summary", "entity": "e", "attribute": "a", "value": "v", '
+    '"confidence": 0.8, "scope": "shared", "parent": "required"}]}}',
+    '{"reset": {"templates": [{"name": "t", "kind": "tool_action", "entity": "e", "attribute": "a", "value": "v", '
+    '"confidence": 0.8, "scope": "shared"}]}}',
     '{"step": {"op": "dance"}}',
     '{"step": {"op": "commit"}}',
     '{"step": {"op": "commit", "tx": "0"}}',

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 import traceback
 
@@ -250,6 +251,10 @@ EXPECT_FIELDS = (
 )
 
 
+NAME = re.compile(r"(?!\.)[A-Za-z0-9._-]{1,100}")
+NAME_RULE = "a name is 1 to 100 of the characters A-Z a-z 0-9 . _ - and does not start with '.'"
+
+
 class Config:
     """What a reset's CONFIG says, checked: the part the protocol reads
     (tools, clock, variant, revalidate) and the part steps are checked
@@ -258,7 +263,10 @@ class Config:
 
     def __init__(self, value):
         f = Fields(value, "reset", CONFIG_FIELDS)
-        f.string("name")
+        name = f.string("name")
+        if name is not None and not NAME.fullmatch(name):
+            # README, "Models": the name becomes reports/NAME/.
+            raise BadRequest(f"reset.name: {_show(name)} is not a model name ({NAME_RULE})")
         f.string("description")
         f.boolean("symmetry")
         f.boolean("revalidate")  # the model's switch: the protocol always takes revalidate
@@ -293,6 +301,9 @@ class Config:
             if tf.get("kind") == "tool_action":
                 raise BadRequest(f"{tf.at('kind')}: \"tool_action\" cannot be a template")
             tf.one_of("parent", ("none", "optional", "required"), required=False)
+        if templates and all(t.get("parent") == "required" for t in templates):
+            # README, "Models": then no record could ever be the first parent.
+            raise BadRequest("reset.templates[0].parent: every template requires a parent")
         if f.get("expect") is not None:
             Fields(f.get("expect"), "reset.expect", EXPECT_FIELDS)
 
