@@ -396,7 +396,8 @@ class Walk:
             parent = t.get("parent") or "none"
         derived = []
         if ids and (parent == "required" or (parent == "optional" and r.random() < 0.5)):
-            derived = [r.choice(ids)]
+            # Often the newest record, so that chains of ancestry grow.
+            derived = [ids[-1] if r.random() < 0.4 else r.choice(ids)]
         rec = self._fields(t)
         rec["derived_from"] = derived
         return {"op": "stage", "tx": self._open_tx(), "record": rec}
@@ -475,7 +476,7 @@ def fuzz_config(rng: random.Random, k: int) -> dict:
             "entity": entity,
             "attribute": attribute,
             "value": rng.choice(["yes", "no", "maybe"]),
-            "source": rng.choice([None, "lookup", "crm", tools[0]["name"] if tools else "notes"]),
+            "source": rng.choice([None, None, "lookup", "crm", tools[0]["name"] if tools else "notes"]),
             "authority": rng.choice(DECIMALS),
             "confidence": rng.choice(DECIMALS),
             "scope": rng.choice(["private", "shared", "public"]),
@@ -509,9 +510,11 @@ def fuzz_config(rng: random.Random, k: int) -> dict:
 
 
 def edge_traces():
-    """Built-in traces for what walks over small models never reach: the
-    store's capacity (64 records, 256 transactions), where a blocked call
-    is still answered but a call that would make a 65th record is not."""
+    """Built-in traces for what random walks reach rarely or never: the
+    store's capacity (64 records, 256 transactions: a blocked call is
+    still answered, a call that would make a 65th record is not), a
+    high-tier snapshot over a chain of ancestors, and missing sources in
+    the conflict check."""
     rec = {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8,
            "scope": "shared", "derived_from": []}
     tools = [{"name": "note", "irreversible": False}, {"name": "refund", "irreversible": True}]
@@ -527,9 +530,30 @@ def edge_traces():
         {"op": "abort", "tx": 0},
     ]
     opens = [{"op": "open", "agent": 0, "tier": "low"}] * 258 + [{"op": "commit", "tx": 255}]
+
+    def belief(value, source, authority, parents=(), kind="belief", attribute="a"):
+        return {"kind": kind, "entity": "e", "attribute": attribute, "value": value, "source": source,
+                "authority": authority, "confidence": 0.8, "scope": "shared", "derived_from": list(parents)}
+
+    def one(tx, record):
+        return [{"op": "stage", "tx": tx, "record": record}, {"op": "commit", "tx": tx}]
+
+    low = {"op": "open", "agent": 0, "tier": "low"}
+    # A high-tier snapshot reads every transitive ancestor: r2's parent r1
+    # is committed, but r1's parent r0 has been superseded by r3.
+    high = [low] + one(0, belief("yes", "lookup", 0.7)) + [low] + one(1, belief("s", "lookup", 0.7, [0], "summary", "s"))
+    high += [low] + one(2, belief("s2", "lookup", 0.7, [1], "summary", "s2"))
+    high += [low] + one(3, belief("no", "crm", 0.9)) + [{"op": "open", "agent": 0, "tier": "high"}]
+    # A missing source weighs 0.5 in the conflict check, whatever it
+    # claims; two missing sources are the same source.
+    missing = [low] + one(0, belief("yes", None, 0.95)) + [low] + one(1, belief("no", None, 0.6))
+    missing += [low] + one(2, belief("maybe", "lookup", 0.7))
     return [
         ("edge:64-records", {"tools": tools}, full),
         ("edge:256-transactions", {"tools": tools}, opens),
+        ("edge:high-tier-ancestry", {}, high),
+        ("edge:missing-source", {}, missing),
+        ("edge:missing-source-review", {"variant": {"same_source_tie": "review"}}, missing),
     ]
 
 
