@@ -559,6 +559,8 @@ def edge_traces():
 
 # ---------------------------------------------------------------- bad requests
 
+GOOD_RECORD = {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8,
+               "scope": "shared"}
 BAD_REQUESTS = [
     "not json",
     "[]",
@@ -594,14 +596,21 @@ BAD_REQUESTS = [
     '{"step": {"op": "revoke", "record": 64}}',
     '{"step": {"op": "tool_call", "tx": 0, "tool": "drill", "basis": []}}',
     '{"step": {"op": "tool_call", "tx": 0, "tool": "refund", "basis": [0, 0]}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared"}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.555, "scope": "shared"}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 1.5, "scope": "shared"}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "valid_from": 5, "valid_to": 4}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "everyone"}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "owner": 9}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "mood": "good"}}}',
-    '{"step": {"op": "stage", "tx": 0, "record": {"kind": "belief", "entity": "e", "attribute": "a", "value": "v", "confidence": 0.8, "scope": "shared", "derived_from": [64]}}}',
+    # A staged record with one field wrong (None: the field left out).
+    *(
+        json.dumps({"step": {"op": "stage", "tx": 0, "record": {
+            k: v for k, v in {**GOOD_RECORD, **change}.items() if v is not None}}})
+        for change in (
+            {"kind": None},
+            {"confidence": 0.555},
+            {"confidence": 1.5},
+            {"valid_from": 5, "valid_to": 4},
+            {"scope": "everyone"},
+            {"owner": 9},
+            {"mood": "good"},
+            {"derived_from": [64]},
+        )
+    ),
 ]
 
 PROBE_CONFIG = {"agents": 2, "tiers": ["low", "external_action"],

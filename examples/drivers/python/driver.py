@@ -467,25 +467,31 @@ class Session:
 
 
 def serve(stdin, stdout) -> None:
+    """Answers each request line of `stdin` on `stdout` until its end."""
     session = Session()
     number = 0
     while True:
-        line = stdin.readline(MAX_REQUEST_BYTES + 2)
+        # At most the longest request and its newline.
+        line = stdin.readline(MAX_REQUEST_BYTES + 1)
         if not line:
             break
         number += 1
-        if len(line) > MAX_REQUEST_BYTES + 1 or not line.endswith(b"\n") and len(line) > MAX_REQUEST_BYTES:
-            while line and not line.endswith(b"\n"):
+        if len(line) > MAX_REQUEST_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # skip the rest of it
                 line = stdin.readline(1 << 20)
             answer = {"bad_request": f"request {number}: longer than {MAX_REQUEST_BYTES} bytes"}
         else:
             try:
-                text = line.decode("utf-8").rstrip("\r\n")
-                answer = session.answer(text)
+                answer = session.answer(line.decode("utf-8").rstrip("\r\n"))
             except UnicodeDecodeError:
                 answer = {"bad_request": f"request {number}: not UTF-8"}
-            except (BadRequest, RecursionError) as e:
+            except RecursionError:
+                answer = {"bad_request": f"request {number}: nested too deeply"}
+            except BadRequest as e:
                 answer = {"bad_request": f"request {number}: {e}"}
+            except Exception as e:  # a bug here: say so on stderr, never a traceback on stdout
+                traceback.print_exc(file=sys.stderr)
+                answer = {"bad_request": f"request {number}: internal error: {type(e).__name__}: {e}"}
         stdout.write(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
         stdout.flush()
 
