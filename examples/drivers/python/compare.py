@@ -245,12 +245,12 @@ class Tally:
 
 def run_trace(name, config, steps, model: Driver, impl: Driver, tally: Tally, save=None):
     """Replays fixed `steps` on both; True when they agree throughout."""
-    return run_walk(name, config, iter(steps), model, impl, tally, save, fixed=True)
+    return run_walk(name, config, iter(steps), model, impl, tally, save)
 
 
-def run_walk(name, config, steps, model, impl, tally, save=None, fixed=False):
-    """`steps` yields STEPs; a generator may read `walk.last` (the
-    model's last answer) to choose the next. True when both agree."""
+def run_walk(name, config, steps, model, impl, tally, save=None):
+    """`steps` yields STEPs; one with `send_answer` (a Walk) is told the
+    model's answer to each, to choose the next. True when both agree."""
     tally.traces += 1
     for side in (model, impl):
         ready = side.ask({"reset": config})
@@ -296,7 +296,6 @@ class Walk:
     from what the store holds now (the model's last answer)."""
 
     def __init__(self, config: dict, rng: random.Random, steps: int):
-        self.c = config
         self.rng = rng
         self.left = steps
         bounds = config.get("bounds") or {}
