@@ -112,9 +112,9 @@ fn only_clause_catches(
     inv: Invariant,
     clause: &'static str,
     depth: usize,
-) {
+) -> CheckReport {
     let intact = check(&config);
-    caught(config.clone(), fault, inv, clause, depth);
+    let report = caught(config.clone(), fault, inv, clause, depth);
     let mut broken = config;
     broken.variant = broken.variant.with_fault(fault);
     let mut spec = ModelSpec::from_config(&broken);
@@ -137,6 +137,7 @@ fn only_clause_catches(
             p.kind.name()
         );
     }
+    report
 }
 
 fn lookup() -> String {
@@ -150,7 +151,7 @@ fn summary() -> String {
 #[test]
 fn a_gate_without_its_external_action_clause_breaks_i1() {
     let config = model((2, 1, 4), r#""external_action""#, "null", &[lookup()]);
-    caught(
+    only_clause_catches(
         config,
         Fault::GateIgnoresSupport,
         Invariant::I1,
@@ -204,7 +205,7 @@ fn a_missing_source_that_keeps_its_authority_breaks_evidence() {
         r#""source": null, "authority": 0.95, "confidence": 0.4, "parent": "none""#,
     );
     let config = model((1, 1, 3), r#""low""#, "null", &[anonymous]);
-    caught(
+    only_clause_catches(
         config,
         Fault::MissingSourceKeepsAuthority,
         Invariant::Evidence,
@@ -217,7 +218,7 @@ fn a_missing_source_that_keeps_its_authority_breaks_evidence() {
 fn a_window_read_a_day_late_breaks_validity() {
     let expired = template("expired", r#""valid_to": 9, "parent": "none""#);
     let config = model((1, 1, 3), r#""low""#, "10", &[expired]);
-    caught(
+    only_clause_catches(
         config,
         Fault::ValidityOffByOne,
         Invariant::Validity,
@@ -233,7 +234,7 @@ fn a_supersede_that_moves_no_rival_breaks_one_value_per_slot() {
         r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
     );
     let config = model((2, 1, 4), r#""low""#, "null", &[lookup(), correction]);
-    caught(
+    only_clause_catches(
         config,
         Fault::SupersedeForgetsRivals,
         Invariant::OneValuePerSlot,
@@ -249,7 +250,7 @@ fn laundering_checked_for_public_children_only_breaks_scope() {
         r#""value": "no", "scope": "private", "parent": "none""#,
     );
     let config = model((2, 1, 4), r#""low""#, "null", &[private, summary()]);
-    caught(
+    only_clause_catches(
         config,
         Fault::LaunderingPublicOnly,
         Invariant::Scope,
@@ -266,7 +267,7 @@ fn quarantining_an_action_safe_view_breaks_lifecycle() {
         "null",
         &[lookup(), summary()],
     );
-    caught(
+    only_clause_catches(
         config,
         Fault::QuarantineFromActionSafe,
         Invariant::Lifecycle,
@@ -278,7 +279,7 @@ fn quarantining_an_action_safe_view_breaks_lifecycle() {
 #[test]
 fn forgetting_to_log_a_retraction_breaks_log_completeness() {
     let config = model((1, 1, 3), r#""low""#, "null", &[lookup()]);
-    let report = caught(
+    let report = only_clause_catches(
         config,
         Fault::UnloggedRetraction,
         Invariant::LogCompleteness,
@@ -333,7 +334,7 @@ fn an_abort_that_leaves_its_records_tentative_breaks_tx_hygiene() {
 #[test]
 fn an_external_action_commit_that_is_not_action_safe_breaks_tx_hygiene() {
     let config = model((1, 1, 3), r#""external_action""#, "null", &[lookup()]);
-    caught(
+    only_clause_catches(
         config,
         Fault::ExternalCommitNotSafe,
         Invariant::TxHygiene,
@@ -350,7 +351,7 @@ fn an_external_action_snapshot_that_sees_committed_records_breaks_snapshots() {
         "null",
         &[lookup()],
     );
-    caught(
+    only_clause_catches(
         config,
         Fault::ExternalSnapshotSeesCommitted,
         Invariant::Snapshot,
@@ -626,5 +627,88 @@ fn a_view_revoked_where_it_could_be_quarantined_breaks_i2_view_alone() {
         Invariant::I2,
         "view",
         5,
+    );
+}
+
+#[test]
+fn a_cascade_that_holds_back_a_belief_breaks_i2_belief_alone() {
+    let derived = template(
+        "reason",
+        r#""attribute": "refund_reason", "value": "damaged", "parent": "required""#,
+    );
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup(), derived]);
+    only_clause_catches(
+        config,
+        Fault::CascadeQuarantinesBeliefs,
+        Invariant::I2,
+        "belief",
+        5,
+    );
+}
+
+#[test]
+fn check_4_on_direct_parents_only_breaks_g3_alone() {
+    // Without the private note of the test above, whose laundering the
+    // same fault lets through as well.
+    let config = model((3, 2, 7), r#""low""#, "null", &[lookup(), summary()]);
+    only_clause_catches(
+        config,
+        Fault::DependencyParentsOnly,
+        Invariant::G3,
+        "revoked_ancestor",
+        7,
+    );
+}
+
+#[test]
+fn a_gate_that_lets_records_in_flight_pass_breaks_i1_in_flight_alone() {
+    let config = model((3, 2, 6), r#""low""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::GateIgnoresInFlight,
+        Invariant::I1,
+        "in_flight",
+        6,
+    );
+}
+
+#[test]
+fn a_stale_check_skipped_for_stronger_writes_breaks_stale_writes_alone() {
+    // Unlike a stale check that never fires, a weaker stale write is
+    // still refused for being stale, so no refusal gives another reason.
+    let correction = template(
+        "correction",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
+    );
+    let recheck = template(
+        "recheck",
+        r#""source": "audit", "authority": 0.95, "parent": "none""#,
+    );
+    let config = model(
+        (3, 2, 7),
+        r#""low""#,
+        "null",
+        &[lookup(), correction, recheck],
+    );
+    only_clause_catches(
+        config,
+        Fault::StaleCheckSkippedForStronger,
+        Invariant::StaleWrite,
+        "stale_win",
+        7,
+    );
+}
+
+#[test]
+fn staging_into_the_snapshot_breaks_snapshots_changed_alone() {
+    // No tool: with one, the gate would let the staged record's own
+    // irreversible call pass (I1).
+    let config = untooled((1, 1, 2), r#""low""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::StageJoinsSnapshot,
+        Invariant::Snapshot,
+        "changed",
+        2,
     );
 }

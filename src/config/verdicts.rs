@@ -118,7 +118,7 @@ impl Serialize for VerdictsJson<'_> {
                 Some(Expect::Violated { clause, depth }) => map.serialize_entry(
                     inv.name(),
                     &ViolationJson {
-                        violated: clause.map_or(Value::Bool(true), |c| Value::from(c)),
+                        violated: clause.map_or(Value::Bool(true), Value::from),
                         depth,
                     },
                 )?,

@@ -83,7 +83,13 @@ impl Protocol {
         let snapshot = store.txs[tx as usize].snapshot;
         let stale_check = !snapshot.is_empty()
             || self.variant.stale_check_empty_snapshot == StaleCheckEmptySnapshot::Apply;
-        if stale_check && !snapshot.contains(rival_id) && !self.faulty(Fault::StaleCheckSkipped) {
+        let stronger_skips = self.faulty(Fault::StaleCheckSkippedForStronger)
+            && candidate.effective_authority() > rival.effective_authority();
+        if stale_check
+            && !snapshot.contains(rival_id)
+            && !self.faulty(Fault::StaleCheckSkipped)
+            && !stronger_skips
+        {
             return Verdict::Abort(Reason::StaleWrite);
         }
         let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());

@@ -193,6 +193,9 @@ impl Protocol {
         ));
         store.move_to(id, Lifecycle::Tentative)?;
         store.txs[tx as usize].staged.insert(id);
+        if self.faulty(Fault::StageJoinsSnapshot) {
+            store.txs[tx as usize].snapshot.insert(id);
+        }
         Ok(Outcome::Staged { record: id })
     }
 

@@ -32,7 +32,7 @@ impl Protocol {
         let tentative = store.in_state(Lifecycle::Tentative);
         // Records "that the transaction did not read" (card §3.3).
         let in_flight = tentative.difference(self.gate_snapshot(t.snapshot));
-        if !in_flight.is_empty() {
+        if !in_flight.is_empty() && !self.faulty(Fault::GateIgnoresInFlight) {
             return Err(Refusal::TentativeInFlight);
         }
         if t.tier == Tier::ExternalAction

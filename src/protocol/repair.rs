@@ -120,6 +120,11 @@ impl Protocol {
                 } else {
                     (Repair::Revoked, Lifecycle::Revoked)
                 }
+            } else if self.faulty(Fault::CascadeQuarantinesBeliefs)
+                && state.may_move_to(Lifecycle::Quarantined)
+            {
+                let held_back = Lifecycle::Quarantined;
+                (Repair::Quarantined, held_back)
             } else {
                 (Repair::Revoked, Lifecycle::Revoked)
             };

@@ -145,6 +145,18 @@ pub(crate) enum Fault {
     SilentRevoke,
     /// Typed repair revokes a view it could have quarantined (I2, view).
     ViewRevokedNotQuarantined,
+    /// A cascade holds back a belief descendant like a view instead of
+    /// revoking it (I2, belief).
+    CascadeQuarantinesBeliefs,
+    /// The gate's first clause is off: tentative records in flight do
+    /// not block (I1, in_flight).
+    GateIgnoresInFlight,
+    /// Staging adds the record to its transaction's snapshot ("read your
+    /// writes"; snapshots, changed).
+    StageJoinsSnapshot,
+    /// The stale-write check is skipped when the candidate has more
+    /// authority than its rival (stale writes).
+    StaleCheckSkippedForStronger,
     /// Check 1's confidence threshold is exclusive: 0.6 is refused
     /// (admission).
     EvidenceThresholdExclusive,
