@@ -73,6 +73,9 @@ struct PropertyOut {
     clause: Option<String>,
     expected: Option<String>,
     expected_clause: Option<String>,
+    /// Present when the model pins the counterexample's length.
+    #[serde(default)]
+    expected_depth: Option<usize>,
     as_expected: bool,
 }
 
@@ -334,7 +337,14 @@ fn a_directory_is_a_suite_with_one_line_a_model_and_the_union_coverage() {
     );
     let lines: Vec<&str> = stdout.lines().collect();
     // One line per model, in path order, then the union.
-    let models = ["evidence-validity", "revalidate", "views-windows"];
+    let models = [
+        "boundaries",
+        "evidence-validity",
+        "laundering",
+        "revalidate",
+        "rival-order",
+        "views-windows",
+    ];
     for (line, name) in lines.iter().zip(models) {
         assert!(
             line.starts_with(&format!("models/coverage/{name}.json: ")),
@@ -342,8 +352,11 @@ fn a_directory_is_a_suite_with_one_line_a_model_and_the_union_coverage() {
         );
         assert!(line.ends_with("; as expected"), "{line}");
     }
-    assert!(lines[3].starts_with("coverage: "), "{stdout}");
-    assert!(lines[3].ends_with(" branches (union)"), "{stdout}");
+    assert!(lines[models.len()].starts_with("coverage: "), "{stdout}");
+    assert!(
+        lines[models.len()].ends_with(" branches (union)"),
+        "{stdout}"
+    );
     // Each model wrote its own reports, coverage.csv included, with the
     // same rows in the same order.
     let rows = |name: &str| -> Vec<String> {
@@ -363,7 +376,7 @@ fn a_directory_is_a_suite_with_one_line_a_model_and_the_union_coverage() {
         .unwrap();
         s.coverage.reached
     };
-    let union: usize = lines[3]
+    let union: usize = lines[models.len()]
         .trim_start_matches("coverage: ")
         .split(' ')
         .next()
@@ -520,6 +533,41 @@ fn expect_names_the_clause_a_violation_must_break() {
             && stdout.contains("UNEXPECTED: expected violated [in_flight]"),
         "{stdout}"
     );
+    // The right clause at its depth passes and says so; another depth
+    // fails, and so does a depth out of range or a field of no meaning.
+    let out = run(serde_json::json!({"violated": "unsupported", "depth": 4}));
+    assert_eq!(out.status.code(), Some(0));
+    let summary: Summary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary.properties[0].expected_depth, Some(4));
+    let out = run(serde_json::json!({"violated": "unsupported", "depth": 3}));
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("UNEXPECTED: expected violated [unsupported] at depth 3"),
+        "{stdout}"
+    );
+    let out = run(serde_json::json!({"violated": true, "depth": 4}));
+    assert_eq!(out.status.code(), Some(0));
+    for (bad, named) in [
+        (
+            serde_json::json!({"violated": "unsupported", "depth": 0}),
+            "expect.I1.depth",
+        ),
+        (
+            serde_json::json!({"violated": "unsupported", "at": 4}),
+            "expect.I1.at",
+        ),
+    ] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(named) && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+    }
     // A clause I1 does not have is bad input.
     let out = run(serde_json::json!({"violated": "view"}));
     assert_eq!(out.status.code(), Some(2));

@@ -247,6 +247,8 @@ EXPECT_FIELDS = (
     "stale-write",
     "tx-hygiene",
     "snapshot",
+    "admission",
+    "honest-outcome",
     "coverage",
 )
 
