@@ -712,3 +712,19 @@ fn staging_into_the_snapshot_breaks_snapshots_changed_alone() {
         2,
     );
 }
+
+#[test]
+fn a_gate_that_ignores_the_snapshot_breaks_i1_blocked_alone() {
+    // Only revalidation makes a record tentative inside a snapshot
+    // (model/tests.rs says why), so the shipped revalidation model.
+    let mut config = ModelConfig::load(std::path::Path::new("models/coverage/revalidate.json"))
+        .expect("a model");
+    config.bounds.depth = crate::config::Depth::Bounded(9);
+    only_clause_catches(
+        config,
+        Fault::GateIgnoresSnapshot,
+        Invariant::I1,
+        "blocked",
+        9,
+    );
+}

@@ -194,9 +194,12 @@ fn a_gate_that_ignores_the_snapshot_is_caught_by_i1_only_with_revalidation() {
     let i1 = |revalidate: bool, broken: bool| {
         let mut config = config.clone();
         config.revalidate = revalidate;
-        let mut spec = ModelSpec::from_config(&config);
-        spec.compiled.protocol.faults.gate_ignores_snapshot = broken;
-        let model = MemtxModel::new(spec);
+        if broken {
+            config.variant = config
+                .variant
+                .with_fault(crate::protocol::Fault::GateIgnoresSnapshot);
+        }
+        let model = MemtxModel::new(ModelSpec::from_config(&config));
         let report = enumerate(&model, &EngineOptions::new(Some(9), 2));
         match report.property("I1") {
             Some(crate::engine::Verdict::Violated { depth, trace }) => {

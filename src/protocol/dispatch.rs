@@ -28,9 +28,6 @@ pub struct Protocol {
     pub(in crate::protocol) tools: Vec<Tool>,
     pub(in crate::protocol) clock: Option<i32>,
     pub(in crate::protocol) variant: Variant,
-    /// Bugs a test switches on (test builds only).
-    #[cfg(test)]
-    pub(crate) faults: super::faults::Faults,
 }
 
 impl Protocol {
@@ -39,8 +36,6 @@ impl Protocol {
             tools,
             clock,
             variant,
-            #[cfg(test)]
-            faults: Default::default(),
         }
     }
 

@@ -47,17 +47,10 @@ impl Protocol {
         Ok(tentative.intersection(t.snapshot))
     }
 
-    /// The snapshot as the gate's first clause reads it.
-    #[cfg(not(test))]
-    fn gate_snapshot(&self, snapshot: RecordSet) -> RecordSet {
-        snapshot
-    }
-
     /// The snapshot as the gate's first clause reads it; a test-only fault
     /// makes the gate ignore it (every tentative record blocks).
-    #[cfg(test)]
     fn gate_snapshot(&self, snapshot: RecordSet) -> RecordSet {
-        if self.faults.gate_ignores_snapshot {
+        if self.faulty(Fault::GateIgnoresSnapshot) {
             RecordSet::EMPTY
         } else {
             snapshot

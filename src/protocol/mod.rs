@@ -15,8 +15,6 @@ mod commit;
 mod conflict;
 mod dispatch;
 mod enumerated;
-#[cfg(test)]
-mod faults;
 mod gate;
 mod lifecycle;
 mod operation;

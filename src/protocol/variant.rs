@@ -148,6 +148,11 @@ pub(crate) enum Fault {
     /// A cascade holds back a belief descendant like a view instead of
     /// revoking it (I2, belief).
     CascadeQuarantinesBeliefs,
+    /// The gate's first clause ignores the snapshot: every tentative
+    /// record blocks an irreversible call, read or not (card §3.3 says
+    /// only records "that the transaction did not read" do; I1,
+    /// blocked).
+    GateIgnoresSnapshot,
     /// The gate's first clause is off: tentative records in flight do
     /// not block (I1, in_flight).
     GateIgnoresInFlight,
