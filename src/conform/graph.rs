@@ -126,30 +126,29 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
             model.actions(state, &mut offered);
             let mut transitions = 0;
             for &action in &offered {
-                let (labels, target) = match crate::engine::LabelledModel::attempt_labelled(
-                    model, state, action,
-                ) {
-                    Ok((after, labels)) => {
-                        transitions += 1;
-                        if seen.insert(fingerprint(&after.store)) {
-                            let id = NodeId {
-                                depth: depth + 1,
-                                index: links.len() as u32,
-                            };
-                            links.push(Link {
-                                parent: index as u32,
-                                action,
-                            });
-                            if !last {
-                                next.push(after);
+                let (labels, target) =
+                    match crate::engine::LabelledModel::attempt_labelled(model, state, action) {
+                        Ok((after, labels)) => {
+                            transitions += 1;
+                            if seen.insert(fingerprint(&after.store)) {
+                                let id = NodeId {
+                                    depth: depth + 1,
+                                    index: links.len() as u32,
+                                };
+                                links.push(Link {
+                                    parent: index as u32,
+                                    action,
+                                });
+                                if !last {
+                                    next.push(after);
+                                }
+                                (labels, Target::New(id))
+                            } else {
+                                (labels, Target::Known)
                             }
-                            (labels, Target::New(id))
-                        } else {
-                            (labels, Target::Known)
                         }
-                    }
-                    Err(labels) => (labels, Target::Refused),
-                };
+                        Err(labels) => (labels, Target::Refused),
+                    };
                 let edge = Edge {
                     from,
                     action,

@@ -9,9 +9,9 @@
 
 use super::endpoint::Connection;
 use super::shape::{check_ready, check_step_answer};
+use crate::config::ModelConfig;
 use crate::driver::client::DriverFault;
 use crate::driver::compare::{compare_answers, same_answer, Comparison, Fields};
-use crate::config::ModelConfig;
 use crate::model::{Action, MemtxModel};
 use crate::protocol::Store;
 use crate::replay::wire::StepAnswer;
@@ -41,8 +41,7 @@ pub fn prepare(model: &MemtxModel, actions: &[Action]) -> Prepared {
         steps.push(step);
         let result = compiled.protocol.apply(&mut store, &op);
         answers.push(
-            serde_json::to_value(StepAnswer::new(&result, &store, compiled))
-                .unwrap_or(Value::Null),
+            serde_json::to_value(StepAnswer::new(&result, &store, compiled)).unwrap_or(Value::Null),
         );
     }
     Prepared {
@@ -153,17 +152,7 @@ pub fn run_traces(
         lines.push(reset.to_owned());
         lines.extend(t.lines.iter().cloned());
     }
-    let at = |i: usize, step| {
-        move |fault| {
-            (
-                i,
-                Breach {
-                    step,
-                    fault,
-                },
-            )
-        }
-    };
+    let at = |i: usize, step| move |fault| (i, Breach { step, fault });
     conn.send(lines).map_err(at(0, None))?;
     let mut out = Vec::with_capacity(traces.len());
     for (i, t) in traces.iter().enumerate() {

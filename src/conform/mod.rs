@@ -141,6 +141,41 @@ fn kind_of(op: &'static str, departure: &Departure) -> Kind {
     }
 }
 
+/// `breach` with its place said in words: the trace (and, for the branch
+/// suite, the first branch it covers) and the step with its action.
+fn placed(
+    mut breach: TraceBreach,
+    model: &MemtxModel,
+    traces: &Traces,
+    when: Option<&str>,
+) -> TraceBreach {
+    if !breach.at.is_empty() {
+        return breach;
+    }
+    let Some(t) = breach.trace else {
+        return breach;
+    };
+    let mut at = format!("trace {} of {}", t, traces.traces.len());
+    if let Some(c) = traces.covers.iter().find(|c| c.trace == t) {
+        at.push_str(&format!(" (branch {})", c.branch));
+    }
+    if let Some(w) = when {
+        at.push_str(&format!(", {w}"));
+    }
+    match breach.breach.step {
+        Some(s) if when.is_some() => at.push_str(&format!(", step {s} of a shorter candidate")),
+        Some(s) => {
+            let label = traces.traces[t]
+                .get(s)
+                .map_or_else(|| "?".to_owned(), |a| a.describe(&model.spec));
+            at.push_str(&format!(", step {s} ({label})"));
+        }
+        None => at.push_str(", its reset"),
+    }
+    breach.at = at;
+    breach
+}
+
 /// Runs `options.suite` of `config`'s model against `imp`.
 pub fn run(
     config: &ModelConfig,
@@ -152,14 +187,8 @@ pub fn run(
     let model = MemtxModel::new(ModelSpec::from_config(config));
     let traces = suite::traces(&model, options.suite);
     let reset = reset_line(config);
-    let pool = run_all(
-        &model,
-        &reset,
-        &traces.traces,
-        imp,
-        options.jobs,
-        progress,
-    )?;
+    let pool = run_all(&model, &reset, &traces.traces, imp, options.jobs, progress)
+        .map_err(|b| placed(b, &model, &traces, None))?;
     let mut kinds: Vec<(Kind, Vec<usize>)> = Vec::new();
     let mut departures = vec![None; traces.traces.len()];
     for (t, d) in pool.departures.iter().enumerate() {
@@ -197,9 +226,13 @@ pub fn run(
                 .map_err(|(_, b)| b)
         };
         let shrunk = shrink::shrink(&model, &traces.traces[first], departure, &mut depart)
-            .map_err(|breach| TraceBreach {
-                trace: Some(first),
-                breach,
+            .map_err(|breach| {
+                let b = TraceBreach {
+                    trace: Some(first),
+                    breach,
+                    at: String::new(),
+                };
+                placed(b, &model, &traces, Some("while shrinking it"))
             })?;
         let compiled = &model.spec.compiled;
         divergences.push(Divergence {

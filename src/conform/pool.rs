@@ -31,6 +31,15 @@ pub struct TraceBreach {
     /// `None`: starting the driver.
     pub trace: Option<usize>,
     pub breach: Breach,
+    /// Where, in words: `trace 3 of 38 (branch commit.partial), step 2
+    /// (T0 commits)` (filled in by [`super::run`]).
+    pub at: String,
+}
+
+impl std::fmt::Display for TraceBreach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.at, self.breach.fault)
+    }
 }
 
 /// What the traces gave.
@@ -61,6 +70,7 @@ pub fn run_all(
         connections.push(imp.start().map_err(|fault| TraceBreach {
             trace: None,
             breach: Breach { step: None, fault },
+            at: "starting the driver".to_owned(),
         })?);
     }
     let chunks = traces.len().div_ceil(CHUNK);
@@ -87,8 +97,10 @@ pub fn run_all(
                         }
                         let start = chunk * CHUNK;
                         let end = (start + CHUNK).min(traces.len());
-                        let prepared: Vec<Prepared> =
-                            traces[start..end].iter().map(|t| prepare(model, t)).collect();
+                        let prepared: Vec<Prepared> = traces[start..end]
+                            .iter()
+                            .map(|t| prepare(model, t))
+                            .collect();
                         let refs: Vec<&Prepared> = prepared.iter().collect();
                         let mut ready = |answer: &Value| {
                             if let Ok(mut i) = implementation.lock() {
@@ -125,6 +137,7 @@ pub fn run_all(
                                     *f = Some(TraceBreach {
                                         trace: Some(trace),
                                         breach,
+                                        at: String::new(),
                                     });
                                 }
                                 return fields;
@@ -150,7 +163,9 @@ pub fn run_all(
         departures: results.into_inner().unwrap_or_else(|e| e.into_inner()),
         fields: all.settled(),
         steps: steps.into_inner(),
-        implementation: implementation.into_inner().unwrap_or_else(|e| e.into_inner()),
+        implementation: implementation
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
         connections,
     })
 }

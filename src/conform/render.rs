@@ -66,9 +66,8 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
             );
         }
     }
-    let list = |s: &std::collections::BTreeSet<String>| {
-        s.iter().cloned().collect::<Vec<_>>().join(", ")
-    };
+    let list =
+        |s: &std::collections::BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
     let _ = writeln!(out, "  fields compared: {}", list(&r.fields.compared));
     if !r.fields.not_compared.is_empty() {
         let _ = writeln!(
@@ -82,7 +81,10 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
             Suite::Branches { .. } => format!("on all {} branches", r.traces.covers.len()),
             _ => format!("on all {} traces", r.traces.traces.len()),
         };
-        let _ = writeln!(out, "agrees {what}: every step answered as the model answers it");
+        let _ = writeln!(
+            out,
+            "agrees {what}: every step answered as the model answers it"
+        );
         return out;
     }
     let _ = writeln!(
@@ -158,7 +160,12 @@ fn divergence(k: usize, d: &Divergence, written: Option<&str>) -> String {
         d.original_steps,
         d.actions.len()
     );
-    let width = d.labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let width = d
+        .labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
     let last = d.departure.step;
     for (i, label) in d.labels.iter().enumerate().take(last) {
         let _ = writeln!(out, "step {i:<2} {label:<width$}  {}", brief(&d.answers[i]));

@@ -131,10 +131,7 @@ fn fields(to: &str, path: &str, object: &Value, required: &[(&str, Type)]) -> Re
         match object.get(name) {
             None => return Err(format!("{to} has no `{path}.{name}`")),
             Some(v) if !ty.admits(v) => {
-                return Err(format!(
-                    "{to}: `{path}.{name}` is {v}, not {}",
-                    ty.name()
-                ))
+                return Err(format!("{to}: `{path}.{name}` is {v}, not {}", ty.name()))
             }
             Some(_) => {}
         }
@@ -159,8 +156,14 @@ mod tests {
         let refused = json!({"error": "no", "records": [], "rollback_log": []});
         assert_eq!(check_step_answer("revoke", &refused), Ok(()));
         let cases = [
-            (json!({"outcome": {}, "records": [], "rollback_log": []}), "no `outcome.record`"),
-            (json!({"outcome": {"record": 0}, "rollback_log": []}), "no `records`"),
+            (
+                json!({"outcome": {}, "records": [], "rollback_log": []}),
+                "no `outcome.record`",
+            ),
+            (
+                json!({"outcome": {"record": 0}, "rollback_log": []}),
+                "no `records`",
+            ),
             (
                 json!({"outcome": {"record": "0"}, "records": [], "rollback_log": []}),
                 "`outcome.record` is \"0\", not a whole number",

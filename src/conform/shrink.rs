@@ -57,8 +57,12 @@ fn renamed(action: Action, tx: Option<TxId>, record: Option<RecordId>, next_tx: 
             template,
             parent: record,
         },
-        Action::Commit { .. } => Action::Commit { tx: tx.unwrap_or(0) },
-        Action::Abort { .. } => Action::Abort { tx: tx.unwrap_or(0) },
+        Action::Commit { .. } => Action::Commit {
+            tx: tx.unwrap_or(0),
+        },
+        Action::Abort { .. } => Action::Abort {
+            tx: tx.unwrap_or(0),
+        },
         Action::Revoke { .. } => Action::Revoke {
             record: record.unwrap_or(0),
         },

@@ -138,9 +138,10 @@ fn merge_prefixes(found: &[Option<Vec<Action>>]) -> (Vec<Vec<Action>>, Vec<Branc
     let extends = |long: &Vec<Action>, short: &Vec<Action>| long.starts_with(short);
     let mut kept: Vec<Vec<Action>> = Vec::new();
     for (i, (_, t)) in all.iter().enumerate() {
-        let covered = all.iter().enumerate().any(|(j, (_, u))| {
-            j != i && extends(u, t) && (u.len() > t.len() || j < i)
-        });
+        let covered = all
+            .iter()
+            .enumerate()
+            .any(|(j, (_, u))| j != i && extends(u, t) && (u.len() > t.len() || j < i));
         if !covered {
             kept.push((*t).clone());
         }

@@ -138,8 +138,7 @@ impl Session {
             Some(loaded) if loaded.sent == *sent => loaded.store = Store::new(),
             _ => {
                 #[allow(unused_mut)] // a test build may add a fault
-                let mut config =
-                    validate_config(sent, &Validator::new(origin, "reset"), "driver")?;
+                let mut config = validate_config(sent, &Validator::new(origin, "reset"), "driver")?;
                 #[cfg(test)]
                 if let Some(fault) = self.fault {
                     config.variant = config.variant.with_fault(fault);

@@ -83,7 +83,10 @@ fn nondet_picks(step: Option<&Step>) -> Value {
     };
     let mut picks = serde_json::Map::new();
     for name in NONDET_PICKS {
-        let value = picked.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+        let value = picked
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone());
         picks.insert(name.to_owned(), option(value));
     }
     Value::Object(picks)

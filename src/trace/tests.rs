@@ -365,7 +365,10 @@ fn itf_export_has_the_itf_shape() {
             "state {i}"
         );
         if i > 0 {
-            assert_eq!(state["mbt::actionTaken"], state["action"]["op"], "state {i}");
+            assert_eq!(
+                state["mbt::actionTaken"], state["action"]["op"],
+                "state {i}"
+            );
         }
     }
     assert_eq!(
