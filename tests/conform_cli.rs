@@ -27,6 +27,8 @@ struct ConformJson {
     traces: usize,
     steps: u64,
     elapsed_ms: u64,
+    cutting_ms: u64,
+    driving_ms: u64,
     steps_per_second: f64,
     agrees: bool,
     fields: FieldsJson,

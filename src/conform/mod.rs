@@ -102,7 +102,11 @@ pub struct ConformReport {
     pub divergences: Vec<Divergence>,
     /// Departing traces of kinds beyond [`MAX_SHRUNK`].
     pub unshrunk: usize,
+    /// The whole run; cutting the suite's traces from the model; sending
+    /// them (shrinking not included).
     pub elapsed: Duration,
+    pub cutting: Duration,
+    pub driving: Duration,
 }
 
 impl ConformReport {
@@ -114,8 +118,9 @@ impl ConformReport {
         self.departures.iter().filter(|d| d.is_some()).count()
     }
 
+    /// Steps per second while the suite was sent.
     pub fn steps_per_second(&self) -> f64 {
-        self.steps as f64 / self.elapsed.as_secs_f64().max(1e-9)
+        self.steps as f64 / self.driving.as_secs_f64().max(1e-9)
     }
 
     /// Whether the branch `cover` agrees: its trace departs after its step,
@@ -186,9 +191,11 @@ pub fn run(
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
     let traces = suite::traces(&model, options.suite);
+    let cutting = started.elapsed();
     let reset = reset_line(config);
     let pool = run_all(&model, &reset, &traces.traces, imp, options.jobs, progress)
         .map_err(|b| placed(b, &model, &traces, None))?;
+    let driving = started.elapsed() - cutting;
     let mut kinds: Vec<(Kind, Vec<usize>)> = Vec::new();
     let mut departures = vec![None; traces.traces.len()];
     for (t, d) in pool.departures.iter().enumerate() {
@@ -269,5 +276,7 @@ pub fn run(
         divergences,
         unshrunk,
         elapsed: started.elapsed(),
+        cutting,
+        driving,
     })
 }

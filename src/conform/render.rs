@@ -42,11 +42,13 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
     );
     let _ = writeln!(
         out,
-        "  {} traces, {} steps in {:.2} s ({:.0} steps/s)",
+        "  {} traces, {} steps sent in {:.2} s ({:.0} steps/s; the traces cut in {:.2} s, {:.2} s in all)",
         r.traces.traces.len(),
         r.steps,
-        r.elapsed.as_secs_f64(),
-        r.steps_per_second()
+        r.driving.as_secs_f64(),
+        r.steps_per_second(),
+        r.cutting.as_secs_f64(),
+        r.elapsed.as_secs_f64()
     );
     if let Some(w) = r.traces.walked {
         if matches!(r.suite, Suite::Branches { .. }) {

@@ -193,13 +193,17 @@ pub struct Shrunk {
     pub tries: usize,
 }
 
+/// Runs a candidate against the implementation: where it departs, if it
+/// does.
+pub type Depart<'a> = dyn FnMut(&[Action]) -> Result<Option<Departure>, Breach> + 'a;
+
 /// Shrinks `actions`, which depart as `departure` says; `depart` runs a
 /// candidate against the implementation.
 pub fn shrink(
     model: &MemtxModel,
     actions: &[Action],
     departure: Departure,
-    depart: &mut dyn FnMut(&[Action]) -> Result<Option<Departure>, Breach>,
+    depart: &mut Depart<'_>,
 ) -> Result<Shrunk, Breach> {
     let cut = &actions[..=departure.step];
     let op = op_name(model, &cut[departure.step]);

@@ -24,6 +24,8 @@ struct ConformJson<'a> {
     traces: usize,
     steps: u64,
     elapsed_ms: u128,
+    cutting_ms: u128,
+    driving_ms: u128,
     steps_per_second: f64,
     agrees: bool,
     fields: FieldsJson<'a>,
@@ -128,6 +130,8 @@ pub fn conform_json(r: &ConformReport, files: &[Files]) -> String {
         traces: r.traces.traces.len(),
         steps: r.steps,
         elapsed_ms: r.elapsed.as_millis(),
+        cutting_ms: r.cutting.as_millis(),
+        driving_ms: r.driving.as_millis(),
         steps_per_second: r.steps_per_second().round(),
         agrees: r.agrees(),
         fields: FieldsJson {
