@@ -249,9 +249,10 @@ impl Drop for Driver {
         drop(self.requests.take());
         self.kill();
         let _ = self.child.wait();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
+        // The pipe threads end when their pipes close; they are not
+        // joined, since a process that escaped the group and still holds
+        // a pipe end would make this wait for it.
+        self.threads.clear();
     }
 }
 
