@@ -148,6 +148,11 @@ impl Run {
 /// `conform MODEL --driver DRIVER EXTRA…` into a scratch folder `name`.
 fn conform(name: &str, model: &str, driver: &str, extra: &[&str]) -> Run {
     let dir = scratch_dir::fresh(&format!("memtx-check-conform-{name}"));
+    conform_in(dir, model, driver, extra)
+}
+
+/// The same into `dir` as it is.
+fn conform_in(dir: PathBuf, model: &str, driver: &str, extra: &[&str]) -> Run {
     let out: Output = Command::new(exe())
         .args(["conform", model, "--driver", driver, "--out"])
         .arg(dir.join("out"))
@@ -314,6 +319,16 @@ fn a_driver_that_changes_one_field_departs_with_a_short_replayable_trace() {
     assert_eq!(itf.states[d.steps].action_taken, d.op);
     assert!(itf.states[0].nondet_picks.values().all(|p| p.tag == "None"));
     assert!(itf.states[1].nondet_picks.values().any(|p| p.tag == "Some"));
+    // A later run into the same folders that agrees retires the traces.
+    let again = conform_in(
+        r.dir.clone(),
+        "models/default.json",
+        &own_driver(),
+        &["--depth", "6"],
+    );
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert!(!trace.exists(), "{} is left", trace.display());
+    assert!(again.report().agrees);
 }
 
 /// A driver that breaks the protocol one way, by `$1`; it writes its pid

@@ -200,6 +200,24 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
             let back = crate::trace::Trace::parse(&text, "conform.json", None).expect("parses");
             let replayed = crate::replay::replay(&back).expect("replays");
             assert_eq!(replayed.steps.len(), d.actions.len());
+            // Through the faulty implementation the shrunk trace departs
+            // again, at its last step.
+            let p = lockstep::prepare(&r.model, &d.actions);
+            let mut conn = Local {
+                fault: Some(fault),
+                sabotage: None,
+            }
+            .start()
+            .unwrap();
+            let again = lockstep::run_traces(
+                conn.as_mut(),
+                &lockstep::reset_line(&config),
+                &[&p],
+                &mut lockstep::FieldsSeen::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            assert_eq!(again[0].as_ref().map(|a| a.step), Some(d.actions.len() - 1));
             lengths.push((suite.name(), fault, d.actions.len()));
         }
     }
@@ -207,14 +225,15 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
         .iter()
         .map(|(s, f, n)| format!("{s} {f:?} {n}"))
         .collect();
-    // The shortest departures the faults allow, whichever suite found
-    // them: an external_action transaction calling the refund tool with no
-    // action_safe support needs open, stage, commit (action_safe), then a
-    // second open and the call (the shrink keeps 4: the stage's commit is
-    // what the faulty gate ignores); a rival that stays committed needs
-    // two commits of one slot; a tentative record left by an abort needs
-    // open, stage, abort; an external_action commit that stops at
-    // committed needs open, stage, commit.
+    // What each suite's departure shrinks to, whichever suite found it:
+    // the gate one to an external_action transaction that stages lookup,
+    // commits it and calls issue_refund on it (its snapshot, taken at
+    // open, holds no action_safe record: the model blocks, the faulty
+    // gate allows; a call with no basis is another action, which dropping
+    // steps cannot reach); the rivals one to lookup and correction staged
+    // and committed together (the model supersedes lookup); the abort one
+    // to a stage and an abort; the external_action commit to a stage and
+    // a commit at that tier (committed, not action_safe).
     let per_suite = [
         "GateIgnoresSupport 4",
         "SupersedeForgetsRivals 4",
