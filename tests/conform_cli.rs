@@ -189,6 +189,11 @@ fn this_builds_driver_agrees_on_every_suite() {
         "{}",
         r.stdout
     );
+    assert!(
+        r.stdout.contains("it agrees by construction"),
+        "{}",
+        r.stdout
+    );
     let report = r.report();
     assert_eq!((report.format, report.kind.as_str()), (1, "conform"));
     assert!(report.agrees && report.departing.is_empty() && report.divergences.is_empty());
@@ -282,6 +287,11 @@ fn a_driver_that_changes_one_field_departs_with_a_short_replayable_trace() {
         r.stdout
     );
     assert!(r.stdout.contains("← departs here"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("something alters its answers"),
+        "{}",
+        r.stdout
+    );
     let report = r.report();
     assert!(!report.agrees);
     let d = &report.divergences[0];

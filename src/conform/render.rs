@@ -68,6 +68,24 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
             );
         }
     }
+    let this = crate::build_info::BuildInfo::this();
+    let theirs = r
+        .implementation
+        .as_ref()
+        .and_then(|i| i.get("protocol"))
+        .and_then(|p| p.as_str());
+    if theirs == Some(this.protocol.as_str()) {
+        let _ = writeln!(
+            out,
+            "  note: the driver reports this build's own protocol sources ({}): {}",
+            this.protocol_short(),
+            if r.agrees() {
+                "it agrees by construction"
+            } else {
+                "yet it departs, so something alters its answers on the way"
+            }
+        );
+    }
     let list =
         |s: &std::collections::BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
     let _ = writeln!(out, "  fields compared: {}", list(&r.fields.compared));
