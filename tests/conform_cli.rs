@@ -248,6 +248,20 @@ fn this_builds_driver_agrees_on_every_suite() {
         );
         assert_eq!(r.code, 0, "{suite}: {}{}", r.stdout, r.stderr);
         assert_eq!(r.report().suite.name, suite);
+        // A test case per depth of the transitions, per random walk.
+        let xml = std::fs::read_to_string(r.dir.join("junit.xml")).expect("junit.xml");
+        let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .filter_map(|n| n.attribute("name"))
+            .collect();
+        let expected = if suite == "random" { 30 } else { 3 };
+        assert_eq!(names.len(), expected, "{suite}: {names:?}");
+        assert!(
+            names[0] == "walk 0" || names[0] == "transitions of depth 1",
+            "{names:?}"
+        );
     }
 }
 
