@@ -79,7 +79,9 @@
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
 //!   (stateright's web explorer with MemTX's step text and picture), [`ci`]
 //!   (a folder of models judged against their baselines, as JUnit XML),
-//!   [`driver`] (this build's protocol over the driver protocol, JSON lines).
+//!   [`driver`] (this build's protocol over the driver protocol, JSON lines),
+//!   [`conform`] (an implementation driven with the model's traces over
+//!   the driver protocol, compared step by step, departures shrunk).
 //! - [`distributed`]: the same exact BFS across processes on timely
 //!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
@@ -90,6 +92,7 @@ pub mod check;
 pub mod ci;
 pub mod cli;
 pub mod config;
+pub mod conform;
 pub mod diff;
 pub mod distributed;
 pub mod driver;

@@ -258,6 +258,7 @@ const LAYERS: &[&[&str]] = &[
         "diff",
         "outcome_text",
         "driver",
+        "conform",
     ],
     &["cli"],
 ];

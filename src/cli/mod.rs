@@ -13,6 +13,7 @@ mod args;
 pub mod check;
 pub mod ci;
 mod cluster;
+pub mod conform;
 pub mod diff;
 pub mod driver;
 mod exit;
@@ -65,6 +66,10 @@ pub enum Command {
     /// driver protocol, docs/driver-protocol.md), for another build's
     /// behaviour diff or a conformance run.
     Driver(driver::DriverArgs),
+    /// Drive an implementation of MemTX (a driver process) with the
+    /// model's traces and compare its answers with the model's after every
+    /// step; shrink each departure to a short replayable trace.
+    Conform(conform::ConformArgs),
 }
 
 /// Runs the parsed command line.
@@ -79,6 +84,7 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Diff(args) => diff::run(args),
         Command::Ci(args) => ci::run(args),
         Command::Driver(args) => driver::run(args),
+        Command::Conform(args) => conform::run(args),
     }
 }
 

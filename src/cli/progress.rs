@@ -11,10 +11,12 @@
 //! next level is this level's size times the previous level's branching
 //! (new states over the previous level's new states).
 
+use crate::conform::pool::Progress;
 use crate::engine::{LevelProgress, LevelStats, RunObserver};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// The observer for a command's run: a bar on a terminal, plain lines
 /// otherwise.
@@ -163,5 +165,70 @@ impl Drop for Bar {
     /// The run is over: the bar goes, the level lines stay.
     fn drop(&mut self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A conformance run's progress: on a terminal a bar over the traces, with
+/// the steps sent, steps/s and the departing traces so far; otherwise a
+/// plain line about once a second.
+pub struct TraceBar {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    last_line: Mutex<Instant>,
+}
+
+impl TraceBar {
+    pub fn new(suite: &str) -> TraceBar {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "  {prefix} [{bar:30.cyan/blue}] {pos}/{len} traces · {msg}",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_prefix(suite.to_owned());
+            bar
+        });
+        TraceBar {
+            bar,
+            started: Instant::now(),
+            last_line: Mutex::new(Instant::now()),
+        }
+    }
+}
+
+impl Progress for TraceBar {
+    fn update(&self, done: u64, total: u64, steps: u64, departures: u64) {
+        let ms = self.started.elapsed().as_millis() as u64;
+        let speed = format!(
+            "{steps} steps, {:.0} steps/s, {departures} departing",
+            per_second(steps, ms)
+        );
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(total);
+                bar.set_position(done);
+                bar.set_message(speed);
+            }
+            None => {
+                let Ok(mut last) = self.last_line.try_lock() else {
+                    return;
+                };
+                if last.elapsed().as_secs() >= 1 {
+                    *last = Instant::now();
+                    eprintln!("  {done:>10} of {total} traces; {speed}");
+                }
+            }
+        }
+    }
+}
+
+impl Drop for TraceBar {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }

@@ -4,7 +4,10 @@
 //! both sides blocking on full pipes), its answers read by another and
 //! handed over with a deadline, the last lines of its standard error kept
 //! for the message when it breaks the protocol. Dropping a [`Driver`]
-//! closes its input and kills it: nothing is left running.
+//! closes its input and kills it: nothing is left running. The driver
+//! runs in a process group of its own, and the whole group is killed, so
+//! a driver that is a script starting the real one (`sh -c`, a Python
+//! wrapper) leaves no child behind either.
 //!
 //! Answers come back as JSON values, not as this crate's types: what is
 //! compared is what the driver wrote ([`super::compare`]).
@@ -100,8 +103,10 @@ impl Driver {
     /// `timeout` of the previous one (or of the request, when none was
     /// pending).
     pub fn start(program: &str, args: &[String], timeout: Duration) -> Result<Driver, DriverFault> {
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new(program)
             .args(args)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -160,7 +165,7 @@ impl Driver {
             Ok(Ok(line)) => line,
             Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(self.exited()),
             Err(RecvTimeoutError::Timeout) => {
-                let _ = self.child.kill();
+                self.kill();
                 return Err(DriverFault::Timeout {
                     seconds: self.timeout.as_secs(),
                 });
@@ -182,6 +187,24 @@ impl Driver {
             return Err(DriverFault::BadRequest(why));
         }
         Ok(value)
+    }
+
+    /// Kills the driver's process group (the driver and anything it
+    /// started), then the driver itself should the group be gone.
+    fn kill(&mut self) {
+        extern "C" {
+            fn kill(pid: i32, sig: i32) -> i32;
+        }
+        const SIGKILL: i32 = 9;
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: `kill(2)` reads no memory of ours; a negative pid
+            // names the process group the child leads (it was started
+            // with `process_group(0)`), which holds only its processes.
+            unsafe {
+                kill(-pid, SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
     }
 
     /// Answers still owed.
@@ -207,7 +230,7 @@ impl Driver {
         let status = match status {
             Some(s) => s.to_string(),
             None => {
-                let _ = self.child.kill();
+                self.kill();
                 "it closed its output".to_owned()
             }
         };
@@ -224,11 +247,12 @@ impl Driver {
 impl Drop for Driver {
     fn drop(&mut self) {
         drop(self.requests.take());
-        let _ = self.child.kill();
+        self.kill();
         let _ = self.child.wait();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
+        // The pipe threads end when their pipes close; they are not
+        // joined, since a process that escaped the group and still holds
+        // a pipe end would make this wait for it.
+        self.threads.clear();
     }
 }
 

@@ -103,7 +103,7 @@ pub fn compare_answers(before: &Value, now: &Value, fields: Fields) -> Compariso
 }
 
 /// `path` with every `[i]` written `[]`.
-fn pattern(path: &str) -> String {
+pub fn pattern(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut in_index = false;
     for ch in path.chars() {

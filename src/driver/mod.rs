@@ -20,6 +20,7 @@
 //! with the model. [`Session`] is the state and the answers; `serve` the
 //! line loop around it.
 
+pub mod answer_text;
 pub mod client;
 pub mod compare;
 mod session;

@@ -20,6 +20,11 @@ use std::collections::HashMap;
 #[derive(Default)]
 pub struct Session {
     loaded: Option<Loaded>,
+    /// A deliberate bug every reset's protocol gets (test builds only):
+    /// an implementation that departs from the model, for conformance
+    /// tests.
+    #[cfg(test)]
+    fault: Option<crate::protocol::Fault>,
 }
 
 struct Loaded {
@@ -81,6 +86,15 @@ impl Session {
         Session::default()
     }
 
+    /// A session whose protocol has the deliberate bug `fault`.
+    #[cfg(test)]
+    pub(crate) fn with_fault(fault: crate::protocol::Fault) -> Session {
+        Session {
+            fault: Some(fault),
+            ..Session::default()
+        }
+    }
+
     /// The answer to request line `text`, the `number`th.
     pub fn answer(&mut self, text: &str, number: u64) -> Answer {
         let origin = format!("request {number}");
@@ -123,7 +137,12 @@ impl Session {
         match self.loaded.as_mut() {
             Some(loaded) if loaded.sent == *sent => loaded.store = Store::new(),
             _ => {
-                let config = validate_config(sent, &Validator::new(origin, "reset"), "driver")?;
+                #[allow(unused_mut)] // a test build may add a fault
+                let mut config = validate_config(sent, &Validator::new(origin, "reset"), "driver")?;
+                #[cfg(test)]
+                if let Some(fault) = self.fault {
+                    config.variant = config.variant.with_fault(fault);
+                }
                 let compiled = config.compile();
                 self.loaded = Some(Loaded {
                     sent: sent.clone(),

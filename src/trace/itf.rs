@@ -1,6 +1,13 @@
 //! Export to the Informal Trace Format (ITF, Apalache ADR-015, also read by
 //! Quint): one ITF state per store of a replayed trace, with the step that
-//! led to it as the `action` variable. ITF has no floats and no null:
+//! led to it as the `action` variable. For tools built for Quint's
+//! model-based testing (Quint Connect), every state also carries Quint's
+//! two MBT variables: `mbt::actionTaken`, the operation's name (`init` for
+//! the initial state), and `mbt::nondetPicks`, a record with one field per
+//! argument any operation takes ([`NONDET_PICKS`]: `agent`, `tier`, `tx`,
+//! `proposal` (a stage's record), `record` (a revoke's or revalidation's
+//! record id), `tool`, `basis`), each `Some(value)` for the arguments the
+//! step took and `None` for the others. ITF has no floats and no null:
 //! integers are `{"#bigint": "n"}`, authority and confidence are integer
 //! hundredths, sets are `{"#set": [...]}`, and an absent value is the Quint
 //! option `{"tag": "None", "value": {"#tup": []}}` (present:
@@ -19,11 +26,11 @@ pub fn to_itf(trace_states: &[Store], steps: &[Step], compiled: &Compiled) -> Va
         .iter()
         .enumerate()
         .map(|(i, store)| {
-            let action = match i.checked_sub(1).and_then(|s| steps.get(s)) {
-                Some(step) => action(step),
-                None => json!({"op": "init"}),
-            };
+            let step = i.checked_sub(1).and_then(|s| steps.get(s));
+            let action = step.map_or_else(|| json!({"op": "init"}), action);
             json!({
+                ACTION_TAKEN: step.map_or("init", Step::op_name),
+                NONDET_PICKS_VAR: nondet_picks(step),
                 "#meta": {"index": i},
                 "records": store.records().iter().enumerate()
                     .map(|(id, r)| record(id, r, compiled)).collect::<Vec<_>>(),
@@ -42,9 +49,47 @@ pub fn to_itf(trace_states: &[Store], steps: &[Step], compiled: &Compiled) -> Va
             "description": "a MemTX trace replayed by memtx-check: one state per step; \
                 authority and confidence in integer hundredths; options as Quint Some/None",
         },
-        "vars": ["records", "transactions", "rollback_log", "action"],
+        "vars": ["records", "transactions", "rollback_log", "action", ACTION_TAKEN, NONDET_PICKS_VAR],
         "states": states,
     })
+}
+
+/// Quint's MBT variable naming the action taken.
+pub const ACTION_TAKEN: &str = "mbt::actionTaken";
+/// Quint's MBT variable holding the action's nondeterministic picks.
+pub const NONDET_PICKS_VAR: &str = "mbt::nondetPicks";
+/// The fields of `mbt::nondetPicks`: every argument of every operation,
+/// each name with one type (a stage's record is `proposal`, a record id
+/// is `record`).
+pub const NONDET_PICKS: [&str; 7] = ["agent", "tier", "tx", "proposal", "record", "tool", "basis"];
+
+/// `mbt::nondetPicks` of the state after `step` (all `None` for the
+/// initial state).
+fn nondet_picks(step: Option<&Step>) -> Value {
+    let picked: Vec<(&str, Value)> = match step {
+        None => Vec::new(),
+        Some(Step::Open { agent, tier }) => {
+            vec![("agent", int(*agent)), ("tier", Value::from(tier.name()))]
+        }
+        Some(Step::Stage { tx, record }) => vec![("tx", int(*tx)), ("proposal", spec(record))],
+        Some(Step::Commit { tx } | Step::Abort { tx }) => vec![("tx", int(*tx))],
+        Some(Step::Revoke { record }) => vec![("record", int(*record))],
+        Some(Step::ToolCall { tx, tool, basis }) => vec![
+            ("tx", int(*tx)),
+            ("tool", Value::from(tool.as_str())),
+            ("basis", id_set(basis)),
+        ],
+        Some(Step::Revalidate { tx, record }) => vec![("tx", int(*tx)), ("record", int(*record))],
+    };
+    let mut picks = serde_json::Map::new();
+    for name in NONDET_PICKS {
+        let value = picked
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone());
+        picks.insert(name.to_owned(), option(value));
+    }
+    Value::Object(picks)
 }
 
 fn int(n: impl Into<i64>) -> Value {

@@ -335,7 +335,14 @@ fn itf_export_has_the_itf_shape() {
     assert_eq!(itf["#meta"]["format"], "ITF");
     assert_eq!(
         itf["vars"],
-        serde_json::json!(["records", "transactions", "rollback_log", "action"])
+        serde_json::json!([
+            "records",
+            "transactions",
+            "rollback_log",
+            "action",
+            "mbt::actionTaken",
+            "mbt::nondetPicks"
+        ])
     );
     let states_json = itf["states"].as_array().unwrap();
     assert_eq!(states_json.len(), t.steps.len() + 1);
@@ -346,6 +353,33 @@ fn itf_export_has_the_itf_shape() {
         }
     }
     assert_eq!(states_json[0]["action"]["op"], "init");
+    // Quint's MBT variables: the operation's name, and every argument
+    // name, picked or not.
+    assert_eq!(states_json[0]["mbt::actionTaken"], "init");
+    for (i, state) in states_json.iter().enumerate() {
+        let picks = state["mbt::nondetPicks"].as_object().unwrap();
+        let names: Vec<&str> = picks.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            ["agent", "basis", "proposal", "record", "tier", "tool", "tx"],
+            "state {i}"
+        );
+        if i > 0 {
+            assert_eq!(
+                state["mbt::actionTaken"], state["action"]["op"],
+                "state {i}"
+            );
+        }
+    }
+    assert_eq!(
+        states_json[5]["mbt::nondetPicks"]["tool"],
+        serde_json::json!({"tag": "Some", "value": "issue_refund"})
+    );
+    assert_eq!(
+        states_json[5]["mbt::nondetPicks"]["basis"],
+        serde_json::json!({"tag": "Some", "value": {"#set": [{"#bigint": "0"}]}})
+    );
+    assert_eq!(states_json[5]["mbt::nondetPicks"]["agent"]["tag"], "None");
     let after_call = &states_json[5];
     assert_eq!(after_call["action"]["op"], "tool_call");
     assert_eq!(

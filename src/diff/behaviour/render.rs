@@ -3,6 +3,7 @@
 //! step with A's and B's full accounts ([`account`]) side by side.
 
 use super::{differs_in, BehaviourReport, Parting};
+use crate::driver::answer_text::side_by_side;
 use crate::outcome_text::{account, brief, StepStores};
 use crate::protocol::{Outcome, ProtocolError};
 use crate::replay::ReplayReport;
@@ -104,17 +105,4 @@ fn lines(
     std::iter::once(title.to_owned())
         .chain(text.lines().map(str::to_owned))
         .collect()
-}
-
-/// Two columns, `│` between them.
-fn side_by_side(left: &[String], right: &[String]) -> String {
-    let width = left.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    let mut out = String::new();
-    for i in 0..left.len().max(right.len()) {
-        let l = left.get(i).map_or("", String::as_str);
-        let r = right.get(i).map_or("", String::as_str);
-        let pad = width - l.chars().count();
-        let _ = writeln!(out, "    {l}{} │ {r}", " ".repeat(pad));
-    }
-    out
 }

@@ -1,0 +1,382 @@
+//! `memtx-check conform MODEL --driver 'CMD ARGS…' [--suite
+//! branches|transitions|random] [--depth N] [--walks N --steps N --seed S]
+//! [--jobs N] [--step-timeout SECS] [--out DIR] [--traces DIR] [--junit
+//! FILE]`: an implementation of MemTX, served by a driver process over
+//! the driver protocol, driven with the model's traces and compared with
+//! the model after every step ([`crate::conform`]). Writes `conform.json`
+//! and each kind of departure's shrunk trace (`conform-NAME-K.json`, with
+//! its ITF twin) as one report set, and JUnit XML when asked. Exit 0 when
+//! every trace agrees, 1 when the implementation departs, 2 for bad input
+//! and for a driver that breaks the protocol (one line naming the trace
+//! and the step; the driver is killed).
+
+use super::exit::{CliError, Verdict};
+use super::files::{inside, prepare_report_dir, report_dir, report_set};
+use super::model::load_model;
+use super::output::print;
+use super::progress::TraceBar;
+use crate::atomic_file::write_atomic;
+use crate::ci::{junit, Case, Failure, ModelResult};
+use crate::config::flags;
+use crate::config::limits::{MAX_DEPTH, MAX_STEPS, MAX_TRACES};
+use crate::config::{Depth, ModelConfig};
+use crate::conform::endpoint::Process;
+use crate::conform::render::{render, suite_line};
+use crate::conform::wire::{conform_json, Files};
+use crate::conform::{self, ConformOptions, ConformReport, Suite, MAX_SHRUNK};
+use crate::driver::client::DriverFault;
+use crate::input::flag::whole_number;
+use crate::outputs::ReportSet;
+use crate::trace::{to_itf, Trace};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The depths the suites walk to unless told (capped by the model's
+/// own): the default model reaches every branch it has within seven
+/// actions, and its transitions to depth four are about a thousand.
+const BRANCHES_DEFAULT_DEPTH: usize = 7;
+const TRANSITIONS_DEFAULT_DEPTH: usize = 4;
+
+#[derive(Debug, Args)]
+pub struct ConformArgs {
+    /// The model configuration whose traces are sent.
+    pub model: PathBuf,
+    /// The driver's command line: a program and its arguments, split at
+    /// spaces ('…' and "…" quote), e.g. 'memtx-check driver' or
+    /// 'python3 examples/drivers/python/driver.py'.
+    #[arg(long, value_name = "CMD ARGS…")]
+    pub driver: String,
+    /// Which traces: `branches` (per protocol branch, the shortest trace
+    /// that takes it), `transitions` (every transition to --depth) or
+    /// `random` (--walks random walks).
+    #[arg(long, value_name = "SUITE", default_value = "branches")]
+    pub suite: String,
+    #[arg(long, value_name = "N|full", allow_hyphen_values = true,
+          help = format!("The depth walked, 0..={MAX_DEPTH} (branches: default the smaller of the model's \
+                          and {BRANCHES_DEFAULT_DEPTH}, `full` to the end; transitions: default the smaller of \
+                          the model's and {TRANSITIONS_DEFAULT_DEPTH})"))]
+    pub depth: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("random: walks, 1..={MAX_TRACES} (default 100)"))]
+    pub walks: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("random: steps per walk at most, 1..={MAX_STEPS} (default 20)"))]
+    pub steps: Option<String>,
+    /// random: the seed (default 0); the same walks whatever --jobs.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub seed: Option<String>,
+    /// Drivers run at once, each a process (default: one a core). The
+    /// results do not depend on it.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub jobs: Option<String>,
+    /// Seconds the driver may take to answer one request (default 10).
+    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
+    pub step_timeout: Option<String>,
+    /// Where conform.json goes (default: runs/NAME).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Where the shrunk traces go.
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
+    pub traces: PathBuf,
+    /// Write JUnit XML here: a testcase per branch (branches), per depth
+    /// (transitions) or per walk (random).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// `text` split into words at spaces, `'…'` and `"…"` quoting.
+fn words(text: &str) -> Result<Vec<String>, CliError> {
+    let mut out = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => out.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    if quote.is_some() {
+        return Err(CliError(format!(
+            "--driver: {text:?}: a quote is not closed"
+        )));
+    }
+    out.extend(word);
+    if out.is_empty() {
+        return Err(CliError(
+            "--driver: empty: give the driver's command line, e.g. 'memtx-check driver'".to_owned(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The suite the flags ask for.
+fn suite(args: &ConformArgs, config: &ModelConfig) -> Result<Suite, CliError> {
+    let model_depth = match config.bounds.depth {
+        Depth::Bounded(d) => Some(d),
+        Depth::Full => None,
+    };
+    let depth = match &args.depth {
+        Some(text) if text == "full" => Some(Depth::Full),
+        Some(text) => Some(Depth::Bounded(
+            whole_number("--depth", text, 0, MAX_DEPTH as u64)? as usize,
+        )),
+        None => None,
+    };
+    let random_only = [
+        ("--walks", args.walks.is_some()),
+        ("--steps", args.steps.is_some()),
+        ("--seed", args.seed.is_some()),
+    ];
+    let refuse_random_flags = |suite: &str| -> Result<(), CliError> {
+        match random_only.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => Err(CliError(format!(
+                "{flag}: only the random suite takes it (this is --suite {suite})"
+            ))),
+            None => Ok(()),
+        }
+    };
+    let capped = |default: usize| model_depth.map_or(default, |d| d.min(default));
+    match args.suite.as_str() {
+        "branches" => {
+            refuse_random_flags("branches")?;
+            Ok(Suite::Branches {
+                depth: match depth {
+                    Some(Depth::Full) => None,
+                    Some(Depth::Bounded(d)) => Some(d),
+                    None => Some(capped(BRANCHES_DEFAULT_DEPTH)),
+                },
+            })
+        }
+        "transitions" => {
+            refuse_random_flags("transitions")?;
+            Ok(Suite::Transitions {
+                depth: match depth {
+                    Some(Depth::Full) => {
+                        return Err(CliError(
+                            "--depth full: the transitions suite walks to a bounded depth (its traces grow with the state space)".to_owned(),
+                        ))
+                    }
+                    Some(Depth::Bounded(d)) => d,
+                    None => capped(TRANSITIONS_DEFAULT_DEPTH),
+                },
+            })
+        }
+        "random" => {
+            if depth.is_some() {
+                return Err(CliError(
+                    "--depth: the random suite takes --steps instead".to_owned(),
+                ));
+            }
+            let number = |flag: &str, v: &Option<String>, default: u64, max: u64| match v {
+                Some(text) => whole_number(flag, text, if flag == "--seed" { 0 } else { 1 }, max),
+                None => Ok(default),
+            };
+            Ok(Suite::Random {
+                walks: number("--walks", &args.walks, 100, MAX_TRACES)?,
+                steps: number("--steps", &args.steps, 20, MAX_STEPS)? as usize,
+                seed: number("--seed", &args.seed, 0, u64::MAX)?,
+            })
+        }
+        other => Err(CliError(format!(
+            "--suite: {other:?} is not one of branches, transitions, random"
+        ))),
+    }
+}
+
+pub fn run(args: &ConformArgs) -> Result<Verdict, CliError> {
+    let command = words(&args.driver)?;
+    let config = load_model(&args.model)?;
+    let suite = suite(args, &config)?;
+    let jobs = match &args.jobs {
+        Some(text) => flags::jobs(text)?,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let step_timeout = match &args.step_timeout {
+        Some(text) => flags::step_timeout(text)?,
+        None => Duration::from_secs(10),
+    };
+    let out = report_dir(args.out.as_deref(), &config.name)?;
+    for k in 1..=MAX_SHRUNK {
+        inside(&args.traces, &format!("{}.itf.json", stem(&config, k)))?;
+    }
+    // Held until the report set is written.
+    let _lock = prepare_report_dir(&out, "--out")?;
+    let driver = Process {
+        program: command[0].clone(),
+        args: command[1..].to_vec(),
+        step_timeout,
+    };
+    let bar = TraceBar::new(suite.name());
+    let report =
+        conform::run(&config, &driver, &ConformOptions { suite, jobs }, &bar).map_err(|b| match &b
+            .breach
+            .fault
+        {
+            DriverFault::Start(_) => {
+                CliError(format!("{}: {}", args.model.display(), b.breach.fault))
+            }
+            _ => CliError(format!(
+                "{}: the driver `{}` broke the driver protocol on {b}; it was stopped and killed",
+                args.model.display(),
+                args.driver
+            )),
+        });
+    drop(bar);
+    let report = report?;
+    let mut set = report_set(&out, &args.traces, "conform", &config);
+    let files = write_traces(&mut set, &report)?;
+    set.retire_traces((1..=MAX_SHRUNK).flat_map(|k| {
+        let s = stem(&config, k);
+        [format!("{s}.json"), format!("{s}.itf.json")]
+    }));
+    let json_path = set.add("conform.json", conform_json(&report, &files).as_bytes())?;
+    set.commit()?;
+    if let Some(path) = &args.junit {
+        let xml = junit::render("memtx-check conform", &[junit_result(&report, &files)]);
+        write_atomic(path, xml.as_bytes())
+            .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    let written: Vec<String> = files.iter().map(|f| f.trace.clone()).collect();
+    let mut text = render(&report, &written);
+    text.push_str(&format!("wrote {}\n", json_path.display()));
+    print(&text)?;
+    Ok(if report.agrees() {
+        Verdict::Holds
+    } else {
+        Verdict::Violated
+    })
+}
+
+/// The trace file stem of divergence `k` (1-based): `conform-NAME-K`.
+fn stem(config: &ModelConfig, k: usize) -> String {
+    format!("conform-{}-{k}", config.name)
+}
+
+/// Each divergence's shrunk trace, as a replayable trace and as ITF.
+fn write_traces(set: &mut ReportSet, r: &ConformReport) -> Result<Vec<Files>, CliError> {
+    let mut files = Vec::new();
+    for (k, d) in r.divergences.iter().enumerate() {
+        let stem = stem(&r.config, k + 1);
+        let trace = Trace::new(r.config.clone(), d.steps.clone(), None);
+        let trace_path =
+            set.add_trace(&format!("{stem}.json"), trace.to_json_string().as_bytes())?;
+        let replayed =
+            crate::replay::replay(&trace).map_err(|e| CliError(format!("{stem}.json: {e}")))?;
+        let itf = to_itf(&replayed.stores, &trace.steps, &replayed.compiled);
+        let mut itf_bytes = serde_json::to_vec_pretty(&itf)
+            .map_err(|e| CliError(format!("{stem}.itf.json: cannot encode: {e}")))?;
+        itf_bytes.push(b'\n');
+        let itf_path = set.add_trace(&format!("{stem}.itf.json"), &itf_bytes)?;
+        files.push(Files {
+            trace: trace_path.display().to_string(),
+            itf: itf_path.display().to_string(),
+        });
+    }
+    Ok(files)
+}
+
+/// The run as one JUnit testsuite: a case per branch (branches), per
+/// depth of the transitions' last steps (transitions), or per walk
+/// (random); a case fails when a trace of it departs at or before it.
+fn junit_result(r: &ConformReport, files: &[Files]) -> ModelResult {
+    let fail = |trace: usize| -> Option<Failure> {
+        let (step, k) = r.departures[trace]?;
+        let (message, detail) = match k.and_then(|k| r.divergences.get(k).map(|d| (k, d))) {
+            Some((k, d)) => (
+                format!(
+                    "trace {trace} departs at step {step} ({}); divergence {}",
+                    d.kind.op,
+                    k + 1
+                ),
+                format!(
+                    "differs in {}; shrunk to {} steps: {}",
+                    d.kind.fields.iter().cloned().collect::<Vec<_>>().join(", "),
+                    d.actions.len(),
+                    files.get(k).map_or("not written", |f| f.trace.as_str())
+                ),
+            ),
+            None => (
+                format!("trace {trace} departs at step {step}"),
+                String::new(),
+            ),
+        };
+        Some(Failure {
+            message,
+            detail,
+            changes: Vec::new(),
+        })
+    };
+    let case = |name: String, failure: Option<Failure>| Case {
+        name,
+        failure,
+        output: None,
+    };
+    let cases: Vec<Case> = match r.suite {
+        Suite::Branches { .. } => r
+            .traces
+            .covers
+            .iter()
+            .map(|c| {
+                let failure = if r.covered(c) { None } else { fail(c.trace) };
+                case(c.branch.to_owned(), failure)
+            })
+            .collect(),
+        Suite::Transitions { .. } => {
+            let deepest = r.traces.traces.iter().map(Vec::len).max().unwrap_or(0);
+            (1..=deepest)
+                .map(|len| {
+                    let failure = r
+                        .traces
+                        .traces
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| t.len() == len)
+                        .find_map(|(i, _)| fail(i));
+                    case(format!("transitions of depth {len}"), failure)
+                })
+                .collect()
+        }
+        Suite::Random { .. } => (0..r.traces.traces.len())
+            .map(|i| case(format!("walk {i}"), fail(i)))
+            .collect(),
+    };
+    ModelResult {
+        model: r.config.name.clone(),
+        file: r
+            .config
+            .source_path
+            .as_deref()
+            .map_or_else(String::new, |p| p.display().to_string()),
+        states: r.traces.walked.map_or(0, |w| w.states),
+        seconds: r.elapsed.as_secs_f64(),
+        verdicts: suite_line(r),
+        baseline: "none",
+        cases,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_command_line_splits_at_spaces_and_quotes_hold_them() {
+        assert_eq!(
+            words("memtx-check driver").unwrap(),
+            ["memtx-check", "driver"]
+        );
+        assert_eq!(
+            words(r#"  python3 'my dir/d.py'  --x "a b" '' "#).unwrap(),
+            ["python3", "my dir/d.py", "--x", "a b", ""]
+        );
+        assert!(words("  ").unwrap_err().0.contains("empty"));
+        assert!(words("sh 'oops").unwrap_err().0.contains("not closed"));
+    }
+}
