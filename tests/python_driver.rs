@@ -6,7 +6,9 @@
 //! fixed-seed batch of random walks over every model and over random
 //! models. It must agree on every step; and a copy of it with one rule
 //! broken must be caught, with the step and field that depart, so this
-//! test can fail. Skipped, with a message, when `python3` is absent.
+//! test can fail. `memtx-check conform` runs it too, with the branch and
+//! a short random suite on the models that reach every branch between
+//! them. Skipped, with a message, when `python3` is absent.
 
 mod scratch_dir;
 
@@ -146,4 +148,69 @@ fn views_revoked_instead_of_quarantined_are_caught() {
         "if False:",
         "outcome.repairs[1].repair: model quarantined, python revoked",
     );
+}
+
+/// `memtx-check conform` on the Python driver (issue 27 item 7): the
+/// branch suite on every shipped model that reaches branches the default
+/// does not, and a short random suite; every one must agree. Its own
+/// reader of conform.json (not the writer's types) reads the verdict.
+#[test]
+fn conform_finds_the_python_driver_in_agreement() {
+    if !have_python() {
+        return;
+    }
+    #[derive(serde::Deserialize)]
+    struct Report {
+        format: u64,
+        traces: u64,
+        steps: u64,
+        agrees: bool,
+        divergences: Vec<serde_json::Value>,
+    }
+    let driver = format!("python3 {}", example_dir().join("driver.py").display());
+    let models = [
+        "models/default.json",
+        "models/full-surface.json",
+        "models/coverage/evidence-validity.json",
+        "models/coverage/views-windows.json",
+        "models/coverage/revalidate.json",
+        "models/coverage/boundaries.json",
+    ];
+    let suites: [&[&str]; 2] = [
+        &["--suite", "branches"],
+        &[
+            "--suite", "random", "--walks", "40", "--steps", "12", "--seed", "3",
+        ],
+    ];
+    for (m, model) in models.iter().enumerate() {
+        for (s, suite) in suites.iter().enumerate() {
+            let dir = scratch_dir::fresh(&format!("python-driver-conform-{m}-{s}"));
+            let out = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args(["conform", model, "--driver", &driver, "--jobs", "2"])
+                .args(*suite)
+                .arg("--out")
+                .arg(dir.join("out"))
+                .arg("--traces")
+                .arg(dir.join("traces"))
+                .output()
+                .expect("run memtx-check conform");
+            let (stdout, stderr) = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{model} {suite:?}: the Python driver departs:\n{stdout}\n{stderr}"
+            );
+            let report: Report = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("out/conform.json")).expect("conform.json"),
+            )
+            .expect("conform.json parses");
+            assert_eq!(report.format, 1);
+            assert!(
+                report.agrees && report.traces > 0 && report.steps > 0,
+                "{model} {suite:?}"
+            );
+            assert!(report.divergences.is_empty(), "{model} {suite:?}");
+        }
+    }
 }
