@@ -319,3 +319,36 @@ fn wide_fingerprints_find_the_same_and_say_so() {
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Under an address-space limit (`ulimit -v`, issue 28 item 10) the
+/// default memory guard stops the run cleanly, exit 3 with the completed
+/// levels reported, where it used to abort on a failed allocation
+/// (exit 134, "memory allocation failed").
+#[test]
+fn an_address_space_limit_bounds_the_default_memory_guard() {
+    let dir = scratch("ulimit-v");
+    let (out, traces) = (dir.join("out"), dir.join("traces"));
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 400000 && exec '{}' check models/default.json --depth 9 --threads 2 \
+             --properties I1,I2,G3 --out '{}' --traces '{}'",
+            env!("CARGO_BIN_EXE_memtx-check"),
+            out.display(),
+            traces.display()
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("sh runs");
+    let said = text(&run);
+    if said.contains("ulimit") && run.status.code() != Some(3) {
+        eprintln!("skipped: this shell cannot set an address-space limit: {said}");
+        return;
+    }
+    assert_eq!(run.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("stopped before depth") && said.contains("are complete and checked"),
+        "{said}"
+    );
+    assert!(out.join("summary.json").exists(), "{said}");
+}

@@ -81,9 +81,10 @@ pub struct CheckArgs {
     )]
     pub fingerprint: String,
     /// Before each level, estimate its peak memory and stop cleanly (exit
-    /// 3) if it would pass SIZE, e.g. 8G or 512M (default: 90% of physical
-    /// memory; with --hosts, per process, the default shared by the
-    /// processes on one host).
+    /// 3) if it would pass SIZE, e.g. 8G or 512M (default: the least of
+    /// 90% of physical memory, 90% of the cgroup's memory limit and what
+    /// `ulimit -v`/`-d` leave; with --hosts, per process, the default
+    /// shared by the processes on one host).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_memory: Option<String>,
     /// After each completed level, write what is needed to continue into
@@ -320,7 +321,7 @@ fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, 
 
 /// The check's options from the flags: parent links spilled under `out`
 /// (or into the checkpoint directory), the memory guard at `--max-memory`
-/// or 90% of physical memory.
+/// or [`engine::default_max_memory`].
 fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOptions, CliError> {
     let bits = flags::fingerprint_bits(&args.fingerprint)?;
     let max_memory = match &args.max_memory {

@@ -132,7 +132,7 @@ pub(super) fn check_on_hosts(
     }))
 }
 
-/// Without `--max-memory`: 90% of physical memory (as a plain check),
+/// Without `--max-memory`: [`engine::default_max_memory`] (as a plain check),
 /// shared evenly by the processes the hosts file puts on this process's
 /// host.
 fn default_share(addresses: &[String], process: usize) -> Option<u64> {

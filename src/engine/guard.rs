@@ -76,9 +76,25 @@ pub(crate) fn resident_bytes() -> u64 {
     pages * 4096
 }
 
-/// 90% of the machine's physical memory, from `/proc/meminfo`; `None`
-/// where it cannot be read.
+/// The memory guard's bound when none is given: the least of 90% of the
+/// machine's physical memory (`/proc/meminfo`), 90% of the memory limit
+/// of this process's cgroup (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`), and the resident memory the address-space
+/// and data-size limits (`ulimit -v`, `ulimit -d`) leave room for; each
+/// where it can be read, `None` where none can.
 pub fn default_max_memory() -> Option<u64> {
+    let nine_tenths = |b: u64| b / 10 * 9;
+    [
+        physical_memory().map(nine_tenths),
+        cgroup_memory_limit().map(nine_tenths),
+        address_space_room(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+}
+
+fn physical_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = meminfo
         .lines()
@@ -87,5 +103,96 @@ pub fn default_max_memory() -> Option<u64> {
         .nth(1)?
         .parse()
         .ok()?;
-    Some(kb * 1024 / 10 * 9)
+    Some(kb * 1024)
+}
+
+/// A limit at or above this is "no limit" (cgroup v1 writes 2^63 less a
+/// page).
+const UNLIMITED: u64 = 1 << 60;
+
+/// The memory limit of this process's cgroup, if one is set.
+fn cgroup_memory_limit() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read = |path: String| -> Option<u64> {
+        let text = std::fs::read_to_string(path).ok()?;
+        text.trim().parse::<u64>().ok().filter(|&b| b < UNLIMITED)
+    };
+    groups.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if controllers.is_empty() {
+            read(format!("/sys/fs/cgroup{path}/memory.max"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            read(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"))
+        } else {
+            None
+        }
+    })
+}
+
+/// What the address-space and data-size limits leave for resident
+/// memory: 90% of the lower limit, less the address space this process
+/// holds but has not touched (mappings, reserved stacks and allocator
+/// arenas) and room for the arenas and stacks the worker threads will
+/// reserve; `None` without either limit.
+fn address_space_room() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let limit = parse_soft_limits(&limits, &["Max address space", "Max data size"])?;
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: Vec<u64> = statm
+        .split_whitespace()
+        .take(2)
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let untouched = match pages[..] {
+        [size, resident] => size.saturating_sub(resident) * 4096,
+        _ => 0,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let reserved = threads * THREAD_RESERVE;
+    Some((limit / 10 * 9).saturating_sub(untouched + reserved))
+}
+
+/// Address space a worker thread reserves without touching it: a
+/// glibc malloc arena (64 MiB) and its stack (8 MiB).
+const THREAD_RESERVE: u64 = 72 << 20;
+
+/// The least soft limit of the named rows of a `/proc/PID/limits` text,
+/// `None` when every one is unlimited or absent.
+fn parse_soft_limits(limits: &str, rows: &[&str]) -> Option<u64> {
+    limits
+        .lines()
+        .filter_map(|line| {
+            let name = rows.iter().find(|r| line.starts_with(**r))?;
+            line[name.len()..]
+                .split_whitespace()
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .filter(|&b| b < UNLIMITED)
+        .min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn soft_limits_are_read_by_row_and_unlimited_is_none() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                    Max data size             unlimited            unlimited            bytes     \n\
+                    Max address space         409600000            unlimited            bytes     \n";
+        let rows = ["Max address space", "Max data size"];
+        assert_eq!(parse_soft_limits(text, &rows), Some(409_600_000));
+        assert_eq!(parse_soft_limits(text, &["Max data size"]), None);
+        assert_eq!(parse_soft_limits("", &rows), None);
+    }
+
+    #[test]
+    fn the_default_bound_is_at_most_nine_tenths_of_physical_memory() {
+        let physical = physical_memory().expect("/proc/meminfo on Linux");
+        let bound = default_max_memory().expect("a bound");
+        assert!(bound <= physical / 10 * 9);
+    }
 }
