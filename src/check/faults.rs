@@ -291,11 +291,10 @@ fn forgetting_to_log_a_retraction_breaks_log_completeness() {
     assert_eq!(report.outcome(Invariant::I2), Some(Outcome::Holds));
 }
 
-#[test]
-fn a_stale_check_that_never_fires_breaks_stale_writes() {
-    // T1's snapshot holds lookup; its correction supersedes lookup and
-    // commits, then its recheck meets the correction (committed after the
-    // snapshot) as its deciding rival and, unchecked, supersedes it.
+/// lookup, the CRM's correction and an audit's recheck on one slot, two
+/// transactions: where a late write meets a rival committed after its
+/// snapshot.
+fn stale_write_model() -> ModelConfig {
     let correction = template(
         "correction",
         r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
@@ -304,12 +303,20 @@ fn a_stale_check_that_never_fires_breaks_stale_writes() {
         "recheck",
         r#""source": "audit", "authority": 0.95, "parent": "none""#,
     );
-    let config = model(
+    model(
         (3, 2, 7),
         r#""low""#,
         "null",
         &[lookup(), correction, recheck],
-    );
+    )
+}
+
+#[test]
+fn a_stale_check_that_never_fires_breaks_stale_writes() {
+    // T1's snapshot holds lookup; its correction supersedes lookup and
+    // commits, then its recheck meets the correction (committed after the
+    // snapshot) as its deciding rival and, unchecked, supersedes it.
+    let config = stale_write_model();
     caught(
         config,
         Fault::StaleCheckSkipped,
@@ -676,20 +683,7 @@ fn a_gate_that_lets_records_in_flight_pass_breaks_i1_in_flight_alone() {
 fn a_stale_check_skipped_for_stronger_writes_breaks_stale_writes_alone() {
     // Unlike a stale check that never fires, a weaker stale write is
     // still refused for being stale, so no refusal gives another reason.
-    let correction = template(
-        "correction",
-        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
-    );
-    let recheck = template(
-        "recheck",
-        r#""source": "audit", "authority": 0.95, "parent": "none""#,
-    );
-    let config = model(
-        (3, 2, 7),
-        r#""low""#,
-        "null",
-        &[lookup(), correction, recheck],
-    );
+    let config = stale_write_model();
     only_clause_catches(
         config,
         Fault::StaleCheckSkippedForStronger,

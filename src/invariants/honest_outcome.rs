@@ -334,10 +334,7 @@ fn staged(
     let new = before.records().len() as RecordId;
     let honest = record == new
         && after.records().len() == before.records().len() + 1
-        && state_of(after, record) == Some(Lifecycle::Tentative)
-        && after
-            .transaction(tx)
-            .is_some_and(|t| t.staged().contains(record));
+        && tentative_in(after, tx, record);
     if !honest {
         return Some(Err(violation(
             "report",
@@ -359,11 +356,8 @@ fn revalidated(
     let kept = before.record(record).and_then(|r| r.reason());
     let honest = reported_tx == tx
         && state_of(before, record) == Some(Lifecycle::Quarantined)
-        && state_of(after, record) == Some(Lifecycle::Tentative)
         && reason == kept
-        && after
-            .transaction(tx)
-            .is_some_and(|t| t.staged().contains(record));
+        && tentative_in(after, tx, record);
     if !honest {
         return Some(Err(violation(
             "report",
@@ -375,6 +369,14 @@ fn revalidated(
         )));
     }
     Some(Ok(RecordSet::single(record)))
+}
+
+/// Whether `record` is tentative in `tx`'s staging.
+fn tentative_in(store: StoreView<'_>, tx: TxId, record: RecordId) -> bool {
+    state_of(store, record) == Some(Lifecycle::Tentative)
+        && store
+            .transaction(tx)
+            .is_some_and(|t| t.staged().contains(record))
 }
 
 /// The first record whose state changed that `named` leaves out.
