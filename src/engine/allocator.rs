@@ -83,8 +83,10 @@ mod tests {
         // the block below, which would then come from the heap.
         drop(std::hint::black_box(vec![1u8; 16 << 20]));
         let size = 2 * MMAP_THRESHOLD as usize;
-        // Other test threads allocate too: one clean look is enough.
-        let mapped = (0..10).any(|_| {
+        // Other test threads allocate and free mapped blocks too (the
+        // counter is the process's): one clean look in many is enough, and
+        // a block that is never mapped fails every one.
+        let mapped = (0..1000).any(|_| {
             let before = mapped_bytes();
             let block = std::hint::black_box(vec![1u8; size]);
             let after = mapped_bytes();
