@@ -80,6 +80,24 @@ pub fn brief(outcome: &Outcome) -> String {
                 was(*reason)
             )
         }
+        Outcome::Rebuilt {
+            tx,
+            record,
+            dropped,
+        } => format!(
+            "r{record} rebuilt into T{tx}'s staging ({})",
+            dropped_text(*dropped)
+        ),
+    }
+}
+
+/// The revoked sources a rebuild dropped.
+fn dropped_text(dropped: RecordSet) -> String {
+    if dropped.is_empty() {
+        "every source survives".to_owned()
+    } else {
+        let ids: Vec<String> = dropped.iter().map(|p| format!("r{p}")).collect();
+        format!("dropped revoked {}", ids.join(", "))
     }
 }
 
@@ -160,6 +178,25 @@ pub fn account(outcome: &Outcome, step: &StepStores) -> String {
                 "r{record} ({}) revalidated: tentative again, staged by T{tx}, to be checked at its commit ({})",
                 kind_of(step.after, *record),
                 was(*reason)
+            );
+        }
+        Outcome::Rebuilt {
+            tx,
+            record,
+            dropped,
+        } => {
+            let parents = step
+                .after
+                .record(*record)
+                .map(|r| r.derived_from())
+                .unwrap_or_default();
+            let parents: Vec<String> = parents.iter().map(|p| format!("r{p}")).collect();
+            let _ = writeln!(
+                out,
+                "r{record} ({}) rebuilt from {}: tentative again, staged by T{tx}, to be checked at its commit ({})",
+                kind_of(step.after, *record),
+                parents.join(", "),
+                dropped_text(*dropped)
             );
         }
     }

@@ -722,3 +722,30 @@ fn a_gate_that_ignores_the_snapshot_breaks_i1_blocked_alone() {
         9,
     );
 }
+
+#[test]
+fn a_rebuild_that_keeps_a_revoked_source_breaks_lifecycle_alone() {
+    // Shortest: T0 stages a lookup (r0), T1 a crm note (r1) and a
+    // summary of both (r2); T0's abort revokes r0 and holds r2 back; T1
+    // rebuilds it (depth 7). Kept, its revoked source only sends it back
+    // to quarantine at T1's commit (check 3), and a held-back view being
+    // rebuilt is what I2 allows: only the clause on what a rebuild keeps
+    // sees it.
+    let crm = template(
+        "crm",
+        r#""attribute": "refund_reason", "value": "damaged", "source": "crm", "parent": "none""#,
+    );
+    let two = template(
+        "summary",
+        r#""kind": "summary", "attribute": "summary", "value": "eligible", "parent": "two""#,
+    );
+    let mut config = untooled((3, 2, 8), r#""low""#, "null", &[lookup(), crm, two]);
+    config.rebuild = true;
+    only_clause_catches(
+        config,
+        Fault::RebuildKeepsRevokedSource,
+        Invariant::Lifecycle,
+        "rebuilt_from_survivors",
+        7,
+    );
+}

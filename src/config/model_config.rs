@@ -26,6 +26,10 @@ pub struct ModelConfig {
     /// Whether the model offers `revalidate` (a quarantined record taken
     /// back to tentative by an open transaction); off by default.
     pub revalidate: bool,
+    /// Whether the model offers `rebuild` (a view a cascade held back
+    /// rebuilt from its surviving sources by an open transaction); off by
+    /// default.
+    pub rebuild: bool,
     pub variant: Variant,
     pub expect: Expectations,
     /// Explore one state per class of states equal up to a renaming of
@@ -80,7 +84,8 @@ pub struct ToolConfig {
     pub irreversible: bool,
 }
 
-/// Whether a record staged from a template may, or must, name a parent.
+/// Whether a record staged from a template may, or must, name a parent,
+/// or must name two (distinct existing records).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParentRule {
@@ -88,6 +93,7 @@ pub enum ParentRule {
     None,
     Optional,
     Required,
+    Two,
 }
 
 impl ParentRule {
@@ -96,6 +102,7 @@ impl ParentRule {
             ParentRule::None => "none",
             ParentRule::Optional => "optional",
             ParentRule::Required => "required",
+            ParentRule::Two => "two",
         }
     }
 }

@@ -26,6 +26,7 @@ pub(crate) struct RawConfig {
     pub clock: Option<i64>,
     pub templates: Option<Vec<RawTemplate>>,
     pub revalidate: Option<bool>,
+    pub rebuild: Option<bool>,
     pub variant: Option<RawVariant>,
     pub expect: Option<RawExpect>,
     pub symmetry: Option<bool>,

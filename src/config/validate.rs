@@ -64,6 +64,7 @@ pub(crate) fn validate_config(
         clock: v.time("clock", raw.clock)?,
         templates: validate_templates(v, templates, agents)?,
         revalidate: raw.revalidate.unwrap_or(false),
+        rebuild: raw.rebuild.unwrap_or(false),
         variant: variant(&v.child("variant"), raw.variant)?,
         expect: expectations(&v.child("expect"), raw.expect)?,
         symmetry: raw.symmetry.unwrap_or(false),

@@ -33,6 +33,9 @@ pub(crate) struct ConfigJson<'a> {
     clock: Option<i32>,
     templates: Vec<TemplateJson<'a>>,
     revalidate: bool,
+    /// Written only when on, as `symmetry` is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rebuild: bool,
     variant: VariantJson,
     expect: VerdictsJson<'a>,
     /// Written only when on, so that the configurations (and checkpoint
@@ -105,6 +108,7 @@ impl<'a> ConfigJson<'a> {
                 })
                 .collect(),
             revalidate: c.revalidate,
+            rebuild: c.rebuild,
             variant: variant_json(&c.variant),
             expect: VerdictsJson(&c.expect),
             symmetry: c.symmetry,

@@ -19,6 +19,11 @@ fn outcome_fields(op: &str) -> &'static [(&'static str, Type)] {
         ],
         "abort" | "revoke" => &[("roots", Type::Array), ("repairs", Type::Array)],
         "revalidate" => &[("revalidated", Type::Number), ("tx", Type::Number)],
+        "rebuild" => &[
+            ("rebuilt", Type::Number),
+            ("tx", Type::Number),
+            ("dropped", Type::Array),
+        ],
         _ => &[],
     }
 }

@@ -28,24 +28,35 @@ struct Symbolic {
     action: Action,
     tx_from: Option<usize>,
     record_from: Option<usize>,
+    /// A stage's second parent, when its template takes two.
+    second_from: Option<usize>,
 }
 
-/// The transaction and the record `action` acts on (an open names none:
-/// its id is the next one).
-fn refs(action: &Action) -> (Option<TxId>, Option<RecordId>) {
+/// The transaction and the records `action` acts on (an open names none:
+/// its id is the next one): a stage's parents, the record of any other.
+fn refs(action: &Action) -> (Option<TxId>, Option<RecordId>, Option<RecordId>) {
     match *action {
-        Action::Open { .. } => (None, None),
-        Action::Stage { tx, parent, .. } => (Some(tx), parent),
-        Action::Commit { tx } | Action::Abort { tx } => (Some(tx), None),
-        Action::Revoke { record } => (None, Some(record)),
-        Action::ToolCall { tx, basis, .. } => (Some(tx), basis),
-        Action::Revalidate { tx, record } => (Some(tx), Some(record)),
+        Action::Open { .. } => (None, None, None),
+        Action::Stage {
+            tx, parent, second, ..
+        } => (Some(tx), parent, second),
+        Action::Commit { tx } | Action::Abort { tx } => (Some(tx), None, None),
+        Action::Revoke { record } => (None, Some(record), None),
+        Action::ToolCall { tx, basis, .. } => (Some(tx), basis, None),
+        Action::Revalidate { tx, record } | Action::Rebuild { tx, record } => {
+            (Some(tx), Some(record), None)
+        }
     }
 }
 
-/// `action` acting on transaction `tx` and record `record` instead, or
-/// opening transaction `next_tx`.
-fn renamed(action: Action, tx: Option<TxId>, record: Option<RecordId>, next_tx: TxId) -> Action {
+/// `action` acting on transaction `tx` and records `record` (and a stage's
+/// `second` parent) instead, or opening transaction `next_tx`.
+fn renamed(
+    action: Action,
+    tx: Option<TxId>,
+    (record, second): (Option<RecordId>, Option<RecordId>),
+    next_tx: TxId,
+) -> Action {
     match action {
         Action::Open { agent, tier, .. } => Action::Open {
             agent,
@@ -56,6 +67,7 @@ fn renamed(action: Action, tx: Option<TxId>, record: Option<RecordId>, next_tx: 
             tx: tx.unwrap_or(0),
             template,
             parent: record,
+            second,
         },
         Action::Commit { .. } => Action::Commit {
             tx: tx.unwrap_or(0),
@@ -72,6 +84,10 @@ fn renamed(action: Action, tx: Option<TxId>, record: Option<RecordId>, next_tx: 
             basis: record,
         },
         Action::Revalidate { .. } => Action::Revalidate {
+            tx: tx.unwrap_or(0),
+            record: record.unwrap_or(0),
+        },
+        Action::Rebuild { .. } => Action::Rebuild {
             tx: tx.unwrap_or(0),
             record: record.unwrap_or(0),
         },
@@ -104,17 +120,17 @@ fn concrete(model: &MemtxModel, steps: &[Symbolic]) -> Option<(Vec<Action>, Vec<
             },
             None => None,
         };
-        let record = match s.record_from {
-            Some(from) => match records.get(&from) {
-                Some(&r) => Some(r),
-                None => continue,
-            },
-            None => None,
+        let made = |from: Option<usize>| match from {
+            Some(from) => records.get(&from).map(|&r| Some(r)),
+            None => Some(None),
+        };
+        let (Some(record), Some(second)) = (made(s.record_from), made(s.second_from)) else {
+            continue;
         };
         let action = renamed(
             s.action,
             tx,
-            record,
+            (record, second),
             state.store.transactions().len() as TxId,
         );
         offered.clear();
@@ -149,7 +165,11 @@ fn symbolic(model: &MemtxModel, actions: &[Action]) -> Option<Vec<Symbolic>> {
         (HashMap::new(), HashMap::new());
     let mut out = Vec::with_capacity(actions.len());
     for (id, action) in actions.iter().enumerate() {
-        let (tx, record) = refs(action);
+        let (tx, record, second) = refs(action);
+        let maker = |r: Option<RecordId>| match r {
+            Some(r) => record_maker.get(&r).map(|&m| Some(m)),
+            None => Some(None),
+        };
         out.push(Symbolic {
             id,
             action: *action,
@@ -157,10 +177,8 @@ fn symbolic(model: &MemtxModel, actions: &[Action]) -> Option<Vec<Symbolic>> {
                 Some(tx) => Some(*tx_maker.get(&tx)?),
                 None => None,
             },
-            record_from: match record {
-                Some(r) => Some(*record_maker.get(&r)?),
-                None => None,
-            },
+            record_from: maker(record)?,
+            second_from: maker(second)?,
         });
         match model.step(&state, action) {
             Ok((next, outcome)) => {

@@ -39,6 +39,14 @@ pub fn brief(answer: &Value) -> String {
     if let Some(snapshot) = o.get("snapshot") {
         return format!("T{}, snapshot {}", text(o.get("tx")), ids(snapshot));
     }
+    if let Some(r) = o.get("rebuilt") {
+        return format!(
+            "r{} rebuilt into T{}, dropped {}",
+            text(Some(r)),
+            text(o.get("tx")),
+            ids(o.get("dropped").unwrap_or(&Value::Null))
+        );
+    }
     if let Some(r) = o.get("revalidated") {
         return format!(
             "r{} back to tentative in T{}",

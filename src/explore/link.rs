@@ -107,6 +107,7 @@ fn summary(step: &Step) -> String {
         Step::Revoke { record } => format!("revoke r{record}"),
         Step::ToolCall { tx, tool, basis } => format!("T{tx} calls {tool} on {basis:?}"),
         Step::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
+        Step::Rebuild { tx, record } => format!("T{tx} rebuilds r{record}"),
     }
 }
 

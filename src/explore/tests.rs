@@ -31,6 +31,7 @@ fn counterexample() -> Vec<Action> {
             tx: 0,
             template: 2,
             parent: None,
+            second: None,
         },
         Action::Commit { tx: 0 },
         Action::ToolCall {

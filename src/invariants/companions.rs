@@ -5,6 +5,7 @@
 //! from record fields, the rollback log and the monitor like the
 //! invariants themselves.
 
+use super::ancestry::ancestors;
 use super::context::Context;
 use super::i1::irreversible_allowed;
 use super::invariant::Invariant;
@@ -48,10 +49,13 @@ pub enum Companion {
     AbortedWithStaging,
     /// A transaction's snapshot differs from what its tier sees now.
     SnapshotDiffersFromNow,
+    /// A view a retraction reached derives from no retracted record any
+    /// more: it was rebuilt from surviving sources.
+    ViewRebuilt,
 }
 
 impl Companion {
-    pub const ALL: [Companion; 16] = [
+    pub const ALL: [Companion; 17] = [
         Companion::IrreversibleExecuted,
         Companion::IrreversibleBlocked,
         Companion::CascadeRevokedDescendant,
@@ -68,6 +72,7 @@ impl Companion {
         Companion::StaleWriteRefused,
         Companion::AbortedWithStaging,
         Companion::SnapshotDiffersFromNow,
+        Companion::ViewRebuilt,
     ];
 
     /// The invariant whose mechanism it shows at work.
@@ -83,7 +88,7 @@ impl Companion {
             Companion::LowEvidenceRefused => Invariant::Evidence,
             Companion::OutsideValidityRefused => Invariant::Validity,
             Companion::LaunderingRefused => Invariant::Scope,
-            Companion::ActionSafePromoted => Invariant::Lifecycle,
+            Companion::ActionSafePromoted | Companion::ViewRebuilt => Invariant::Lifecycle,
             Companion::RetractionReachesToolAction => Invariant::LogCompleteness,
             Companion::StaleWriteRefused => Invariant::StaleWrite,
             Companion::AbortedWithStaging => Invariant::TxHygiene,
@@ -109,6 +114,7 @@ impl Companion {
             Companion::StaleWriteRefused => "stale write quarantined",
             Companion::AbortedWithStaging => "abort retracts staged records",
             Companion::SnapshotDiffersFromNow => "snapshot differs from now",
+            Companion::ViewRebuilt => "view rebuilt from surviving sources",
         }
     }
 
@@ -131,6 +137,7 @@ impl Companion {
             Companion::StaleWriteRefused => "stale_write_quarantined",
             Companion::AbortedWithStaging => "abort_retracts_staging",
             Companion::SnapshotDiffersFromNow => "snapshot_differs_from_now",
+            Companion::ViewRebuilt => "view_rebuilt",
         }
     }
 
@@ -182,8 +189,19 @@ impl Companion {
                 .transactions()
                 .iter()
                 .any(|t| t.snapshot() != visible_at(store, t.tier())),
+            Companion::ViewRebuilt => view_rebuilt(store, monitor),
         }
     }
+}
+
+/// Some view a retraction's cascade covered has, by its parents now, no
+/// retracted ancestor.
+fn view_rebuilt(store: StoreView<'_>, monitor: &Monitor) -> bool {
+    let retracted = monitor.retracted();
+    monitor.covered().difference(retracted).iter().any(|id| {
+        store.record(id).is_some_and(|r| r.kind().is_view())
+            && !ancestors(store, id).intersects(retracted)
+    })
 }
 
 /// Some tool action is retracted, or descends from a retracted record and

@@ -24,15 +24,17 @@
 //! - `gate` (tool call): an allowed call created exactly one record, the
 //!   tool action it reports, calling that tool; a blocked call gives a
 //!   reason and changed nothing;
-//! - `report` (open, stage, revalidate): the transaction opened is the
-//!   new one and its snapshot the one reported; the record staged is the
-//!   new tentative record of that transaction; the record revalidated is
-//!   tentative in the reported transaction's staging, with the reason it
-//!   kept;
+//! - `report` (open, stage, revalidate, rebuild): the transaction opened
+//!   is the new one and its snapshot the one reported; the record staged
+//!   is the new tentative record of that transaction; the record
+//!   revalidated is tentative in the reported transaction's staging, with
+//!   the reason it kept; the record rebuilt was quarantined, is tentative
+//!   in the reported transaction's staging, and derives from its parents
+//!   before the rebuild but exactly the ones reported dropped;
 //! - `unreported`: no record changed state that the outcome does not name
 //!   (a commit's staged records and the rivals its verdicts say they
-//!   superseded, a retraction's repairs, the record staged or
-//!   revalidated); a staged record that passed and ends superseded must
+//!   superseded, a retraction's repairs, the record staged, revalidated
+//!   or rebuilt); a staged record that passed and ends superseded must
 //!   be in a later verdict's superseded rivals.
 
 use super::context::Context;
@@ -69,6 +71,14 @@ pub fn check(
                 reason,
             },
         ) => revalidated(before, *tx, *t, *record, *reason, after)?,
+        (
+            Op::Rebuild { tx, .. },
+            Outcome::Rebuilt {
+                tx: t,
+                record,
+                dropped,
+            },
+        ) => rebuilt(before, *tx, *t, *record, *dropped, after)?,
         _ => {
             return Some(violation(
                 "report",
@@ -373,6 +383,36 @@ fn revalidated(
     Some(Ok(RecordSet::single(record)))
 }
 
+fn rebuilt(
+    before: StoreView<'_>,
+    tx: TxId,
+    reported_tx: TxId,
+    record: RecordId,
+    dropped: RecordSet,
+    after: StoreView<'_>,
+) -> Option<Named> {
+    let parents = |s: StoreView<'_>| s.record(record).map(|r| r.derived_from());
+    let was = parents(before)?;
+    let honest = reported_tx == tx
+        && state_of(before, record) == Some(Lifecycle::Quarantined)
+        && dropped.difference(was).is_empty()
+        && parents(after) == Some(was.difference(dropped))
+        && tentative_in(after, tx, record);
+    if !honest {
+        return Some(Err(violation(
+            "report",
+            RecordSet::single(record),
+            format!(
+                "rebuild reported r{record} rebuilt into T{reported_tx} without {:?}, but it is {:?} in T{tx} deriving from {:?}",
+                dropped.iter().collect::<Vec<_>>(),
+                state_of(after, record),
+                parents(after).unwrap_or_default().iter().collect::<Vec<_>>()
+            ),
+        )));
+    }
+    Some(Ok(RecordSet::single(record)))
+}
+
 /// Whether `record` is tentative in `tx`'s staging.
 fn tentative_in(store: StoreView<'_>, tx: TxId, record: RecordId) -> bool {
     state_of(store, record) == Some(Lifecycle::Tentative)
@@ -419,5 +459,6 @@ fn op_name(op: &Op) -> &'static str {
         Op::Revoke { .. } => "revoke",
         Op::ToolCall { .. } => "tool_call",
         Op::Revalidate { .. } => "revalidate",
+        Op::Rebuild { .. } => "rebuild",
     }
 }

@@ -10,7 +10,12 @@
 //! visible to no one), so it passes when its quarantine shows: a
 //! quarantined entry in the log (the cascade held it back) or the reason a
 //! commit check quarantined it for (a cascade leaves such a view as it is).
-//! A tentative view that shows neither was skipped by the repair.
+//! A tentative view that shows neither was skipped by the repair. A view
+//! rebuilt since (card §3.4: "rebuilt from surviving sources") derives,
+//! by the parents it has now, from no retracted record: it is outside the
+//! retraction's reach and judged by its commit like any staged record, so
+//! I2 says nothing of it (its parents can change only that way: the
+//! lifecycle property's `provenance` and `rebuilt_from_survivors`).
 //!
 //! Clauses: `belief`, `view` and `tool_action` for a record of that type
 //! left in the wrong state (a retracted record by its own type), `log` for
@@ -61,6 +66,9 @@ pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<V
     }
     for d in monitor.covered().difference(retracted).iter() {
         let record = store.record(d)?;
+        if is_view(record.kind()) && !ancestors(store, d).intersects(retracted) {
+            continue; // rebuilt from surviving sources
+        }
         if let Some((clause, why)) = misrepaired(ctx, record, log, monitor, d) {
             // The retracted ancestor named: the first, for the message.
             let root = ancestors(store, d).intersection(retracted).iter().next();

@@ -17,14 +17,23 @@
 //! caught although quarantine and revalidation would connect the two. A
 //! new record is judged as a change from raw.
 //!
+//! A record's parents are fixed when it is staged, but for one move: a
+//! rebuild (card §3.4) narrows a held-back view's parents to its
+//! surviving sources.
+//!
 //! Clauses: `move` (an existing record changed state by no allowed move),
 //! `birth` (a new record's state is not reached from raw that way),
-//! `vanished` (a record that existed is gone).
+//! `vanished` (a record that existed is gone), `provenance` (a record's
+//! parents changed other than by a rebuild of that record dropping some),
+//! `rebuilt_from_survivors` (a rebuilt view still derives from a record
+//! that was revoked when it was rebuilt, or lost a parent that was not).
+//! The last two are read from the records' `derived_from` and states
+//! before and after the step, and the operation's name and record.
 
 use super::invariant::Invariant;
 use super::violation::Violation;
 use crate::protocol::Lifecycle::{self, *};
-use crate::protocol::{RecordId, RecordSet, StoreView};
+use crate::protocol::{Op, RecordId, RecordSet, StoreView};
 
 /// Every allowed single move (card §3.1; revalidation is quarantined →
 /// tentative). Revoked is terminal.
@@ -119,7 +128,12 @@ pub fn quarantine_allowed_from(state: Lifecycle) -> bool {
     allowed_move(state, Quarantined)
 }
 
-pub fn check(before: StoreView<'_>, after: StoreView<'_>) -> Option<Violation> {
+pub fn check(before: StoreView<'_>, op: &Op, after: StoreView<'_>) -> Option<Violation> {
+    states(before, after).or_else(|| parents(before, op, after))
+}
+
+/// The clauses on states: `move`, `birth`, `vanished`.
+fn states(before: StoreView<'_>, after: StoreView<'_>) -> Option<Violation> {
     let (was, now) = (before.records(), after.records());
     if now.len() < was.len() {
         let gone = RecordSet::below(was.len()).difference(RecordSet::below(now.len()));
@@ -155,6 +169,61 @@ pub fn check(before: StoreView<'_>, after: StoreView<'_>) -> Option<Violation> {
         }
     }
     None
+}
+
+/// The clauses on parents: `provenance`, `rebuilt_from_survivors`.
+fn parents(before: StoreView<'_>, op: &Op, after: StoreView<'_>) -> Option<Violation> {
+    let rebuilt = match *op {
+        Op::Rebuild { record, .. } => Some(record),
+        _ => None,
+    };
+    let revoked: RecordSet = before
+        .records()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.state() == Revoked)
+        .map(|(id, _)| id as RecordId)
+        .collect();
+    for (id, (b, a)) in before.records().iter().zip(after.records()).enumerate() {
+        let id = id as RecordId;
+        let (was, now) = (b.derived_from(), a.derived_from());
+        if rebuilt == Some(id) {
+            let kept_revoked = now.intersection(revoked);
+            let lost_alive = was.difference(now).difference(revoked);
+            if !now.difference(was).is_empty() {
+                return Some(provenance(id, was, now, "a rebuild added parents"));
+            }
+            if !kept_revoked.is_empty() || !lost_alive.is_empty() {
+                return Some(Violation::new(
+                    Invariant::Lifecycle,
+                    "rebuilt_from_survivors",
+                    RecordSet::single(id),
+                    format!(
+                        "r{id} was rebuilt from {:?}, but of its parents {:?} the revoked ones were {:?}",
+                        now.iter().collect::<Vec<_>>(),
+                        was.iter().collect::<Vec<_>>(),
+                        was.intersection(revoked).iter().collect::<Vec<_>>()
+                    ),
+                ));
+            }
+        } else if was != now {
+            return Some(provenance(id, was, now, "only a rebuild changes parents"));
+        }
+    }
+    None
+}
+
+fn provenance(id: RecordId, was: RecordSet, now: RecordSet, why: &str) -> Violation {
+    Violation::new(
+        Invariant::Lifecycle,
+        "provenance",
+        RecordSet::single(id),
+        format!(
+            "r{id} derived from {:?} before the step and from {:?} after it: {why}",
+            was.iter().collect::<Vec<_>>(),
+            now.iter().collect::<Vec<_>>()
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> 
     } = t;
     let found = match inv {
         Invariant::I1 => i1::check(ctx, before, op, after),
-        Invariant::Lifecycle => lifecycle::check(before, after),
+        Invariant::Lifecycle => lifecycle::check(before, op, after),
         Invariant::StaleWrite => stale::check(ctx, before, op, after),
         Invariant::TxHygiene => hygiene::check_commit(before, op, after),
         Invariant::Snapshot => snapshot::check(before, op, after),

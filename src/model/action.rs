@@ -13,10 +13,12 @@ pub enum Action {
         tier: Tier,
         tx: TxId,
     },
+    /// `second` is a second parent, for a template that takes two.
     Stage {
         tx: TxId,
         template: u8,
         parent: Option<RecordId>,
+        second: Option<RecordId>,
     },
     Commit {
         tx: TxId,
@@ -40,6 +42,12 @@ pub enum Action {
         tx: TxId,
         record: RecordId,
     },
+    /// Rebuilds a view a cascade held back from its surviving sources
+    /// (model switch `rebuild`).
+    Rebuild {
+        tx: TxId,
+        record: RecordId,
+    },
 }
 
 impl Action {
@@ -53,12 +61,14 @@ impl Action {
                 tx,
                 template,
                 parent,
+                second,
             } => {
                 let base = spec.templates[template as usize].proposal;
+                let one = |p: Option<RecordId>| p.map_or(RecordSet::EMPTY, RecordSet::single);
                 Op::Stage {
                     tx,
                     proposal: Proposal {
-                        derived_from: parent.map_or(RecordSet::EMPTY, RecordSet::single),
+                        derived_from: one(parent).union(one(second)),
                         ..base
                     },
                 }
@@ -72,6 +82,7 @@ impl Action {
                 basis: basis.map_or(RecordSet::EMPTY, RecordSet::single),
             },
             Action::Revalidate { tx, record } => Op::Revalidate { tx, record },
+            Action::Rebuild { tx, record } => Op::Rebuild { tx, record },
         }
     }
 
@@ -85,14 +96,16 @@ impl Action {
                 tx,
                 template,
                 parent,
+                second,
             } => {
                 let name = spec
                     .templates
                     .get(template as usize)
                     .map_or("?", |t| t.name.as_str());
-                match parent {
-                    Some(p) => format!("T{tx} stages {name} derived from r{p}"),
-                    None => format!("T{tx} stages {name}"),
+                match (parent, second) {
+                    (Some(p), Some(q)) => format!("T{tx} stages {name} derived from r{p} and r{q}"),
+                    (Some(p), None) => format!("T{tx} stages {name} derived from r{p}"),
+                    _ => format!("T{tx} stages {name}"),
                 }
             }
             Action::Commit { tx } => format!("T{tx} commits"),
@@ -110,6 +123,7 @@ impl Action {
                 }
             }
             Action::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
+            Action::Rebuild { tx, record } => format!("T{tx} rebuilds r{record}"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The MemTX protocol as a `stateright::Model`. Its actions are exactly the
 //! protocol's operations open, stage, commit, abort, revoke, tool_call and
-//! (behind the model switch `revalidate`) revalidate, generated from a
+//! (behind the model switches `revalidate` and `rebuild`) revalidate and
+//! rebuild, generated from a
 //! model specification and its bounds; `next_state` calls the protocol and
 //! nothing protocol-specific is re-implemented here.
 //!
@@ -211,8 +212,9 @@ impl Model for MemtxModel {
 
     /// Candidate actions in a stable order (the explorer addresses actions
     /// by position): opens; then per transaction stage, commit, abort,
-    /// revalidations (when the model allows them) and tool calls; then
-    /// revokes. The protocol has the last word: an action it refuses is not
+    /// per quarantined record a revalidation and a rebuild (when the model
+    /// allows them; a rebuild is offered for every quarantined record, so
+    /// coverage counts each refusal) and tool calls; then revokes. The protocol has the last word: an action it refuses is not
     /// a transition. An aborted transaction is offered one call of each
     /// tool, which the protocol refuses: coverage counts that attempt
     /// (`gate.refused.aborted_transaction`), never as a transition.
@@ -242,6 +244,7 @@ impl Model for MemtxModel {
                                 tx,
                                 template,
                                 parent: None,
+                                second: None,
                             });
                         }
                         if tpl.parent_allowed {
@@ -250,21 +253,36 @@ impl Model for MemtxModel {
                                     tx,
                                     template,
                                     parent: Some(parent),
+                                    second: None,
                                 });
+                            }
+                        }
+                        if tpl.two_parents {
+                            for second in 1..n_records as RecordId {
+                                for parent in 0..second {
+                                    actions.push(Action::Stage {
+                                        tx,
+                                        template,
+                                        parent: Some(parent),
+                                        second: Some(second),
+                                    });
+                                }
                             }
                         }
                     }
                 }
                 actions.push(Action::Commit { tx });
                 actions.push(Action::Abort { tx });
-                if spec.revalidate {
-                    for (record, r) in store.records().iter().enumerate() {
-                        if r.state() == Lifecycle::Quarantined {
-                            actions.push(Action::Revalidate {
-                                tx,
-                                record: record as RecordId,
-                            });
-                        }
+                for (record, r) in store.records().iter().enumerate() {
+                    if r.state() != Lifecycle::Quarantined {
+                        continue;
+                    }
+                    let record = record as RecordId;
+                    if spec.revalidate {
+                        actions.push(Action::Revalidate { tx, record });
+                    }
+                    if spec.rebuild {
+                        actions.push(Action::Rebuild { tx, record });
                     }
                 }
             }

@@ -183,6 +183,7 @@ pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
         companion(Companion::StaleWriteRefused, stale_refused::<M>),
         companion(Companion::AbortedWithStaging, aborted_with_staging::<M>),
         companion(Companion::SnapshotDiffersFromNow, snapshot_differs::<M>),
+        companion(Companion::ViewRebuilt, view_rebuilt::<M>),
     ]
 }
 
@@ -269,6 +270,7 @@ companion!(reaches_tool_action, Companion::RetractionReachesToolAction);
 companion!(stale_refused, Companion::StaleWriteRefused);
 companion!(aborted_with_staging, Companion::AbortedWithStaging);
 companion!(snapshot_differs, Companion::SnapshotDiffersFromNow);
+companion!(view_rebuilt, Companion::ViewRebuilt);
 
 /// "An irreversible call is blocked" is a transition, not a state: a
 /// blocked call leaves the store as it was. It holds at a state where the

@@ -8,7 +8,7 @@ use crate::invariants::{Context, Selection};
 use crate::protocol::{Proposal, Protocol, Symbols, Tier};
 
 /// A record template: a proposal with no parent, and whether staging it
-/// may or must name one parent.
+/// may or must name one parent, or must name two.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TemplateSpec {
     pub name: String,
@@ -17,6 +17,8 @@ pub struct TemplateSpec {
     pub parent_optional: bool,
     /// It may be staged with one parent (any existing record).
     pub parent_allowed: bool,
+    /// It is staged with two distinct parents (any two existing records).
+    pub two_parents: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -34,6 +36,8 @@ pub struct ModelSpec {
     pub max_transactions: usize,
     /// Whether open transactions may revalidate quarantined records.
     pub revalidate: bool,
+    /// Whether open transactions may rebuild views a cascade held back.
+    pub rebuild: bool,
 }
 
 impl ModelSpec {
@@ -46,8 +50,10 @@ impl ModelSpec {
             .map(|(t, &proposal)| TemplateSpec {
                 name: t.name.clone(),
                 proposal,
-                parent_optional: t.parent != ParentRule::Required,
-                parent_allowed: t.parent != ParentRule::None,
+                parent_optional: t.parent == ParentRule::None || t.parent == ParentRule::Optional,
+                parent_allowed: t.parent == ParentRule::Optional
+                    || t.parent == ParentRule::Required,
+                two_parents: t.parent == ParentRule::Two,
             })
             .collect();
         ModelSpec {
@@ -59,6 +65,7 @@ impl ModelSpec {
             max_records: config.bounds.records,
             max_transactions: config.bounds.transactions,
             revalidate: config.revalidate,
+            rebuild: config.rebuild,
         }
     }
 

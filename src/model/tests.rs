@@ -150,6 +150,7 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
             tx: 0,
             template: 0,
             parent: None,
+            second: None,
         },
         Action::Commit { tx: 0 },
         Action::Open {
@@ -161,6 +162,7 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
             tx: 1,
             template: 2,
             parent: None,
+            second: None,
         },
     ] {
         s = model.next_state(&s, a).unwrap();

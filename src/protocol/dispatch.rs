@@ -1,7 +1,7 @@
 //! [`Protocol`]: the configuration a run fixes (tools, logical clock,
 //! variant) and the dispatch of one operation to its named step. Opening,
-//! staging and tool calls live here; commit, the gate, repair and
-//! revalidation have files of their own.
+//! staging and tool calls live here; commit, the gate, repair,
+//! revalidation and rebuild have files of their own.
 
 use super::lifecycle::Lifecycle;
 use super::operation::{Op, ProtocolError};
@@ -86,6 +86,7 @@ impl Protocol {
                 Outcome::ToolCall(self.tool_call(next, tx, tool, basis)?)
             }
             Op::Revalidate { tx, record } => self.revalidate(next, tx, record)?,
+            Op::Rebuild { tx, record } => self.rebuild(next, tx, record)?,
         })
     }
 
@@ -137,6 +138,10 @@ impl Protocol {
             Op::Revalidate { tx, record } => {
                 open_tx(store, tx, "revalidate into")?;
                 self.check_revalidation(store, tx, record)
+            }
+            Op::Rebuild { tx, record } => {
+                open_tx(store, tx, "rebuild into")?;
+                self.check_rebuild(store, tx, record)
             }
         }
     }

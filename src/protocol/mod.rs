@@ -20,6 +20,7 @@ mod lifecycle;
 mod operation;
 mod outcome;
 mod packed;
+mod rebuild;
 mod record;
 mod record_set;
 mod repair;

@@ -39,6 +39,13 @@ pub enum Op {
         tx: TxId,
         record: RecordId,
     },
+    /// Rebuilds a view a cascade held back from its surviving sources into
+    /// `tx`'s staging (card §3.4: views are "held back and rebuilt from
+    /// surviving sources"; `protocol::rebuild`).
+    Rebuild {
+        tx: TxId,
+        record: RecordId,
+    },
 }
 
 /// An operation the protocol refuses; the store is left unchanged.
@@ -65,16 +72,34 @@ pub enum ProtocolError {
     },
     /// tool_action records come only from executed tool calls.
     StagedToolAction,
-    /// Only a quarantined record can be revalidated.
+    /// Only a quarantined record can be revalidated or rebuilt; `op` is
+    /// the operation's verb.
     NotQuarantined {
+        op: &'static str,
         record: RecordId,
         state: &'static str,
     },
     /// The record is staged by another transaction that is still open:
     /// that transaction's commit or abort decides it.
     StagedElsewhere {
+        op: &'static str,
         record: RecordId,
         tx: TxId,
+    },
+    /// Only a view (summary, profile, index entry, shared copy) is rebuilt.
+    NotAView {
+        record: RecordId,
+        kind: &'static str,
+    },
+    /// A commit check quarantined this view: revalidation, not a rebuild,
+    /// takes it back.
+    QuarantinedByCheck {
+        record: RecordId,
+        reason: &'static str,
+    },
+    /// Every source of the view is revoked: nothing to rebuild it from.
+    NoSurvivingSource {
+        record: RecordId,
     },
     StoreFull,
     /// Transaction ids are bytes: at most 256 transactions per store.
@@ -109,13 +134,26 @@ impl fmt::Display for ProtocolError {
                 f,
                 "cannot stage a tool_action record: only an executed tool call creates one"
             ),
-            ProtocolError::NotQuarantined { record, state } => write!(
+            ProtocolError::NotQuarantined { op, record, state } => write!(
                 f,
-                "cannot revalidate r{record}: it is {state}, only quarantined records can be revalidated"
+                "cannot {op} r{record}: it is {state}, only a quarantined record can be {}",
+                past_participle(op)
             ),
-            ProtocolError::StagedElsewhere { record, tx } => write!(
+            ProtocolError::StagedElsewhere { op, record, tx } => write!(
                 f,
-                "cannot revalidate r{record}: it is staged by T{tx}, which is still open and decides it"
+                "cannot {op} r{record}: it is staged by T{tx}, which is still open and decides it"
+            ),
+            ProtocolError::NotAView { record, kind } => write!(
+                f,
+                "cannot rebuild r{record}: it is a {kind}, only a view (summary, profile, index entry, shared copy) is rebuilt"
+            ),
+            ProtocolError::QuarantinedByCheck { record, reason } => write!(
+                f,
+                "cannot rebuild r{record}: a commit check quarantined it ({reason}), not a cascade; revalidate it instead"
+            ),
+            ProtocolError::NoSurvivingSource { record } => write!(
+                f,
+                "cannot rebuild r{record}: every record it derives from is revoked, no source survives"
             ),
             ProtocolError::StoreFull => write!(f, "the store is full ({MAX_RECORDS} records)"),
             ProtocolError::TooManyTransactions => {
@@ -127,3 +165,11 @@ impl fmt::Display for ProtocolError {
 }
 
 impl std::error::Error for ProtocolError {}
+
+/// "revalidate" → "revalidated", "rebuild" → "rebuilt".
+fn past_participle(op: &str) -> &'static str {
+    match op {
+        "rebuild" => "rebuilt",
+        _ => "revalidated",
+    }
+}

@@ -48,6 +48,14 @@ pub enum Outcome {
         /// a cascade had held back.
         reason: Option<Reason>,
     },
+    /// A view a cascade held back, rebuilt from its surviving sources:
+    /// tentative again in `tx`'s staging, deriving from its parents but
+    /// the revoked ones (`dropped`).
+    Rebuilt {
+        tx: TxId,
+        record: RecordId,
+        dropped: RecordSet,
+    },
 }
 
 enumerated! {

@@ -366,6 +366,16 @@ impl Record {
         }
     }
 
+    /// The same record deriving from `parents` instead (a rebuild), its
+    /// digest computed again.
+    pub(in crate::protocol) fn with_parents(self, parents: RecordSet) -> Record {
+        let fields = Proposal {
+            derived_from: parents,
+            ..self.fields
+        };
+        Record::new(fields, self.owner, self.state, self.reason, self.tool)
+    }
+
     /// The same record with its digest computed again, for a test that
     /// changed a field the digest covers.
     #[cfg(test)]

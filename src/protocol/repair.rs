@@ -162,6 +162,11 @@ impl Protocol {
         } else {
             store.move_to(id, to)?
         };
+        if to == Lifecycle::Quarantined {
+            // Held back by the cascade now, whatever a commit check once
+            // said of it (a revalidated view): a rebuild takes it back.
+            store.records[id as usize].reason = None;
+        }
         store.registry.insert(id);
         if !(root && self.faulty(Fault::UnloggedRetraction)) {
             store.log.push(LogEntry {

@@ -4,7 +4,9 @@
 //! own staging; its commit then checks the record again like any staged
 //! record, so a view whose parent is still revoked is quarantined again.
 //!
-//! Where the card is silent, these readings hold (README "Revalidation"):
+//! Where the card is silent, these readings hold (the readings of open
+//! points, "Revalidation"; a view a cascade held back is rebuilt instead,
+//! `rebuild`):
 //! - any open transaction may revalidate, at any tier and for any agent
 //!   (the card names no author for a rebuild, and the protocol reads agent
 //!   identity nowhere else);
@@ -44,20 +46,12 @@ impl Protocol {
             .ok_or(ProtocolError::UnknownRecord(record))?;
         if r.state() != Lifecycle::Quarantined {
             return Err(ProtocolError::NotQuarantined {
+                op: "revalidate",
                 record,
                 state: r.state().name(),
             });
         }
-        let holder = store.txs.iter().enumerate().find(|&(id, t)| {
-            id != tx as usize && t.status == TxStatus::Open && t.staged.contains(record)
-        });
-        match holder {
-            Some((holder, _)) => Err(ProtocolError::StagedElsewhere {
-                record,
-                tx: holder as TxId,
-            }),
-            None => Ok(()),
-        }
+        not_staged_elsewhere(store, "revalidate", tx, record)
     }
 
     /// Takes quarantined `record` back to tentative into `tx`'s staging
@@ -68,12 +62,45 @@ impl Protocol {
         tx: TxId,
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
-        store.move_to(record, Lifecycle::Tentative)?;
+        restage(store, tx, record)?;
         let reason = store.records[record as usize].reason;
-        for t in &mut store.txs {
-            t.staged.remove(record);
-        }
-        store.txs[tx as usize].staged.insert(record);
         Ok(Outcome::Revalidated { tx, record, reason })
     }
+}
+
+/// Refuses `record` when another open transaction than `tx` stages it:
+/// that transaction's commit or abort decides it (revalidation and
+/// rebuild alike).
+pub(in crate::protocol) fn not_staged_elsewhere(
+    store: &Store,
+    op: &'static str,
+    tx: TxId,
+    record: RecordId,
+) -> Result<(), ProtocolError> {
+    let holder = store.txs.iter().enumerate().find(|&(id, t)| {
+        id != tx as usize && t.status == TxStatus::Open && t.staged.contains(record)
+    });
+    match holder {
+        Some((holder, _)) => Err(ProtocolError::StagedElsewhere {
+            op,
+            record,
+            tx: holder as TxId,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Moves quarantined `record` back to tentative, out of the staging of
+/// the transaction that staged it and into `tx`'s.
+pub(in crate::protocol) fn restage(
+    store: &mut Store,
+    tx: TxId,
+    record: RecordId,
+) -> Result<(), ProtocolError> {
+    store.move_to(record, Lifecycle::Tentative)?;
+    for t in &mut store.txs {
+        t.staged.remove(record);
+    }
+    store.txs[tx as usize].staged.insert(record);
+    Ok(())
 }

@@ -195,6 +195,9 @@ pub(crate) enum Fault {
     /// An external_action open reports an empty snapshot (honest
     /// outcome, report).
     OpenReportsEmptySnapshot,
+    /// A rebuild keeps every parent, the revoked ones too (lifecycle,
+    /// rebuilt_from_survivors).
+    RebuildKeepsRevokedSource,
 }
 
 /// The variant a protocol runs: every switch plus the mechanisms it ablates.

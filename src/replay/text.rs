@@ -83,6 +83,7 @@ fn describe_step(s: &StepReport, config: &Compiled) -> String {
         Step::Abort { tx } => format!("T{tx} aborts"),
         Step::Revoke { record } => format!("revoke r{record}"),
         Step::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
+        Step::Rebuild { tx, record } => format!("T{tx} rebuilds r{record}"),
         Step::ToolCall { tx, tool, basis } => {
             let kind = match config.tool_index(tool) {
                 Some(t) if config.invariant_context.is_irreversible(t) => "irreversible ",

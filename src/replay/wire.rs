@@ -60,6 +60,11 @@ enum OutcomeJson {
         tx: u8,
         was: Option<Reason>,
     },
+    Rebuilt {
+        rebuilt: u8,
+        tx: u8,
+        dropped: Vec<u8>,
+    },
 }
 
 #[derive(Serialize)]
@@ -266,6 +271,15 @@ fn outcome_json(outcome: &Outcome) -> OutcomeJson {
             revalidated: *record,
             tx: *tx,
             was: *reason,
+        },
+        Outcome::Rebuilt {
+            tx,
+            record,
+            dropped,
+        } => OutcomeJson::Rebuilt {
+            rebuilt: *record,
+            tx: *tx,
+            dropped: dropped.iter().collect(),
         },
     }
 }

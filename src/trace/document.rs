@@ -57,6 +57,10 @@ pub enum Step {
         tx: u8,
         record: u8,
     },
+    Rebuild {
+        tx: u8,
+        record: u8,
+    },
 }
 
 impl Step {
@@ -70,6 +74,7 @@ impl Step {
             Step::Revoke { .. } => "revoke",
             Step::ToolCall { .. } => "tool_call",
             Step::Revalidate { .. } => "revalidate",
+            Step::Rebuild { .. } => "rebuild",
         }
     }
 }

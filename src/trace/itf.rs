@@ -5,8 +5,8 @@
 //! two MBT variables: `mbt::actionTaken`, the operation's name (`init` for
 //! the initial state), and `mbt::nondetPicks`, a record with one field per
 //! argument any operation takes ([`NONDET_PICKS`]: `agent`, `tier`, `tx`,
-//! `proposal` (a stage's record), `record` (a revoke's or revalidation's
-//! record id), `tool`, `basis`), each `Some(value)` for the arguments the
+//! `proposal` (a stage's record), `record` (a revoke's, revalidation's or
+//! rebuild's record id), `tool`, `basis`), each `Some(value)` for the arguments the
 //! step took and `None` for the others. ITF has no floats and no null:
 //! integers are `{"#bigint": "n"}`, authority and confidence are integer
 //! hundredths, sets are `{"#set": [...]}`, and an absent value is the Quint
@@ -79,7 +79,9 @@ fn nondet_picks(step: Option<&Step>) -> Value {
             ("tool", Value::from(tool.as_str())),
             ("basis", id_set(basis)),
         ],
-        Some(Step::Revalidate { tx, record }) => vec![("tx", int(*tx)), ("record", int(*record))],
+        Some(Step::Revalidate { tx, record } | Step::Rebuild { tx, record }) => {
+            vec![("tx", int(*tx)), ("record", int(*record))]
+        }
     };
     let mut picks = serde_json::Map::new();
     for name in NONDET_PICKS {
@@ -178,8 +180,8 @@ fn action(step: &Step) -> Value {
         Step::ToolCall { tx, tool, basis } => {
             json!({"op": "tool_call", "tx": int(*tx), "tool": tool, "basis": id_set(basis)})
         }
-        Step::Revalidate { tx, record } => {
-            json!({"op": "revalidate", "tx": int(*tx), "record": int(*record)})
+        Step::Revalidate { tx, record } | Step::Rebuild { tx, record } => {
+            json!({"op": step.op_name(), "tx": int(*tx), "record": int(*record)})
         }
     }
 }

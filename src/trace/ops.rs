@@ -33,6 +33,10 @@ impl Step {
                 tx: *tx,
                 record: *record,
             },
+            Step::Rebuild { tx, record } => Op::Rebuild {
+                tx: *tx,
+                record: *record,
+            },
         })
     }
 
@@ -53,6 +57,7 @@ impl Step {
                 basis: basis.iter().collect(),
             },
             Op::Revalidate { tx, record } => Step::Revalidate { tx, record },
+            Op::Rebuild { tx, record } => Step::Rebuild { tx, record },
         }
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The operations a step may name, and the fields each takes.
-const OPS: [(&str, &[&str]); 7] = [
+const OPS: [(&str, &[&str]); 8] = [
     ("open", &["agent", "tier"]),
     ("stage", &["tx", "record"]),
     ("commit", &["tx"]),
@@ -22,6 +22,7 @@ const OPS: [(&str, &[&str]); 7] = [
     ("revoke", &["record"]),
     ("tool_call", &["tx", "tool", "basis"]),
     ("revalidate", &["tx", "record"]),
+    ("rebuild", &["tx", "record"]),
 ];
 
 impl Trace {
@@ -185,6 +186,10 @@ fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step,
             record: record_id(v, raw.record.as_ref())?,
         },
         "revalidate" => Step::Revalidate {
+            tx: tx(v)?,
+            record: record_id(v, raw.record.as_ref())?,
+        },
+        "rebuild" => Step::Rebuild {
             tx: tx(v)?,
             record: record_id(v, raw.record.as_ref())?,
         },

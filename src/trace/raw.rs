@@ -37,8 +37,8 @@ pub(crate) struct RawStep {
     pub agent: Option<i64>,
     pub tier: Option<Tier>,
     pub tx: Option<i64>,
-    /// A record specification for `stage`, a record id for `revoke` and
-    /// `revalidate`.
+    /// A record specification for `stage`, a record id for `revoke`,
+    /// `revalidate` and `rebuild`.
     pub record: Option<Value>,
     pub tool: Option<String>,
     pub basis: Option<Vec<i64>>,

@@ -507,6 +507,7 @@ mod round_trip {
                     basis
                 }),
             (any::<u8>(), 0u8..64).prop_map(|(tx, record)| Step::Revalidate { tx, record }),
+            (any::<u8>(), 0u8..64).prop_map(|(tx, record)| Step::Rebuild { tx, record }),
         ]
     }
 

@@ -60,6 +60,10 @@ enum StepJson<'a> {
         tx: u8,
         record: u8,
     },
+    Rebuild {
+        tx: u8,
+        record: u8,
+    },
 }
 
 #[derive(Serialize)]
@@ -89,6 +93,10 @@ impl<'a> StepJson<'a> {
                 basis,
             },
             Step::Revalidate { tx, record } => StepJson::Revalidate {
+                tx: *tx,
+                record: *record,
+            },
+            Step::Rebuild { tx, record } => StepJson::Rebuild {
                 tx: *tx,
                 record: *record,
             },

@@ -39,6 +39,8 @@ pub enum Branch {
     Move(usize),
     /// What had quarantined a revalidated record.
     Revalidate(RevalidateBranch),
+    /// What a rebuild did, or why the protocol refused it.
+    Rebuild(RebuildBranch),
 }
 
 /// The gate's branches: a pass, an allowed irreversible call (plain, or
@@ -72,6 +74,41 @@ pub enum RevalidateBranch {
     AfterCascade,
 }
 
+/// A rebuild's branches: it dropped a revoked source, or every source
+/// survived (the view's sources are held back themselves); or the
+/// protocol refused it, for each reason a model can offer one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RebuildBranch {
+    DroppedRevoked,
+    KeptEverySource,
+    RefusedNotAView,
+    RefusedCommitCheck,
+    RefusedStagedElsewhere,
+    RefusedNoSurvivingSource,
+}
+
+impl RebuildBranch {
+    pub const ALL: [RebuildBranch; 6] = [
+        RebuildBranch::DroppedRevoked,
+        RebuildBranch::KeptEverySource,
+        RebuildBranch::RefusedNotAView,
+        RebuildBranch::RefusedCommitCheck,
+        RebuildBranch::RefusedStagedElsewhere,
+        RebuildBranch::RefusedNoSurvivingSource,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            RebuildBranch::DroppedRevoked => "rebuild.dropped_revoked",
+            RebuildBranch::KeptEverySource => "rebuild.kept_every_source",
+            RebuildBranch::RefusedNotAView => "rebuild.refused.not_a_view",
+            RebuildBranch::RefusedCommitCheck => "rebuild.refused.commit_check",
+            RebuildBranch::RefusedStagedElsewhere => "rebuild.refused.staged_elsewhere",
+            RebuildBranch::RefusedNoSurvivingSource => "rebuild.refused.no_surviving_source",
+        }
+    }
+}
+
 /// Kinds a writer may stage: every kind but the tool action, which only
 /// an executed call creates (the last kind, so the staged kinds are the
 /// first `STAGED_KINDS` in `Kind` order).
@@ -98,9 +135,10 @@ const GATE: usize = ADMITTED + Admission::ALL.len();
 const REPAIR: usize = GATE + GATE_OTHERS + Refusal::ALL.len();
 const MOVE: usize = REPAIR + ROOT_REPAIRS + DESCENDANT_REPAIRS;
 const REVALIDATE: usize = MOVE + MOVES.len();
+const REBUILD: usize = REVALIDATE + 2;
 
 /// How many branches there are.
-pub const COUNT: usize = REVALIDATE + 2;
+pub const COUNT: usize = REBUILD + RebuildBranch::ALL.len();
 
 impl Branch {
     /// The branch's row in `coverage.csv` and its bit in a label.
@@ -137,6 +175,7 @@ impl Branch {
             Branch::Move(i) => MOVE + i,
             Branch::Revalidate(RevalidateBranch::AfterCommitCheck) => REVALIDATE,
             Branch::Revalidate(RevalidateBranch::AfterCascade) => REVALIDATE + 1,
+            Branch::Rebuild(rebuild) => REBUILD + rebuild as usize,
         }
     }
 
@@ -199,6 +238,7 @@ impl Branch {
             Branch::Revalidate(RevalidateBranch::AfterCascade) => {
                 "revalidate.after_cascade".to_owned()
             }
+            Branch::Rebuild(rebuild) => rebuild.name().to_owned(),
         }
     }
 
@@ -256,6 +296,7 @@ impl Branch {
         all.extend((0..MOVES.len()).map(Branch::Move));
         all.push(Branch::Revalidate(RevalidateBranch::AfterCommitCheck));
         all.push(Branch::Revalidate(RevalidateBranch::AfterCascade));
+        all.extend(RebuildBranch::ALL.map(Branch::Rebuild));
         all
     }
 

@@ -2,7 +2,7 @@
 //! record states around the step; and an attempt's, read off the
 //! protocol's refusal.
 
-use super::branch::{Branch, GateBranch, RepairBranch, RevalidateBranch};
+use super::branch::{Branch, GateBranch, RebuildBranch, RepairBranch, RevalidateBranch};
 use super::MOVE_BITS;
 use crate::model::spec::ModelSpec;
 use crate::protocol::{Kind, Lifecycle, Op, Outcome, ProtocolError, Repair, Store, Tier};
@@ -70,17 +70,40 @@ pub fn transition_labels(
             };
             Branch::Revalidate(cause).bit() | moves(before, after)
         }
+        Outcome::Rebuilt { dropped, .. } => {
+            let how = if dropped.is_empty() {
+                RebuildBranch::KeptEverySource
+            } else {
+                RebuildBranch::DroppedRevoked
+            };
+            Branch::Rebuild(how).bit() | moves(before, after)
+        }
     }
 }
 
-/// The branches an attempt took that the protocol refused: only a tool
-/// call by an aborted transaction is a branch (of the gate's caller); any
-/// other refusal is the model offering an action the protocol has no
-/// branch for (a basis it may not use, a record it may not revoke, …).
+/// The branches an attempt took that the protocol refused: a tool call
+/// by an aborted transaction (a branch of the gate's caller) and each
+/// refusal of a rebuild the model offers (every quarantined record is
+/// offered one); any other refusal is the model offering an action the
+/// protocol has no branch for (a basis it may not use, a record it may
+/// not revoke, …).
 pub fn refusal_labels(op: &Op, error: &ProtocolError) -> u128 {
+    let refused = |why| Branch::Rebuild(why).bit();
     match (op, error) {
         (Op::ToolCall { .. }, ProtocolError::TransactionAborted(_)) => {
             Branch::Gate(GateBranch::RefusedAbortedTransaction).bit()
+        }
+        (Op::Rebuild { .. }, ProtocolError::NotAView { .. }) => {
+            refused(RebuildBranch::RefusedNotAView)
+        }
+        (Op::Rebuild { .. }, ProtocolError::QuarantinedByCheck { .. }) => {
+            refused(RebuildBranch::RefusedCommitCheck)
+        }
+        (Op::Rebuild { .. }, ProtocolError::StagedElsewhere { .. }) => {
+            refused(RebuildBranch::RefusedStagedElsewhere)
+        }
+        (Op::Rebuild { .. }, ProtocolError::NoSurvivingSource { .. }) => {
+            refused(RebuildBranch::RefusedNoSurvivingSource)
         }
         _ => 0,
     }

@@ -31,6 +31,11 @@
 //!   (before and after it; see [`MOVES`] for which and why);
 //! - `revalidate.*`: revalidating a record a commit check quarantined, or a
 //!   view a cascade held back.
+//! - `rebuild.*`: a view a cascade held back rebuilt without its revoked
+//!   sources (or with every source, when they are held back themselves),
+//!   and each refusal of a rebuild the model offers (not a view, quarantined
+//!   by a commit check, staged by another open transaction, no surviving
+//!   source): attempts, counted like the aborted transaction's call.
 //!
 //! [`Branch`] is the one list, the same rows in the same order for every
 //! model, derived from the protocol's own enumerations (`branch.rs`), so
@@ -45,7 +50,9 @@ mod branch;
 mod label;
 mod tally;
 
-pub use branch::{Branch, GateBranch, RepairBranch, RevalidateBranch, COUNT as BRANCH_COUNT};
+pub use branch::{
+    Branch, GateBranch, RebuildBranch, RepairBranch, RevalidateBranch, COUNT as BRANCH_COUNT,
+};
 pub use label::{refusal_labels, transition_labels};
 pub use tally::{unknown_branch, BranchCount, Coverage};
 

@@ -13,6 +13,7 @@ mod evidence_validity;
 mod gate;
 mod isolation;
 mod parents;
+mod rebuild;
 mod refusals;
 mod repair;
 mod tool_basis;

@@ -1,0 +1,115 @@
+//! Rebuild (card §3.4: on a retraction, derived views "are held back and
+//! rebuilt from surviving sources"). An open transaction takes a view a
+//! cascade held back, drops its revoked parents, and stages it again as
+//! tentative; its commit then judges it with the four checks like any
+//! staged record.
+//!
+//! Where the card is open, these readings hold (docs, "Rebuild"):
+//! - a source *survives* when it is not revoked. A quarantined parent (a
+//!   view held back itself, or one a commit check refused) may come back,
+//!   and a superseded one is history the view summarised, not a
+//!   retraction: both stay parents. The rebuilt view's commit judges them
+//!   as ever (check 3 quarantines it while a parent is itself held back);
+//! - the view keeps its id: one record whose provenance changes, its
+//!   `derived_from` narrowed to the survivors. I2 and G3 read the
+//!   provenance a record has now, so a rebuilt view that no longer derives
+//!   from the retracted record is outside the retraction's reach, which is
+//!   what "rebuilt" means; the lifecycle gains no move (quarantined →
+//!   tentative is revalidation's), and no record slot is spent on a copy;
+//! - no visibility rule: staging reads parents without one (commit, not
+//!   staging, judges them) and a rebuild is a staging again with fewer
+//!   parents; no tier sees the quarantined view itself;
+//! - the rollback log records nothing: it lists what a retraction undid,
+//!   and a rebuild undoes nothing; the cascade's `quarantined` entry for
+//!   the view stays as its history, and the dropped parents are in the
+//!   outcome. The view leaves the revocation registry, as it no longer
+//!   descends from a retracted record by the parents it has; a descendant
+//!   through a surviving parent that is itself held back is still judged
+//!   by check 3 on that parent and by check 4 on every ancestor;
+//! - refused: a record that is not a view, one not quarantined, one a
+//!   commit check quarantined (its reason says so: revalidation's job),
+//!   one still staged by another open transaction, and one whose every
+//!   parent is revoked (nothing survives to rebuild it from);
+//! - the scope rule and laundering read the rebuilt view's parents as they
+//!   are: dropping a revoked private parent drops what the view laundered
+//!   through it, and a kept private parent is judged at its commit.
+
+use super::dispatch::Protocol;
+use super::lifecycle::Lifecycle;
+use super::operation::ProtocolError;
+use super::outcome::Outcome;
+use super::record_set::{RecordId, RecordSet};
+use super::revalidate::{not_staged_elsewhere, restage};
+use super::store::Store;
+use super::transaction::TxId;
+use super::variant::Fault;
+
+impl Protocol {
+    /// The refusals of `rebuild {tx, record}` beyond `tx` being open.
+    pub(in crate::protocol) fn check_rebuild(
+        &self,
+        store: &Store,
+        tx: TxId,
+        record: RecordId,
+    ) -> Result<(), ProtocolError> {
+        let r = store
+            .record(record)
+            .ok_or(ProtocolError::UnknownRecord(record))?;
+        if !r.kind().is_view() {
+            return Err(ProtocolError::NotAView {
+                record,
+                kind: r.kind().name(),
+            });
+        }
+        if r.state() != Lifecycle::Quarantined {
+            return Err(ProtocolError::NotQuarantined {
+                op: "rebuild",
+                record,
+                state: r.state().name(),
+            });
+        }
+        if let Some(reason) = r.reason() {
+            return Err(ProtocolError::QuarantinedByCheck {
+                record,
+                reason: reason.name(),
+            });
+        }
+        not_staged_elsewhere(store, "rebuild", tx, record)?;
+        if survivors(store, record).is_empty() {
+            return Err(ProtocolError::NoSurvivingSource { record });
+        }
+        Ok(())
+    }
+
+    /// Rebuilds `record` from its surviving sources into `tx`'s staging
+    /// (checked beforehand).
+    pub(in crate::protocol) fn rebuild(
+        &self,
+        store: &mut Store,
+        tx: TxId,
+        record: RecordId,
+    ) -> Result<Outcome, ProtocolError> {
+        let parents = store.records[record as usize].derived_from();
+        let kept = if self.faulty(Fault::RebuildKeepsRevokedSource) {
+            parents
+        } else {
+            survivors(store, record)
+        };
+        let rebuilt = store.records[record as usize].with_parents(kept);
+        store.records[record as usize] = rebuilt;
+        store.registry.remove(record);
+        restage(store, tx, record)?;
+        Ok(Outcome::Rebuilt {
+            tx,
+            record,
+            dropped: parents.difference(kept),
+        })
+    }
+}
+
+/// The parents of `record` that are not revoked.
+fn survivors(store: &Store, record: RecordId) -> RecordSet {
+    store.records[record as usize]
+        .derived_from()
+        .difference(store.in_state(Lifecycle::Revoked))
+}
