@@ -4,7 +4,7 @@
 //! own staging; its commit then checks the record again like any staged
 //! record, so a view whose parent is still revoked is quarantined again.
 //!
-//! Where the card is silent, these readings hold (README "Revalidation"):
+//! Where the card is silent, these readings hold (docs/readings.md, "Revalidation"):
 //! - any open transaction may revalidate, at any tier and for any agent
 //!   (the card names no author for a rebuild, and the protocol reads agent
 //!   identity nowhere else);
