@@ -232,7 +232,10 @@ fn pages(root: &Path) -> Vec<PathBuf> {
             .collect();
         entries.sort();
         for path in entries {
-            let rel = path.strip_prefix(root).expect("under the root").to_path_buf();
+            let rel = path
+                .strip_prefix(root)
+                .expect("under the root")
+                .to_path_buf();
             if path.is_dir() {
                 walk(root, &rel, out);
             } else if path.extension().is_some_and(|e| e == "md") {
@@ -276,7 +279,10 @@ fn every_page_of_the_guide_is_listed_in_its_index() {
         .filter(|p| p.starts_with("docs") && p != Path::new("docs/README.md"))
         .filter(|p| !listed.contains(p))
         .collect();
-    assert!(missing.is_empty(), "pages docs/README.md does not list: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "pages docs/README.md does not list: {missing:?}"
+    );
 }
 
 /// The checker on pages made up in memory.
