@@ -4,7 +4,7 @@
 # as 2 processes x 1 thread on loopback, in paired rounds (the three
 # variants back to back in each round); per run the wall time and each
 # process's peak resident memory (/usr/bin/time -v). Medians over the
-# rounds are what the README reports.
+# rounds are what docs/performance-log.md reports.
 #
 #   cargo build --release
 #   flock /tmp/memtx-bench.lock sh benches/distributed.sh [ROUNDS] [DEPTH]

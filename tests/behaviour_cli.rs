@@ -62,8 +62,8 @@ fn bin() -> Command {
 
 /// The ablations' and variants' common base: their own templates and
 /// tool under the authors' code, named `default` (the previous default
-/// model, before it gained templates the ablations do not have; README
-/// "Behaviour: where two models part").
+/// model, before it gained templates the ablations do not have;
+/// docs/diff.md, "Behaviour: where two models part").
 /// The base model's path, written once per test process: the tests of
 /// this binary run in parallel, and rewriting one shared file while
 /// another test's process reads it made the reader see it half-written.

@@ -98,7 +98,7 @@ fn a_changed_state_space_is_reported_level_by_level() {
         .output()
         .expect("the binary runs")
         .status;
-    // Exit 1: the default model breaks our scope property (README).
+    // Exit 1: the default model breaks our scope property (docs/findings.md).
     assert_eq!(status.code(), Some(1));
     let saved = saved.display().to_string();
     let (code, out, _) = diff(&[&saved, "models/default.json", "--depth", "4"]);

@@ -75,7 +75,7 @@ fn dump(dir: &Path, model: &str, depth: &str, name: &str) -> Output {
     ])
 }
 
-/// FNV-1a, 128 bits, as the README documents it.
+/// FNV-1a, 128 bits, as docs/dumps.md ("The state fingerprint") documents it.
 fn fnv1a128(bytes: &[u8]) -> u128 {
     let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
     for &b in bytes {

@@ -370,7 +370,7 @@ fn diff_refuses_a_report_that_mixes_runs_or_is_malformed() {
                 "--depth",
                 depth,
                 // The paper's three, which hold: the default model breaks
-                // our scope property (README).
+                // our scope property (docs/findings.md).
                 "--properties",
                 "I1,I2,G3",
                 "--out",

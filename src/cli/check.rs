@@ -68,7 +68,7 @@ pub struct CheckArgs {
     pub expect: bool,
     /// Count one state per class of states equal up to a renaming of
     /// transaction ids (as `"symmetry": true` in the model): same verdicts,
-    /// real counterexamples, fewer states (README "Symmetry").
+    /// real counterexamples, fewer states (docs/symmetry.md).
     #[arg(long)]
     pub symmetry: bool,
     /// Bits of the stored state fingerprints: 64 (8 bytes a state) or 128

@@ -4,7 +4,7 @@
 //! renaming that puts the transactions in ascending order of their values
 //! (`Store::sort_transactions`).
 //!
-//! Why this is sound, in short (the README's "Symmetry" section argues it
+//! Why this is sound, in short (docs/symmetry.md, "Why it is sound", argues it
 //! rule by rule): a transaction id is only a position in the store's
 //! transaction list. Every rule that reads one — stage, commit and abort
 //! into transaction `tx`, the gate and the tool call for `tx`, the stale

@@ -4,7 +4,8 @@
 //! tentative; its commit then judges it with the four checks like any
 //! staged record.
 //!
-//! Where the card is open, these readings hold (docs, "Rebuild"):
+//! Where the card is open, these readings hold (docs/readings.md,
+//! "Rebuild"):
 //! - a source *survives* when it is not revoked. A quarantined parent (a
 //!   view held back itself, or one a commit check refused) may come back,
 //!   and a superseded one is history the view summarised, not a

@@ -4,9 +4,9 @@
 //! own staging; its commit then checks the record again like any staged
 //! record, so a view whose parent is still revoked is quarantined again.
 //!
-//! Where the card is silent, these readings hold (the readings of open
-//! points, "Revalidation"; a view a cascade held back is rebuilt instead,
-//! `rebuild`):
+//! Where the card is silent, these readings hold (docs/readings.md,
+//! "Revalidation"; a view a cascade held back is rebuilt instead, see
+//! `rebuild` and "Rebuild" there):
 //! - any open transaction may revalidate, at any tier and for any agent
 //!   (the card names no author for a rebuild, and the protocol reads agent
 //!   identity nowhere else);

@@ -267,7 +267,7 @@ class Config:
         f = Fields(value, "reset", CONFIG_FIELDS)
         name = f.string("name")
         if name is not None and not NAME.fullmatch(name):
-            # README, "Models": the name becomes reports/NAME/.
+            # docs/models.md, "The fields": the name becomes runs/NAME/.
             raise BadRequest(f"reset.name: {_show(name)} is not a model name ({NAME_RULE})")
         f.string("description")
         f.boolean("symmetry")
@@ -304,7 +304,7 @@ class Config:
                 raise BadRequest(f"{tf.at('kind')}: \"tool_action\" cannot be a template")
             tf.one_of("parent", ("none", "optional", "required"), required=False)
         if templates and all(t.get("parent") == "required" for t in templates):
-            # README, "Models": then no record could ever be the first parent.
+            # docs/models.md, "Templates": then no record could ever be the first parent.
             raise BadRequest("reset.templates[0].parent: every template requires a parent")
         if f.get("expect") is not None:
             Fields(f.get("expect"), "reset.expect", EXPECT_FIELDS)

@@ -41,7 +41,7 @@ MECHANISMS = (
 )
 
 # DOC GAP: the store's capacity. Steps name record ids 0..63 and
-# transaction ids 0..255 (README, "Traces"; the model's limits), but no
+# transaction ids 0..255 (docs/replay.md, the trace format; the model's limits), but no
 # document says what happens past them. As the model does: a 65th record
 # (staged, or made by an executed tool call) and a 257th transaction are
 # refused; a blocked call, which makes no record, is still answered.
@@ -489,7 +489,7 @@ class Store:
                 if "quarantined" in MOVES[node.state]:
                     # The reason stays: a revalidated view keeps the one
                     # a commit check gave it until a commit judges it
-                    # again (README, "Revalidation"); any other view
+                    # again (docs/readings.md, "Revalidation"); any other view
                     # reaching here has none.
                     self._move(node, "quarantined")
                     how = "quarantined"
