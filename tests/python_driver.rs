@@ -174,6 +174,7 @@ fn conform_finds_the_python_driver_in_agreement() {
         "models/coverage/evidence-validity.json",
         "models/coverage/views-windows.json",
         "models/coverage/revalidate.json",
+        "models/coverage/rebuild.json",
         "models/coverage/boundaries.json",
     ];
     let suites: [&[&str]; 2] = [

@@ -179,21 +179,23 @@ fn validate_templates(
     Ok(templates)
 }
 
-/// A template that requires a parent needs an existing record, and only a
-/// template staged without a parent makes the first (a tool call needs a
-/// visible record as its basis too). When every template requires one,
-/// none can ever be staged: refused, naming the first, rather than shown
-/// only as companions not reached.
+/// A template that requires a parent (or two) needs existing records, and
+/// only a template staged without a parent makes the first (a tool call
+/// needs a visible record as its basis too). When every template requires
+/// one, none can ever be staged: refused, naming the first, rather than
+/// shown only as companions not reached.
 fn parents_can_exist(v: &Validator, templates: &[Template]) -> Result<(), InputError> {
-    if templates.iter().any(|t| t.parent != ParentRule::Required) {
+    let needs_parents = |t: &Template| matches!(t.parent, ParentRule::Required | ParentRule::Two);
+    if !templates.iter().all(needs_parents) {
         return Ok(());
     }
     match templates.first() {
         Some(first) => Err(v.err(
             &format!("{}.parent", index("templates", 0)),
             format!(
-                "\"required\", but no record can ever exist to be the parent of template \"{}\": \
+                "\"{}\", but no record can ever exist to be the parent of template \"{}\": \
                  every template requires a parent (make one \"none\" or \"optional\")",
+                first.parent.name(),
                 first.name
             ),
         )),

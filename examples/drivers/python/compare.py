@@ -241,6 +241,8 @@ class Tally:
                 self.outcomes.add(f"{op}.{'root' if r['id'] in roots else 'descendant'}.{r['repair']}")
         elif op == "revalidate":
             self.outcomes.add(f"revalidate.after.{out.get('was') or 'cascade'}")
+        elif op == "rebuild":
+            self.outcomes.add(f"rebuild.{'dropped_revoked' if out.get('dropped') else 'kept_every_source'}")
 
 
 def run_trace(name, config, steps, model: Driver, impl: Driver, tally: Tally, save=None):
@@ -308,6 +310,7 @@ class Walk:
         self.tools = [t["name"] for t in config.get("tools") or []]
         self.templates = config.get("templates") or []
         self.revalidate = bool(config.get("revalidate"))
+        self.rebuild = bool(config.get("rebuild"))
         self.records: list[dict] = []
         # Per transaction: status (open, committed, aborted) and the ids
         # it sees (its snapshot and what it staged), from the answers.
@@ -332,7 +335,7 @@ class Walk:
             self.txs[step["tx"]]["status"] = "aborted"
         elif op == "stage":
             self.txs[step["tx"]]["sees"].add(out["record"])
-        elif op == "revalidate":
+        elif op in ("revalidate", "rebuild"):
             self.txs[step["tx"]]["sees"].add(step["record"])
 
     def __next__(self) -> dict:
@@ -369,6 +372,7 @@ class Walk:
             # The model offers revalidation only with the switch on; the
             # protocol takes it always.
             options += [self._revalidate] * (2 if self.revalidate else 1)
+            options += [self._rebuild] * (2 if self.rebuild else 1)
         if not options:
             return None
         if r.random() < 0.08:
@@ -390,13 +394,16 @@ class Walk:
         t = r.choice(self.templates)
         ids = [rec["id"] for rec in self.records]
         parent = t.get("parent") or "none"
-        if parent == "required" and not ids:
-            t = r.choice([x for x in self.templates if (x.get("parent") or "none") != "required"] or [t])
+        needs = {"required": 1, "two": 2}.get(parent, 0)
+        if len(ids) < needs:
+            t = r.choice([x for x in self.templates if (x.get("parent") or "none") in ("none", "optional")] or [t])
             parent = t.get("parent") or "none"
         derived = []
         if ids and (parent == "required" or (parent == "optional" and r.random() < 0.5)):
             # Often the newest record, so that chains of ancestry grow.
             derived = [ids[-1] if r.random() < 0.4 else r.choice(ids)]
+        elif parent == "two" and len(ids) >= 2:
+            derived = sorted(r.sample(ids, 2))
         rec = self._fields(t)
         rec["derived_from"] = derived
         return {"op": "stage", "tx": self._open_tx(), "record": rec}
@@ -426,9 +433,16 @@ class Walk:
         basis = sorted(r.sample(pool, min(len(pool), r.choice([0, 1, 1, 1, 2]))))
         return {"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": basis}
 
-    def _revalidate(self):
+    def _back(self, op: str) -> dict:
+        """A revalidation or a rebuild of a quarantined record."""
         q = [rec["id"] for rec in self.records if rec["state"] == "quarantined"]
-        return {"op": "revalidate", "tx": self._open_tx(), "record": self.rng.choice(q)}
+        return {"op": op, "tx": self._open_tx(), "record": self.rng.choice(q)}
+
+    def _revalidate(self):
+        return self._back("revalidate")
+
+    def _rebuild(self):
+        return self._back("rebuild")
 
     def _wild(self):
         """A step drawn without looking at the store: often refused."""
@@ -440,6 +454,7 @@ class Walk:
             {"op": "abort", "tx": tx},
             {"op": "revoke", "record": rid},
             {"op": "revalidate", "tx": tx, "record": rid},
+            {"op": "rebuild", "tx": tx, "record": rid},
         ]
         if self.tools:
             choices.append({"op": "tool_call", "tx": tx, "tool": r.choice(self.tools), "basis": [rid]})

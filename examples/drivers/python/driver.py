@@ -223,6 +223,7 @@ CONFIG_FIELDS = (
     "clock",
     "templates",
     "revalidate",
+    "rebuild",
     "variant",
     "expect",
     "symmetry",
@@ -272,6 +273,7 @@ class Config:
         f.string("description")
         f.boolean("symmetry")
         f.boolean("revalidate")  # the model's switch: the protocol always takes revalidate
+        f.boolean("rebuild")  # the same for rebuild
         self.agents = f.int_in("agents", 1, MAX_AGENTS) if f.get("agents") is not None else 2
         tiers = f.listed("tiers") if f.get("tiers") is not None else list(memtx.TIERS)
         if not tiers:
@@ -302,8 +304,8 @@ class Config:
             _record_fields(tf, self.agents)
             if tf.get("kind") == "tool_action":
                 raise BadRequest(f"{tf.at('kind')}: \"tool_action\" cannot be a template")
-            tf.one_of("parent", ("none", "optional", "required"), required=False)
-        if templates and all(t.get("parent") == "required" for t in templates):
+            tf.one_of("parent", ("none", "optional", "required", "two"), required=False)
+        if templates and all(t.get("parent") in ("required", "two") for t in templates):
             # docs/models.md, "Templates": then no record could ever be the first parent.
             raise BadRequest("reset.templates[0].parent: every template requires a parent")
         if f.get("expect") is not None:
@@ -361,6 +363,7 @@ OPS = {
     "revoke": ("record",),
     "tool_call": ("tx", "tool", "basis"),
     "revalidate": ("tx", "record"),
+    "rebuild": ("tx", "record"),
 }
 STEP_FIELDS = ("op", "agent", "tier", "tx", "record", "tool", "basis")
 
@@ -387,9 +390,11 @@ def apply_step(store: memtx.Store, config: Config, value) -> dict:
         return store.commit(tx)
     if op == "abort":
         return store.abort(tx)
-    if op in ("revoke", "revalidate"):
+    if op in ("revoke", "revalidate", "rebuild"):
         rid = f.int_in("record", 0, MAX_RECORDS - 1)
-        return store.revoke(rid) if op == "revoke" else store.revalidate(tx, rid)
+        if op == "revoke":
+            return store.revoke(rid)
+        return store.revalidate(tx, rid) if op == "revalidate" else store.rebuild(tx, rid)
     tool = f.string("tool", required=True)
     if tool not in store.tools:
         raise BadRequest(f"step.tool: {tool!r} is not a tool of the configuration")

@@ -487,11 +487,12 @@ class Store:
                 if node.state == "quarantined":
                     continue  # already held back: left as it is
                 if "quarantined" in MOVES[node.state]:
-                    # The reason stays: a revalidated view keeps the one
-                    # a commit check gave it until a commit judges it
-                    # again (docs/readings.md, "Revalidation"); any other view
-                    # reaching here has none.
+                    # Held back by the cascade now: a reason a commit
+                    # check once gave a revalidated view goes, so a
+                    # rebuild can take it back (docs/readings.md,
+                    # "Rebuild").
                     self._move(node, "quarantined")
+                    node.reason = None
                     how = "quarantined"
                 else:
                     # Card pitfall: quarantine is not allowed from
@@ -584,6 +585,37 @@ class Store:
         t.staged.append(rid)
         # The reason a commit check gave stays until a commit judges it.
         return {"revalidated": rid, "tx": tx, "was": rec.reason}
+
+    # ------------------------------------------------------------ rebuild
+
+    def rebuild(self, tx: int, rid: int) -> dict:
+        """Card §3.4: a view a cascade held back is rebuilt from its
+        surviving sources (docs/readings.md, "Rebuild"): its parents that
+        are not revoked stay, it is tentative again in tx's staging, and
+        it no longer descends from the retraction."""
+        t = self._open_tx(tx, "rebuild into")
+        rec = self._record(rid)
+        if rec.kind not in VIEWS:
+            raise Refused(f"cannot rebuild r{rid}: a {rec.kind} is not a view")
+        if rec.state != "quarantined":
+            raise Refused(f"cannot rebuild r{rid}: it is {rec.state}, not quarantined")
+        if rec.reason is not None:
+            raise Refused(f"cannot rebuild r{rid}: a commit check quarantined it ({rec.reason})")
+        for other in self.txs:
+            if other.status == "open" and rid in other.staged and other is not t:
+                raise Refused(f"r{rid} is still staged by open t{other.id}")
+        kept = tuple(p for p in rec.derived_from if self.records[p].state != "revoked")
+        if not kept:
+            raise Refused(f"cannot rebuild r{rid}: every source is revoked")
+        dropped = [p for p in rec.derived_from if p not in kept]
+        rec.derived_from = kept
+        self.registry.discard(rid)
+        for other in self.txs:
+            if rid in other.staged:
+                other.staged.remove(rid)
+        self._move(rec, "tentative")
+        t.staged.append(rid)
+        return {"rebuilt": rid, "tx": tx, "dropped": dropped}
 
 
 def _overlap(a: Record, b: Record) -> bool:
