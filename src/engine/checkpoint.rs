@@ -218,14 +218,16 @@ where
     W: Fp,
 {
     /// Writes the checkpoint of the level just completed (see the module
-    /// docs). Needs a codec: the frontier is stored as its encodings.
-    pub(super) fn save_checkpoint(&self, dir: &Path) {
+    /// docs). Needs a codec: the frontier is stored as its encodings. A
+    /// write that fails is `Err`, one line naming the file and the cause;
+    /// the level's directory is then absent and the earlier one kept.
+    pub(super) fn save_checkpoint(&self, dir: &Path) -> Result<(), String> {
         assert!(self.codec.is_some(), "checkpoints need a state codec");
         save_level(dir, self.depth, self.depth, |tmp| {
-            let visited = self.write_visited(&tmp.join("visited.bin"));
-            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier);
-            write_meta(tmp, &self.meta(visited, frontier));
-        });
+            let visited = self.write_visited(&tmp.join("visited.bin"))?;
+            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier)?;
+            write_meta(tmp, &self.meta(visited, frontier)).map(drop)
+        })
     }
 
     fn meta(&self, visited: Seal, frontier: Seal) -> Meta {
@@ -252,7 +254,7 @@ where
         }
     }
 
-    fn write_visited(&self, path: &Path) -> Seal {
+    fn write_visited(&self, path: &Path) -> Result<Seal, String> {
         write_file(path, |out| {
             let mut buf = Vec::with_capacity(1 << 16);
             for s in 0..SHARDS {
@@ -356,7 +358,7 @@ fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
 
 /// Per shard: the number of states, their fingerprints, the byte length
 /// of their encodings, and the encodings.
-fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) -> Seal {
+fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) -> Result<Seal, String> {
     write_file(path, |out| {
         for part in frontier {
             let (fps, bytes) = part.encoded();
@@ -445,5 +447,5 @@ pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value
     let mut meta = sealed["meta"].clone();
     edit(&mut meta);
     let meta: Meta = serde_json::from_value(meta).unwrap();
-    write_meta(level, &meta);
+    write_meta(level, &meta).unwrap();
 }

@@ -181,3 +181,96 @@ fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
         "the levels explored are checked"
     );
 }
+
+#[test]
+fn a_full_disk_under_the_spilled_links_stops_the_run_on_the_levels_before_it() {
+    use crate::engine::level_files::inject;
+    let dir = scratch("spill-full");
+    let memory = enumerate(&grid(), &EngineOptions::new(None, 2));
+    // The links of levels 1 and 2 are written, level 3's fail.
+    inject::fail_after(Some(2));
+    let full = enumerate(
+        &grid(),
+        &EngineOptions {
+            spill_dir: Some(dir.clone()),
+            ..EngineOptions::new(None, 2)
+        },
+    );
+    inject::fail_after(None);
+    let Some(Stopped::WriteFailed { depth: 3, error }) = &full.stopped else {
+        panic!("stopped: {:?}", full.stopped);
+    };
+    let file = dir.join("links-0003.bin");
+    assert_eq!(
+        error,
+        &format!(
+            "cannot write {}: No space left on device (os error 28)",
+            file.display()
+        )
+    );
+    assert!(!full.complete);
+    assert_eq!(full.level_counts(), memory.level_counts()[..3]);
+    assert!(!dir.exists(), "nothing of the spill is left");
+}
+
+#[test]
+fn a_checkpoint_cut_by_a_full_disk_resumes_to_the_uninterrupted_end() {
+    use crate::engine::level_files::inject;
+    let m = LabelledCounter(Counter { m: 5_003, bad: 777 });
+    let codec = TableCodec {
+        table: Default::default(),
+    };
+    let bound = Some(6);
+    let whole = enumerate_labelled_with_codec(&m, &codec, &EngineOptions::new(bound, 2));
+    // Level 0 writes 3 files (visited, frontier, meta), each later level
+    // its links file first: every file of the first three levels fails once.
+    for written in 0..11 {
+        let dir = scratch(&format!("checkpoint-full-{written}"));
+        let opts = |resume: bool| EngineOptions {
+            checkpoint: Some(dir.clone()),
+            resume: resume.then(|| dir.clone()),
+            identity: "counter 5003".into(),
+            ..EngineOptions::new(bound, 2)
+        };
+        inject::fail_after(Some(written));
+        let cut = enumerate_labelled_with_codec(&m, &codec, &opts(false));
+        inject::fail_after(None);
+        let Some(Stopped::WriteFailed { depth, error }) = &cut.stopped else {
+            panic!("{written} files written, stopped: {:?}", cut.stopped);
+        };
+        assert!(
+            error.starts_with(&format!("cannot write {}", dir.display()))
+                && error.ends_with("No space left on device (os error 28)"),
+            "{error}"
+        );
+        assert_eq!(cut.levels.len(), *depth, "the levels before {depth}");
+        assert_eq!(cut.level_counts(), whole.level_counts()[..*depth]);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        let last = names
+            .iter()
+            .filter_map(|n| n.strip_prefix("level-")?.parse::<usize>().ok())
+            .max();
+        let links = names.iter().filter(|n| n.starts_with("links-")).count();
+        assert!(
+            names.iter().all(|n| !n.ends_with(".tmp")) && links == last.unwrap_or(0),
+            "no temporary level, no links past level {last:?}: {names:?}"
+        );
+        match check_resumable(&dir, &opts(true)) {
+            Ok(level) => {
+                // The frontier's checkpoint failed (stopped after it) or
+                // the next level's links did (stopped after the level).
+                assert!(
+                    level + 1 == *depth || level + 2 == *depth,
+                    "the last level written whole: {level}, stopped before {depth}"
+                );
+                let resumed = enumerate_labelled_with_codec(&m, &codec, &opts(true));
+                assert_eq!(key(&resumed), key(&whole), "{written} files written");
+            }
+            Err(e) => assert!(written < 3 && e.contains("no complete checkpoint"), "{e}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
