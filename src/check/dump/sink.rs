@@ -67,6 +67,11 @@ fn partial(name: &str) -> String {
     format!(".{name}.partial")
 }
 
+/// A dump file could not be written: one line naming it and the cause.
+fn cannot_write(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("cannot write {}: {e}", path.display())
+}
+
 impl<'a> DumpSink<'a> {
     /// A sink writing into `dir` (created if missing), `model_json` (the
     /// configuration as run) saved as `model.json` at once.
@@ -110,8 +115,22 @@ impl<'a> DumpSink<'a> {
     }
 
     /// Flushes both files, moves them into place and writes the manifest
-    /// (`whole`: the run reached its bound).
+    /// (`whole`: the run reached its bound). A write that failed, then or
+    /// during the run (a full disk), is `Err`, one line naming the file and
+    /// the cause; the partial files are then removed, and without a
+    /// manifest the folder is no dump a reader accepts.
     pub fn finish(self, whole: bool) -> Result<DumpTotals, String> {
+        let dir = self.dir.clone();
+        let finished = self.finish_files(whole);
+        if finished.is_err() {
+            for name in [STATES, TRANSITIONS] {
+                let _ = std::fs::remove_file(dir.join(partial(name)));
+            }
+        }
+        finished
+    }
+
+    fn finish_files(self, whole: bool) -> Result<DumpTotals, String> {
         let inner = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = inner.error {
             return Err(e);
@@ -120,7 +139,7 @@ impl<'a> DumpSink<'a> {
         for (name, w) in [(STATES, inner.states), (TRANSITIONS, inner.transitions)] {
             let from = self.dir.join(partial(name));
             let to = self.dir.join(name);
-            let fail = |e: String| format!("{}: {e}", from.display());
+            let fail = |e: String| cannot_write(&from, e);
             w.into_inner()
                 .map_err(|e| fail(e.to_string()))?
                 .into_inner()
@@ -185,7 +204,8 @@ impl<'a> DumpSink<'a> {
             step,
         ];
         if let Err(e) = inner.states.write_record(&row) {
-            inner.error.get_or_insert_with(|| format!("{STATES}: {e}"));
+            let path = self.dir.join(partial(STATES));
+            inner.error.get_or_insert_with(|| cannot_write(&path, e));
         }
     }
 }
@@ -223,9 +243,8 @@ impl StateStream<MemtxModel> for DumpSink<'_> {
         inner.transition_rows += 1;
         let row = [hex(from_fp), label, hex(to_fp), outcome];
         if let Err(e) = inner.transitions.write_record(&row) {
-            inner
-                .error
-                .get_or_insert_with(|| format!("{TRANSITIONS}: {e}"));
+            let path = self.dir.join(partial(TRANSITIONS));
+            inner.error.get_or_insert_with(|| cannot_write(&path, e));
         }
     }
 }
