@@ -466,7 +466,12 @@ fn a_dump_killed_over_another_leaves_that_one_unmixed_and_refused_until_redone()
     two_dumps(&dir);
     let before: Vec<(String, Vec<u8>)> = ["model.json", "states.csv", "transitions.csv"]
         .iter()
-        .map(|f| (f.to_string(), std::fs::read(dir.join("before").join(f)).unwrap()))
+        .map(|f| {
+            (
+                f.to_string(),
+                std::fs::read(dir.join("before").join(f)).unwrap(),
+            )
+        })
         .collect();
     // A deep dump of another model into `before`, killed once it writes.
     let d = |p: &str| dir.join(p).display().to_string();

@@ -225,7 +225,11 @@ fn reports_that_do_not_fit_are_one_line_and_leave_no_file() {
         traces.to_str().unwrap(),
     ]);
     assert_one_line_full(&o, &out.display().to_string());
-    assert_eq!(files_under(&out), Vec::<String>::new(), "nothing half-written");
+    assert_eq!(
+        files_under(&out),
+        Vec::<String>::new(),
+        "nothing half-written"
+    );
     let _ = std::fs::remove_dir_all(&traces);
 }
 
@@ -250,7 +254,8 @@ fn a_dump_that_does_not_fit_is_one_line_and_leaves_no_partial_file() {
     assert_one_line_full(&o, &dump.display().to_string());
     let left = files_under(&dump);
     assert!(
-        left.iter().all(|f| !f.contains("partial") && f != "dump.json"),
+        left.iter()
+            .all(|f| !f.contains("partial") && f != "dump.json"),
         "no partial file, no manifest: {left:?}"
     );
     let _ = std::fs::remove_dir_all(&scratch);

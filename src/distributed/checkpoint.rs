@@ -31,8 +31,8 @@ use super::links::links_file;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
-    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level, unhex,
-    write_file, write_meta,
+    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level,
+    unhex, write_file, write_meta,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
 use crate::engine::{LevelStats, TallyCounts};

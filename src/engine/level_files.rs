@@ -228,7 +228,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("memtx-level-files-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("memtx-level-files-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
@@ -257,7 +258,8 @@ mod tests {
     #[test]
     fn a_level_that_fails_leaves_no_temporary_and_keeps_the_level_before() {
         let dir = scratch("level");
-        let body = |tmp: &Path| write_file(&tmp.join("visited.bin"), |out| out.write_all(b"v")).map(drop);
+        let body =
+            |tmp: &Path| write_file(&tmp.join("visited.bin"), |out| out.write_all(b"v")).map(drop);
         save_level(&dir, 1, 1, body).unwrap();
         inject::fail_after(Some(1));
         let err = save_level(&dir, 2, 2, |tmp| {
@@ -266,12 +268,19 @@ mod tests {
         })
         .unwrap_err();
         inject::fail_after(None);
-        assert!(err.contains(".level-0002.tmp/frontier.bin: No space left"), "{err}");
+        assert!(
+            err.contains(".level-0002.tmp/frontier.bin: No space left"),
+            "{err}"
+        );
         let left: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(left, ["level-0001"], "no temporary, the last whole level kept");
+        assert_eq!(
+            left,
+            ["level-0001"],
+            "no temporary, the last whole level kept"
+        );
         assert_eq!(complete_levels(&dir), [1]);
         fs::remove_dir_all(&dir).unwrap();
     }
