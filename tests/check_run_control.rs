@@ -352,3 +352,68 @@ fn an_address_space_limit_bounds_the_default_memory_guard() {
     );
     assert!(out.join("summary.json").exists(), "{said}");
 }
+
+#[test]
+fn a_checkpoint_folder_holds_one_run_and_a_resume_skips_a_stray_level() {
+    let dir = scratch("one-run");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let run = |model: &str, depth: &str, extra: &[&str]| {
+        let mut args = vec![model, "--depth", depth];
+        let (out, traces) = (p("o"), p("t"));
+        args.extend(["--out", &out, "--traces", &traces]);
+        args.extend_from_slice(extra);
+        check(&args)
+    };
+    let c = p("c");
+    // Another model's deeper checkpoint is in the way: refused, and kept.
+    let other = run(
+        "models/ablations/no-gate.json",
+        "7",
+        &["--checkpoint", &c, "--max-levels", "6"],
+    );
+    // Exit 1 or 3: stopped early, with or without a violation found.
+    assert!(
+        matches!(other.status.code(), Some(1 | 3)),
+        "{}",
+        text(&other)
+    );
+    let refused = run("models/default.json", "6", &["--checkpoint", &c]);
+    let err = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("level-0005: not a checkpoint of this run"),
+        "{err}"
+    );
+    assert!(dir.join("c/level-0005/meta.json").exists(), "kept");
+    // A user's file beside a checkpoint is named, not removed.
+    std::fs::remove_dir_all(dir.join("c")).unwrap();
+    let cut = run(
+        "models/default.json",
+        "6",
+        &["--checkpoint", &c, "--max-levels", "4"],
+    );
+    assert!(matches!(cut.status.code(), Some(1 | 3)), "{}", text(&cut));
+    std::fs::write(dir.join("c/notes.txt"), "mine").unwrap();
+    let refused = run("models/default.json", "6", &["--checkpoint", &c]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(text(&refused).contains("(notes.txt)"), "{}", text(&refused));
+    std::fs::remove_file(dir.join("c/notes.txt")).unwrap();
+    // An empty stray level deeper than the checkpoint is skipped, named.
+    std::fs::create_dir(dir.join("c/level-0009")).unwrap();
+    let resumed = run("models/default.json", "6", &["--resume", &c]);
+    let err = String::from_utf8_lossy(&resumed.stderr).into_owned();
+    assert_eq!(resumed.status.code(), Some(1), "{}", text(&resumed));
+    assert!(
+        err.contains("warning: ") && err.contains("level-0009: skipped ("),
+        "{err}"
+    );
+    // The stray level is still refused by a fresh run; without it, a
+    // fresh run over its own earlier checkpoint clears it and goes on.
+    let refused = run("models/default.json", "6", &["--checkpoint", &c]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    std::fs::remove_dir(dir.join("c/level-0009")).unwrap();
+    let again = run("models/default.json", "6", &["--checkpoint", &c]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,8 @@
 //! and with each other; the state fingerprint is the documented encoding;
 //! two dumps compare as graphs (per depth, pairs by parent and action)
 //! with traces built from the dumps' own steps, never replayed; dumps
-//! without a manifest or with a truncated file are refused.
+//! without a manifest or with a truncated file are refused, and a dump
+//! killed over another leaves that one's files unmixed.
 
 mod scratch_dir;
 
@@ -447,4 +448,87 @@ fn a_dump_without_manifest_or_with_a_truncated_file_is_refused() {
     )
     .unwrap();
     refused(&diff(&dir, "before", "before"), "before/dump.json");
+}
+
+/// Every name in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_dump_killed_over_another_leaves_that_one_unmixed_and_refused_until_redone() {
+    let dir = scratch("killed");
+    two_dumps(&dir);
+    let before: Vec<(String, Vec<u8>)> = ["model.json", "states.csv", "transitions.csv"]
+        .iter()
+        .map(|f| {
+            (
+                f.to_string(),
+                std::fs::read(dir.join("before").join(f)).unwrap(),
+            )
+        })
+        .collect();
+    // A deep dump of another model into `before`, killed once it writes.
+    let d = |p: &str| dir.join(p).display().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+        .args(["check", "models/two-agents.json", "--depth", "12", "--dump"])
+        .arg(d("before"))
+        .args(["--out", &d("killed-reports"), "--traces", &d("traces")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let partial = dir.join("before/.states.csv.partial");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 100_000 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the dump never started writing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The earlier dump's files are as they were, the killed one's model
+    // not among them; without a manifest the folder is refused.
+    for (name, bytes) in &before {
+        assert!(
+            &std::fs::read(dir.join("before").join(name)).unwrap() == bytes,
+            "{name} is the earlier dump's: {:?}",
+            names_in(&dir.join("before"))
+        );
+    }
+    let run = diff(&dir, "before", "after");
+    refused(&run, "before/dump.json");
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("did not finish"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // The next dump into the folder takes the killed one's place whole.
+    let redone = dump(&dir, "models/default.json", "4", "before");
+    assert!(matches!(redone.status.code(), Some(0 | 1)));
+    assert_eq!(
+        names_in(&dir.join("before")),
+        ["dump.json", "model.json", "states.csv", "transitions.csv"]
+    );
+    assert!(!differing(&dir).is_empty());
+}
+
+#[test]
+fn a_folder_a_dump_never_finished_is_refused_as_unfinished() {
+    let dir = scratch("unfinished");
+    two_dumps(&dir);
+    let first = dir.join("first");
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::write(first.join(".model.json.partial"), "{}").unwrap();
+    std::fs::write(first.join(".states.csv.partial"), "state\n").unwrap();
+    let run = diff(&dir, "first", "after");
+    refused(&run, "first/dump.json");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("did not finish"));
 }

@@ -79,12 +79,29 @@ pub fn identity(config: &ModelConfig, properties: Selection) -> String {
 }
 
 /// Whether the checkpoint in `dir` may be resumed by a check of `config`
-/// with `options`: `Err` with one line saying why not.
+/// with `options`: `Err` with one line saying why not; `Ok` with a line per
+/// deeper level the resume skips (see [`engine::Resumable`]).
 pub fn resumable(
     config: &ModelConfig,
     options: &CheckOptions,
     dir: &std::path::Path,
+) -> Result<Vec<String>, String> {
+    engine::check_resumable(dir, &probe_options(config, options)).map(|r| r.skipped)
+}
+
+/// Makes `dir` ready for a fresh checkpoint of a check of `config` with
+/// `options`, or refuses it in one line (see [`engine::prepare_checkpoint`]).
+pub fn prepare_checkpoint(
+    config: &ModelConfig,
+    options: &CheckOptions,
+    dir: &std::path::Path,
 ) -> Result<(), String> {
+    engine::prepare_checkpoint(dir, &probe_options(config, options))
+}
+
+/// The engine options a check of `config` with `options` names its
+/// checkpoints by.
+fn probe_options(config: &ModelConfig, options: &CheckOptions) -> EngineOptions {
     let probe = CheckOptions {
         properties: options.properties,
         spill_dir: None,
@@ -92,11 +109,10 @@ pub fn resumable(
         resume: None,
         ..CheckOptions::quiet(1)
     };
-    let opts = EngineOptions {
+    EngineOptions {
         fingerprint: options.fingerprint,
         ..engine_options(config, probe)
-    };
-    engine::check_resumable(dir, &opts).map(|_| ())
+    }
 }
 
 /// The engine options `options` ask for on `config`.

@@ -212,6 +212,9 @@ struct StoppedJson {
     depth: Option<usize>,
     needed_bytes: Option<u64>,
     max_memory_bytes: Option<u64>,
+    /// `write_failed`: the file that could not be written, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -326,8 +329,8 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
 }
 
 fn stopped_json(stopped: &Stopped) -> StoppedJson {
-    match *stopped {
-        Stopped::MemoryBound {
+    match stopped {
+        &Stopped::MemoryBound {
             depth,
             needed,
             limit,
@@ -336,12 +339,21 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             depth: Some(depth),
             needed_bytes: Some(needed),
             max_memory_bytes: Some(limit),
+            error: None,
         },
         Stopped::LevelLimit => StoppedJson {
             reason: "level_limit",
             depth: None,
             needed_bytes: None,
             max_memory_bytes: None,
+            error: None,
+        },
+        Stopped::WriteFailed { depth, error } => StoppedJson {
+            reason: "write_failed",
+            depth: Some(*depth),
+            needed_bytes: None,
+            max_memory_bytes: None,
+            error: Some(error.clone()),
         },
     }
 }
@@ -364,6 +376,10 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
         Stopped::LevelLimit => format!(
             "stopped after {} levels (--max-levels): depths 0..={deepest} were discovered, the bound was NOT reached",
             report.levels.len()
+        ),
+        Stopped::WriteFailed { depth, error } => format!(
+            "stopped before depth {depth}: {error}; depths 0..={} are complete and checked, the bound was NOT reached",
+            depth - 1
         ),
     })
 }

@@ -246,9 +246,15 @@ pub fn check_and_write(
             // The checkpoint is read once locked (not while another run
             // writes it), and before --out is made (a refused resume
             // writes nothing).
-            let locks = prepare_run_dirs(args, out, || match &options.resume {
-                Some(dir) => check::resumable(config, &options, dir).map_err(CliError),
-                None => Ok(()),
+            // A fresh checkpoint goes into an empty folder or over one of
+            // the same run, cleared by name; anything else is refused.
+            let locks = prepare_run_dirs(args, out, || {
+                match (&options.resume, &options.checkpoint) {
+                    (Some(dir), _) => warn(&check::resumable(config, &options, dir)?),
+                    (None, Some(dir)) => check::prepare_checkpoint(config, &options, dir)?,
+                    (None, None) => {}
+                }
+                Ok(())
             })?;
             (check::run(config, options), locks)
         }

@@ -16,9 +16,20 @@ use crate::trace::{parse_step_value, Trace};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-/// Whether `dir` holds a dump (its manifest is checked when it is loaded).
+/// Whether `dir` holds a dump, or what a dump leaves (its manifest is
+/// checked when it is loaded): an unfinished one, whose files are still
+/// under their `.partial` names, is then refused as such rather than read
+/// as a report folder.
 pub fn is_dump(dir: &Path) -> bool {
-    dir.is_dir() && dir.join("states.csv").is_file() && dir.join("model.json").is_file()
+    dir.is_dir()
+        && [
+            "states.csv",
+            "dump.json",
+            ".states.csv.partial",
+            ".model.json.partial",
+        ]
+        .iter()
+        .any(|name| dir.join(name).is_file())
 }
 
 /// One row of `states.csv`, as the diff needs it.

@@ -31,8 +31,8 @@ use super::links::links_file;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
-    complete_levels, hex, io, level_dir, level_row, level_stats, read_meta, save_level, unhex,
-    write_file, write_meta,
+    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level,
+    unhex, write_file, write_meta,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
 use crate::engine::{LevelStats, TallyCounts};
@@ -121,18 +121,19 @@ pub(crate) struct Part<W> {
 }
 
 /// Writes level `part.depth` of the worker whose directory is `dir`
-/// (its links files are there already).
+/// (its links files are there already); a failed write is `Err`, one line
+/// naming the file and the cause, and leaves the level absent.
 pub(crate) fn save<W: Word>(
     dir: &Path,
     layout: &Layout,
     part: &Snapshot<'_, W>,
     visited: impl Iterator<Item = W>,
-) {
-    io(dir, fs::create_dir_all(dir));
+) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
     let depth = part.depth;
     save_level(dir, depth, depth.saturating_sub(1), |tmp| {
         let visited: Vec<W> = visited.collect();
-        let visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty());
+        let visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty())?;
         // The encodings in the states' (fingerprint) order, which is not
         // the arena's (arrival) order.
         // (streamed, not copied: the frontier is most of a worker's
@@ -154,7 +155,7 @@ pub(crate) fn save<W: Word>(
             &tmp.join("frontier.bin"),
             &fps,
             std::iter::once(&lens[..]).chain(encodings),
-        );
+        )?;
         let meta = Meta {
             layout: layout.clone(),
             depth,
@@ -172,8 +173,8 @@ pub(crate) fn save<W: Word>(
             frontier,
             links: part.link_seals.to_vec(),
         };
-        write_meta(tmp, &meta);
-    });
+        write_meta(tmp, &meta).map(drop)
+    })
 }
 
 /// Writes a count, the words, then `rest`.
@@ -181,7 +182,7 @@ fn write_words<'a, W: Word>(
     path: &Path,
     words: &[W],
     mut rest: impl Iterator<Item = &'a [u8]>,
-) -> Seal {
+) -> Result<Seal, String> {
     write_file(path, |out| {
         let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
         buf.extend_from_slice(&(words.len() as u64).to_le_bytes());

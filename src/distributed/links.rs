@@ -10,7 +10,7 @@
 
 use super::shard::Link;
 use super::word::Word;
-use crate::engine::level_files::write_file;
+use crate::engine::level_files::{cannot_write, write_file};
 use crate::engine::seal::Seal;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -49,11 +49,10 @@ impl<W: Word> LinkLevels<W> {
         }
     }
 
-    /// Links written into `dir` (created if missing), which holds the
-    /// files of levels `1..=seals.len()` already (a resumed run's), sealed
-    /// so.
+    /// Links written into `dir` (created when the first level is
+    /// stored), which holds the files of levels `1..=seals.len()` already
+    /// (a resumed run's), sealed so.
     pub(crate) fn in_dir(dir: PathBuf, seals: Vec<Seal>) -> Self {
-        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         let levels = seals
             .iter()
             .enumerate()
@@ -79,12 +78,15 @@ impl<W: Word> LinkLevels<W> {
         &self.seals
     }
 
-    /// Adds the links of the next level, in fingerprint order.
-    pub(crate) fn push(&mut self, links: Vec<(W, Link<W>)>) {
+    /// Adds the links of the next level, in fingerprint order. A file that
+    /// cannot be written (a full disk) is `Err`, one line naming it and the
+    /// cause, and is not left behind half-written.
+    pub(crate) fn push(&mut self, links: Vec<(W, Link<W>)>) -> Result<(), String> {
         let Some(dir) = &self.dir else {
             self.levels.push(Level::Memory(links));
-            return;
+            return Ok(());
         };
+        fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
         let path = links_file(dir, self.levels.len() + 1);
         let seal = write_file(&path, |out| {
             let mut buf = Vec::with_capacity((1 << 16) + record::<W>());
@@ -98,12 +100,13 @@ impl<W: Word> LinkLevels<W> {
                 }
             }
             out.write_all(&buf)
-        });
+        })?;
         self.seals.push(seal);
         self.levels.push(Level::File {
             path,
             records: links.len() as u64,
         });
+        Ok(())
     }
 
     /// The link of the state `fp` of level `depth` (≥ 1), if this worker
@@ -169,8 +172,8 @@ mod tests {
         let mut memory = LinkLevels::<u64>::memory();
         let mut files = LinkLevels::<u64>::in_dir(dir.clone(), Vec::new());
         for n in [1, 2, 1000] {
-            memory.push(level(n));
-            files.push(level(n));
+            memory.push(level(n)).unwrap();
+            files.push(level(n)).unwrap();
         }
         assert_eq!(files.seals().len(), 3);
         assert!(memory.seals().is_empty());

@@ -312,7 +312,19 @@ where
             frontier: &self.frontier,
             link_seals: self.links.seals(),
         };
-        checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited());
+        if let Err(e) = checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited()) {
+            drop(shard);
+            self.abandon(e);
+        }
+    }
+
+    /// A file of the run could not be written (a full disk): the links
+    /// spilled so far are removed and the process ends on `error`, one
+    /// line (`install_failure_hook`: exit 3, the run abandoned); the
+    /// checkpoint keeps the levels it wrote whole.
+    fn abandon(&self, error: String) -> ! {
+        self.remove_spilled_links();
+        panic!("{error}");
     }
 
     /// Continues from the deepest level every worker has checkpointed.
@@ -495,8 +507,10 @@ where
                 End::Bounded
             });
         }
-        self.links
-            .push(next.iter().map(|s| (s.fp, (s.parent, s.action))).collect());
+        let links = next.iter().map(|s| (s.fp, (s.parent, s.action))).collect();
+        if let Err(e) = self.links.push(links) {
+            self.abandon(e);
+        }
         self.frontier = Frontier {
             states: next.iter().map(|s| (s.fp, s.start, s.len)).collect(),
             arena,

@@ -29,6 +29,7 @@ use super::fp::{Fp, SHARDS};
 use super::growth::predict_new;
 use super::labels::{LabelTally, Transitions};
 use super::level::{Chunk, Level};
+use super::level_files::complete_levels;
 use super::links::LinkStore;
 use super::observer::{LevelProgress, StateStream};
 use super::options::EngineOptions;
@@ -104,6 +105,9 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) levels: Vec<LevelStats>,
     pub(super) decisions: Decisions<W>,
     pub(super) labels: LabelTally,
+    /// The checkpoint of the frontier could not be written: the frontier
+    /// is checked, not expanded, and the run stops on this line.
+    pub(super) write_failed: Option<String>,
     pub(super) marker: PhantomData<fn() -> T>,
 }
 
@@ -166,6 +170,7 @@ where
             start: Instant::now(),
             depth: 0,
             levels: Vec::new(),
+            write_failed: None,
             marker: PhantomData,
         }
     }
@@ -193,7 +198,11 @@ where
     /// it. Returns how the run ended once it is over, `None` while it goes
     /// on.
     fn run_level(&mut self) -> Option<End> {
-        if self.opts.max_levels.is_some_and(|k| self.levels.len() >= k) {
+        let write_failed = self.write_failed.take().map(|error| Stopped::WriteFailed {
+            depth: self.depth + 1,
+            error,
+        });
+        if write_failed.is_none() && self.opts.max_levels.is_some_and(|k| self.levels.len() >= k) {
             return Some(End::Stopped(Stopped::LevelLimit));
         }
         let frontier = std::mem::take(&mut self.frontier);
@@ -210,14 +219,15 @@ where
         level.expanding = self.opts.max_depth.is_none_or(|d| self.depth < d);
         level.stream = self.stream;
         if level.size() == 0 {
-            return Some(End::Complete);
+            return Some(write_failed.map_or(End::Complete, End::Stopped));
         }
-        let mut stop = None;
-        if level.expanding {
+        let mut stop = write_failed;
+        if level.expanding && stop.is_none() {
             stop = self.guard(&frontier, level.leaf);
-            // Past the memory bound the level is still checked, not expanded.
-            level.expanding = stop.is_none();
         }
+        // Past the memory bound, or without its checkpoint, the level is
+        // still checked, not expanded.
+        level.expanding &= stop.is_none();
         if level.expanding {
             self.visited
                 .prepare(predict_new(&self.levels), self.threads);
@@ -327,7 +337,14 @@ where
                 .iter_mut()
                 .map(|p| std::mem::take(&mut p.links))
                 .collect();
-            self.links.push_level(links);
+            if let Err(error) = self.links.push_level(links) {
+                // Without its links the level cannot give traces: the run
+                // ends on the levels before it, all checked.
+                return Some(End::Stopped(Stopped::WriteFailed {
+                    depth: self.depth + 1,
+                    error,
+                }));
+            }
         }
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.depth += 1;
@@ -353,10 +370,11 @@ where
         self.levels.push(stats);
     }
 
-    /// A level is complete and is the frontier: checkpoint it if asked to.
+    /// A level is complete and is the frontier: checkpoint it if asked to
+    /// (a failed write stops the run once the level is checked).
     fn level_done(&mut self) {
         if let Some(dir) = &self.opts.checkpoint {
-            self.save_checkpoint(dir);
+            self.write_failed = self.save_checkpoint(dir).err();
         }
     }
 
@@ -379,8 +397,11 @@ where
         } = self;
         let properties =
             decisions.into_results(properties, |d| reconstruct::<M, T, W>(model, d, &links));
-        if opts.checkpoint.is_none() {
-            links.remove();
+        match &opts.checkpoint {
+            None => links.remove(),
+            // A level whose checkpoint failed leaves no links file behind
+            // the last level written whole.
+            Some(dir) => links.remove_after(complete_levels(dir).last().copied().unwrap_or(0)),
         }
         let last = levels.last().expect("level 0 is always present");
         let (complete, stopped) = match end {

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What `meta.json` holds.
 #[derive(Serialize, Deserialize)]
@@ -67,18 +67,11 @@ struct Meta {
     links: Vec<Seal>,
 }
 
-/// The deepest complete level directory in `dir`, if any.
-fn last_level(dir: &Path) -> Option<(usize, PathBuf)> {
-    let depth = *complete_levels(dir).last()?;
-    Some((depth, level_dir(dir, depth)))
-}
-
-/// The deepest complete level in `dir` and its meta, if a run with
-/// `opts` may resume it as far as the meta tells: `Err` with one line
-/// saying why not. The files are not read (see [`check_resumable`]).
-fn resumable_meta(dir: &Path, opts: &EngineOptions) -> Result<(usize, Meta), String> {
-    let (depth, level_dir) = last_level(dir)
-        .ok_or_else(|| format!("{}: no complete checkpoint to resume", dir.display()))?;
+/// Level `depth`'s meta in `dir`, if a run with `opts` may resume it as
+/// far as the meta tells: `Err` with one line saying why not. The files
+/// are not read (see [`check_resumable`]).
+fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta, String> {
+    let level_dir = level_dir(dir, depth);
     let meta: Meta = read_meta(&level_dir)?;
     if meta.identity != opts.identity {
         return Err(format!(
@@ -93,11 +86,11 @@ fn resumable_meta(dir: &Path, opts: &EngineOptions) -> Result<(usize, Meta), Str
     }
     if meta.max_depth != opts.max_depth || meta.fingerprint_bits != opts.fingerprint.bits() {
         return Err(format!(
-            "{}: the checkpoint was made with depth {:?} and {}-bit fingerprints, not depth {:?} and {}",
+            "{}: the checkpoint was made with {} and {}-bit fingerprints, not {} and {}",
             dir.display(),
-            meta.max_depth,
+            depth_text(meta.max_depth),
             meta.fingerprint_bits,
-            opts.max_depth,
+            depth_text(opts.max_depth),
             opts.fingerprint.bits()
         ));
     }
@@ -110,22 +103,202 @@ fn resumable_meta(dir: &Path, opts: &EngineOptions) -> Result<(usize, Meta), Str
             format_args!("depth {} in the directory of level {depth}", meta.depth),
         ));
     }
-    Ok((depth, meta))
+    Ok(meta)
+}
+
+/// A depth bound as the command line spells it.
+fn depth_text(depth: Option<usize>) -> String {
+    depth.map_or("depth full".to_owned(), |d| format!("depth {d}"))
+}
+
+/// The level a resume of `dir` continues from: the deepest that is
+/// complete and sealed (its meta of this run, every file read back
+/// against it, `each` loading it), with a line per deeper level skipped
+/// saying why; `Err` with the deepest level's reason when none is.
+fn deepest_sound<T>(
+    dir: &Path,
+    opts: &EngineOptions,
+    mut each: impl FnMut(usize, Meta) -> Result<T, String>,
+) -> Result<(T, Vec<String>), String> {
+    let levels = complete_levels(dir);
+    let mut skipped = Vec::new();
+    let mut first_reason = None;
+    for &depth in levels.iter().rev() {
+        match resumable_meta(dir, depth, opts).and_then(|meta| each(depth, meta)) {
+            Ok(found) => return Ok((found, skipped)),
+            Err(why) => {
+                skipped.push(format!(
+                    "{}: skipped ({why})",
+                    level_dir(dir, depth).display()
+                ));
+                first_reason.get_or_insert(why);
+            }
+        }
+    }
+    Err(first_reason
+        .unwrap_or_else(|| format!("{}: no complete checkpoint to resume", dir.display())))
+}
+
+/// What [`check_resumable`] found: the level a resume continues from, and
+/// a line per deeper level it skips (not complete, damaged, or not of this
+/// run), for the caller to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resumable {
+    pub depth: usize,
+    pub skipped: Vec<String>,
 }
 
 /// Whether `dir` holds a checkpoint that a run with `opts` may resume:
-/// its deepest complete level, or `Err` with one line saying why not.
-/// Reads every file of the level and every links file back against the
-/// seals and counts its meta records (see the module docs); a resume
-/// reads them once more.
-pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<usize, String> {
-    let (depth, meta) = resumable_meta(dir, opts)?;
-    let level = level_dir(dir, depth);
-    match opts.fingerprint {
-        FingerprintWidth::Bits64 => meta.check_files::<u64>(dir, &level)?,
-        FingerprintWidth::Bits128 => meta.check_files::<u128>(dir, &level)?,
+/// its deepest level that is complete and sealed (see [`Resumable`]), or
+/// `Err` with one line saying why none is. Reads every file of the level
+/// and every links file back against the seals and counts its meta
+/// records (see the module docs); a resume reads them once more, and
+/// takes the same level.
+pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<Resumable, String> {
+    let (depth, skipped) = deepest_sound(dir, opts, |depth, meta| {
+        let level = level_dir(dir, depth);
+        match opts.fingerprint {
+            FingerprintWidth::Bits64 => meta.check_files::<u64>(dir, &level)?,
+            FingerprintWidth::Bits128 => meta.check_files::<u128>(dir, &level)?,
+        }
+        Ok(depth)
+    })?;
+    Ok(Resumable { depth, skipped })
+}
+
+/// The names a checkpoint folder holds (`level-DDDD/`, its temporary
+/// `.level-DDDD.tmp/`, `links-DDDD.bin`), and those a level holds.
+const LEVEL_FILES: [&str; 3] = ["visited.bin", "frontier.bin", "meta.json"];
+
+/// What an entry of a checkpoint folder is, by its name and type.
+enum Entry {
+    Level(usize),
+    Temporary,
+    Links,
+}
+
+fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
+    let name = e.file_name().into_string().ok()?;
+    let kind = e.file_type().ok()?;
+    let number = |s: &str| (s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit())).then_some(());
+    if let Some(d) = name.strip_prefix("level-") {
+        number(d)?;
+        return kind
+            .is_dir()
+            .then(|| d.parse().ok().map(Entry::Level))
+            .flatten();
     }
-    Ok(depth)
+    if let Some(d) = name
+        .strip_prefix(".level-")
+        .and_then(|d| d.strip_suffix(".tmp"))
+    {
+        number(d)?;
+        return kind.is_dir().then_some(Entry::Temporary);
+    }
+    let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;
+    number(d)?;
+    kind.is_file().then_some(Entry::Links)
+}
+
+/// The entries of the level folder `level` that a checkpoint does not
+/// write, by name.
+fn foreign_in_level(level: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(level).map_err(|e| format!("{}: {e}", level.display()))?;
+    let mut foreign = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| format!("{}: {e}", level.display()))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let regular = e.file_type().is_ok_and(|t| t.is_file());
+        if !(regular && LEVEL_FILES.contains(&name.as_str())) {
+            foreign.push(level.join(name).display().to_string());
+        }
+    }
+    Ok(foreign)
+}
+
+/// Makes `dir` ready for a fresh checkpoint of a run with `opts`: a
+/// missing or empty folder is; one that holds a checkpoint of this same
+/// run (every level's meta says so) is cleared of it, its levels, their
+/// temporaries and its links files, by name, and nothing else; anything
+/// else is refused, in one line naming what is in the way: a name that
+/// is no checkpoint's, a level that is not this run's (another model,
+/// other bounds, or damaged), or links files without a level.
+pub fn prepare_checkpoint(dir: &Path, opts: &EngineOptions) -> Result<(), String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    };
+    let (mut ours, mut foreign, mut levels) = (Vec::new(), Vec::new(), 0);
+    for e in entries {
+        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = e.path();
+        match entry_of(&e) {
+            None => foreign.push(e.file_name().to_string_lossy().into_owned()),
+            Some(Entry::Level(depth)) => {
+                resumable_meta(dir, depth, opts).map_err(|why| {
+                    format!(
+                        "{}: not a checkpoint of this run, so it is not replaced ({why})",
+                        path.display()
+                    )
+                })?;
+                levels += 1;
+                ours.push((path, true));
+            }
+            Some(Entry::Temporary) => ours.push((path, true)),
+            Some(Entry::Links) => ours.push((path, false)),
+        }
+    }
+    if !foreign.is_empty() {
+        foreign.sort();
+        return Err(format!(
+            "{}: holds {} that no checkpoint writes ({}): a checkpoint goes into an empty folder or over one of the same run",
+            dir.display(),
+            if foreign.len() == 1 { "an entry" } else { "entries" },
+            cut_list(&foreign)
+        ));
+    }
+    if levels == 0 && ours.iter().any(|(_, dir)| !dir) {
+        return Err(format!(
+            "{}: holds parent-links files but no checkpoint level that proves them this run's: choose an empty folder",
+            dir.display()
+        ));
+    }
+    for (path, is_dir) in &ours {
+        if *is_dir {
+            let foreign = foreign_in_level(path)?;
+            if !foreign.is_empty() {
+                return Err(format!(
+                    "{}: holds what no checkpoint writes ({}), so it is not replaced",
+                    path.display(),
+                    cut_list(&foreign)
+                ));
+            }
+        }
+    }
+    for (path, is_dir) in ours {
+        let removed = if is_dir {
+            LEVEL_FILES
+                .iter()
+                .map(|f| path.join(f))
+                .filter(|f| f.exists())
+                .try_for_each(std::fs::remove_file)
+                .and_then(|()| std::fs::remove_dir(&path))
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| format!("{}: cannot remove it: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The first three of `names`, and how many more there are.
+fn cut_list(names: &[String]) -> String {
+    let shown = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    match names.len() {
+        n if n > 3 => format!("{shown} and {} more", n - 3),
+        _ => shown,
+    }
 }
 
 impl Meta {
@@ -182,6 +355,13 @@ impl Meta {
     fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
         let visited = read_visited::<W>(&level.join("visited.bin"), self.visited, drop)?;
         let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), self.frontier, drop)?;
+        self.check_counts(level, visited, frontier)?;
+        self.check_links(dir)
+    }
+
+    /// Whether `visited` and `frontier` states stored are the counts
+    /// recorded.
+    fn check_counts(&self, level: &Path, visited: u64, frontier: u64) -> Result<(), String> {
         let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
         if (visited, frontier) != (total, new) {
             return Err(damaged(
@@ -191,6 +371,12 @@ impl Meta {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Reads the links files of levels 1 to `depth` back against their
+    /// seals and the counts recorded.
+    fn check_links(&self, dir: &Path) -> Result<(), String> {
         for (d, &seal) in (1..=self.depth).zip(&self.links) {
             let path = LinkStore::file(dir, d);
             if seal.len != self.new_states(d) * Link::BYTES as u64 {
@@ -218,14 +404,16 @@ where
     W: Fp,
 {
     /// Writes the checkpoint of the level just completed (see the module
-    /// docs). Needs a codec: the frontier is stored as its encodings.
-    pub(super) fn save_checkpoint(&self, dir: &Path) {
+    /// docs). Needs a codec: the frontier is stored as its encodings. A
+    /// write that fails is `Err`, one line naming the file and the cause;
+    /// the level's directory is then absent and the earlier one kept.
+    pub(super) fn save_checkpoint(&self, dir: &Path) -> Result<(), String> {
         assert!(self.codec.is_some(), "checkpoints need a state codec");
         save_level(dir, self.depth, self.depth, |tmp| {
-            let visited = self.write_visited(&tmp.join("visited.bin"));
-            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier);
-            write_meta(tmp, &self.meta(visited, frontier));
-        });
+            let visited = self.write_visited(&tmp.join("visited.bin"))?;
+            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier)?;
+            write_meta(tmp, &self.meta(visited, frontier)).map(drop)
+        })
     }
 
     fn meta(&self, visited: Seal, frontier: Seal) -> Meta {
@@ -252,7 +440,7 @@ where
         }
     }
 
-    fn write_visited(&self, path: &Path) -> Seal {
+    fn write_visited(&self, path: &Path) -> Result<Seal, String> {
         write_file(path, |out| {
             let mut buf = Vec::with_capacity(1 << 16);
             for s in 0..SHARDS {
@@ -283,27 +471,33 @@ where
         dir: &Path,
     ) -> Self {
         let fail = |e: String| -> ! { panic!("{e}") };
-        let (depth, meta) = resumable_meta(dir, opts).unwrap_or_else(|e| fail(e));
-        let level = level_dir(dir, depth);
-        let mut run = Run::empty(model, properties, opts, codec);
-        run.links = LinkStore::in_dir(dir, meta.links.clone());
-        let mut shards = Vec::with_capacity(SHARDS);
-        read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
-            let n = fps.len();
-            shards.push(FpTable::from_sorted(
-                fps.into_iter(),
-                n,
-                (n as f64 / LOAD) as usize,
-            ));
+        // The level check_resumable accepted: the deepest that loads whole.
+        let ((run, meta), _) = deepest_sound(dir, opts, |depth, meta| {
+            let level = level_dir(dir, depth);
+            let mut run = Run::empty(model, properties, opts, codec);
+            meta.check_links(dir)?;
+            run.links = LinkStore::in_dir(dir, meta.links.clone());
+            let mut shards = Vec::with_capacity(SHARDS);
+            let visited = read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
+                let n = fps.len();
+                shards.push(FpTable::from_sorted(
+                    fps.into_iter(),
+                    n,
+                    (n as f64 / LOAD) as usize,
+                ));
+            })?;
+            run.visited = Visited::from_shards(shards);
+            let mut frontier = Vec::with_capacity(SHARDS);
+            let states =
+                read_frontier::<M::State, W>(&level.join("frontier.bin"), meta.frontier, |part| {
+                    frontier.push(part)
+                })?;
+            meta.check_counts(&level, visited, states)?;
+            run.frontier = frontier;
+            Ok((run, meta))
         })
         .unwrap_or_else(|e| fail(e));
-        run.visited = Visited::from_shards(shards);
-        let mut frontier = Vec::with_capacity(SHARDS);
-        read_frontier::<M::State, W>(&level.join("frontier.bin"), meta.frontier, |part| {
-            frontier.push(part)
-        })
-        .unwrap_or_else(|e| fail(e));
-        run.frontier = frontier;
+        let mut run = run;
         run.depth = meta.depth;
         run.levels = meta.levels.iter().map(level_stats).collect();
         run.decisions = Decisions(
@@ -356,7 +550,7 @@ fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
 
 /// Per shard: the number of states, their fingerprints, the byte length
 /// of their encodings, and the encodings.
-fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) -> Seal {
+fn write_frontier<S, W: Fp>(path: &Path, frontier: &[Part<S, W>]) -> Result<Seal, String> {
     write_file(path, |out| {
         for part in frontier {
             let (fps, bytes) = part.encoded();
@@ -445,5 +639,5 @@ pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value
     let mut meta = sealed["meta"].clone();
     edit(&mut meta);
     let meta: Meta = serde_json::from_value(meta).unwrap();
-    write_meta(level, &meta);
+    write_meta(level, &meta).unwrap();
 }

@@ -14,9 +14,10 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// A checkpoint's I/O failed: nothing sensible can go on.
-pub(crate) fn io<T>(what: &Path, r: std::io::Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("checkpoint {}: {e}", what.display()))
+/// A write of the engine's files failed: one line naming the file and
+/// the cause (a full disk is the usual one), for the run to stop on.
+pub(crate) fn cannot_write(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("cannot write {}: {e}", path.display())
 }
 
 /// The directory of level `depth` in `dir`.
@@ -42,22 +43,38 @@ pub(crate) fn complete_levels(dir: &Path) -> Vec<usize> {
 
 /// Writes level `depth`'s directory in `dir`: `write` fills a temporary
 /// directory, which is then renamed, so the level is complete or absent.
-/// The levels shallower than `keep_from` are removed afterwards.
-pub(crate) fn save_level(dir: &Path, depth: usize, keep_from: usize, write: impl FnOnce(&Path)) {
+/// The levels shallower than `keep_from` are removed afterwards, and only
+/// then: a level that fails to be written (`Err`, one line naming the file
+/// and the cause) leaves no temporary directory and the levels before it
+/// as they were, so the run can be resumed from the last one.
+pub(crate) fn save_level(
+    dir: &Path,
+    depth: usize,
+    keep_from: usize,
+    write: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
     let tmp = dir.join(format!(".level-{depth:04}.tmp"));
     let _ = fs::remove_dir_all(&tmp);
-    io(&tmp, fs::create_dir_all(&tmp));
-    write(&tmp);
     let done = level_dir(dir, depth);
-    // A level redone after a resume from an earlier one replaces its old
-    // copy.
-    let _ = fs::remove_dir_all(&done);
-    io(&done, fs::rename(&tmp, &done));
+    let written = fs::create_dir_all(&tmp)
+        .map_err(|e| cannot_write(&tmp, e))
+        .and_then(|()| write(&tmp))
+        .and_then(|()| {
+            // A level redone after a resume from an earlier one replaces
+            // its old copy.
+            let _ = fs::remove_dir_all(&done);
+            fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
+        });
+    if written.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+        return written;
+    }
     for old in complete_levels(dir) {
         if old < keep_from {
             let _ = fs::remove_dir_all(level_dir(dir, old));
         }
     }
+    Ok(())
 }
 
 /// Where a checkpoint file is written: its seal is taken on the way.
@@ -66,33 +83,71 @@ pub(crate) type SealedFile = SealingWriter<BufWriter<File>>;
 /// Writes the file `path` with `body`, syncs it and returns its seal. A
 /// file or link already at `path` is removed first and the file created
 /// anew, so a link planted in a checkpoint directory is never written
-/// through.
+/// through. A failed write (`Err`, one line naming the file and the
+/// cause) removes what it wrote.
 pub(crate) fn write_file(
     path: &Path,
     body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
-) -> Seal {
+) -> Result<Seal, String> {
     let _ = fs::remove_file(path);
-    let file = io(
-        path,
-        fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path),
-    );
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| cannot_write(path, e))?;
+    let written = fill(file, body);
+    if written.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    written.map_err(|e| cannot_write(path, e))
+}
+
+/// [`write_file`]'s body, flush and sync on the file it created.
+fn fill(
+    file: File,
+    body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
+) -> std::io::Result<Seal> {
     let mut out = SealingWriter::new(BufWriter::with_capacity(1 << 16, file));
-    io(path, body(&mut out));
+    body(&mut out)?;
+    #[cfg(test)]
+    inject::fault()?;
     let seal = out.seal();
-    let file = io(
-        path,
-        out.into_inner().into_inner().map_err(|e| e.into_error()),
-    );
-    io(path, file.sync_all());
-    seal
+    let file = out.into_inner().into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    Ok(seal)
+}
+
+/// Test support: a full disk, injected into [`write_file`] on this thread.
+#[cfg(test)]
+pub(crate) mod inject {
+    use std::cell::Cell;
+
+    thread_local! {
+        static FILES_LEFT: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    /// The next `files` files written on this thread succeed, and each one
+    /// after fails once its body is written, as on a disk that filled up;
+    /// `None`: no fault.
+    pub(crate) fn fail_after(files: Option<usize>) {
+        FILES_LEFT.with(|left| left.set(files));
+    }
+
+    pub(super) fn fault() -> std::io::Result<()> {
+        FILES_LEFT.with(|left| match left.get() {
+            Some(0) => Err(std::io::Error::from_raw_os_error(28)),
+            Some(n) => {
+                left.set(Some(n - 1));
+                Ok(())
+            }
+            None => Ok(()),
+        })
+    }
 }
 
 /// Writes `meta.json` in `dir` as `{"sum": S, "meta": META}`, `S` the
 /// checksum of `META` as serialised, which [`read_meta`] checks.
-pub(crate) fn write_meta<T: Serialize>(dir: &Path, meta: &T) -> Seal {
+pub(crate) fn write_meta<T: Serialize>(dir: &Path, meta: &T) -> Result<Seal, String> {
     let text = serde_json::to_string(meta).expect("a checkpoint's meta serialises");
     let sum = seal_of(text.as_bytes()).sum;
     write_file(&dir.join("meta.json"), |out| {
@@ -166,4 +221,67 @@ pub(crate) fn unhex(hex: &str, len: usize) -> Option<Vec<u8>> {
     (0..len)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("memtx-level-files-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_failed_write_names_the_file_and_its_cause_and_removes_it() {
+        let dir = scratch("file");
+        let path = dir.join("links-0003.bin");
+        let err = write_file(&path, |out| {
+            out.write_all(&[7; 100_000])?;
+            Err(std::io::Error::from_raw_os_error(28))
+        })
+        .unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "cannot write {}: No space left on device (os error 28)",
+                path.display()
+            )
+        );
+        assert!(!path.exists(), "the half-written file is removed");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_level_that_fails_leaves_no_temporary_and_keeps_the_level_before() {
+        let dir = scratch("level");
+        let body =
+            |tmp: &Path| write_file(&tmp.join("visited.bin"), |out| out.write_all(b"v")).map(drop);
+        save_level(&dir, 1, 1, body).unwrap();
+        inject::fail_after(Some(1));
+        let err = save_level(&dir, 2, 2, |tmp| {
+            body(tmp)?;
+            write_file(&tmp.join("frontier.bin"), |out| out.write_all(b"f")).map(drop)
+        })
+        .unwrap_err();
+        inject::fail_after(None);
+        assert!(
+            err.contains(".level-0002.tmp/frontier.bin: No space left"),
+            "{err}"
+        );
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(
+            left,
+            ["level-0001"],
+            "no temporary, the last whole level kept"
+        );
+        assert_eq!(complete_levels(&dir), [1]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

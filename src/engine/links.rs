@@ -9,7 +9,7 @@
 //! the level is complete and read only to rebuild traces: a run's memory
 //! then holds no link at all.
 
-use super::level_files::write_file;
+use super::level_files::{cannot_write, write_file};
 use super::seal::Seal;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -50,10 +50,10 @@ pub(super) enum LinkStore {
 }
 
 impl LinkStore {
-    /// Links spilled to `dir` (created if missing), holding the files of
-    /// levels `1..=seals.len()` already (a resumed run's), sealed so.
+    /// Links spilled to `dir` (created when the first level is stored),
+    /// holding the files of levels `1..=seals.len()` already (a resumed
+    /// run's), sealed so.
     pub(super) fn in_dir(dir: &Path, seals: Vec<Seal>) -> LinkStore {
-        fs::create_dir_all(dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         LinkStore::Files {
             dir: dir.to_path_buf(),
             seals,
@@ -74,11 +74,14 @@ impl LinkStore {
     }
 
     /// Adds the links of the next level, in its (fingerprint) order, one
-    /// vector per part; each is dropped once stored.
-    pub(super) fn push_level(&mut self, parts: Vec<Vec<Link>>) {
+    /// vector per part; each is dropped once stored. A file that cannot be
+    /// written (a full disk) is `Err`, one line naming it and the cause,
+    /// and is not left behind half-written; the store is as it was.
+    pub(super) fn push_level(&mut self, parts: Vec<Vec<Link>>) -> Result<(), String> {
         match self {
             LinkStore::Memory(levels) => levels.push(parts.concat()),
             LinkStore::Files { dir, seals } => {
+                fs::create_dir_all(&*dir).map_err(|e| cannot_write(dir, e))?;
                 let path = Self::file(dir, seals.len() + 1);
                 seals.push(write_file(&path, |out| {
                     for part in parts {
@@ -87,9 +90,10 @@ impl LinkStore {
                         }
                     }
                     Ok(())
-                }));
+                })?);
             }
         }
+        Ok(())
     }
 
     /// The link of the state at `pos` in level `depth` (≥ 1).
@@ -106,6 +110,16 @@ impl LinkStore {
                     Ok(Link::from_bytes(&b))
                 };
                 read().unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+            }
+        }
+    }
+
+    /// Removes the files of levels deeper than `depth` (a checkpoint's
+    /// store, past the last level checkpointed whole).
+    pub(super) fn remove_after(&self, depth: usize) {
+        if let LinkStore::Files { dir, seals } = self {
+            for deeper in depth + 1..=seals.len() {
+                let _ = fs::remove_file(Self::file(dir, deeper));
             }
         }
     }

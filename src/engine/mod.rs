@@ -120,7 +120,7 @@ mod table;
 mod tests;
 mod visited;
 
-pub use checkpoint::check_resumable;
+pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,

@@ -91,6 +91,12 @@ pub enum Stopped {
     },
     /// [`super::EngineOptions::max_levels`] levels were discovered.
     LevelLimit,
+    /// A file the run writes as it goes (a checkpoint's, or the parent
+    /// links it spills) could not be written, a full disk most often:
+    /// `error` says which and why, in one line. Level `depth` was not
+    /// explored; the levels before it are complete and checked, and a
+    /// checkpoint keeps the last level it wrote whole.
+    WriteFailed { depth: usize, error: String },
 }
 
 /// The result of a run ([`super::enumerate`] and the other entry points).

@@ -1,8 +1,10 @@
 //! The dump's writer: a [`StateStream`] that names each state by its
 //! canonical fingerprint and streams a `states.csv` row (with the trace
 //! step that reached it) the first time a state is reached and a
-//! `transitions.csv` row for every transition; [`DumpSink::finish`] moves
-//! both into place and writes the manifest last.
+//! `transitions.csv` row for every transition, each file (and the model as
+//! run) under a dot-prefixed `.partial` name beside the set;
+//! [`DumpSink::finish`] moves the three into place and writes the manifest
+//! last, so the folder holds one dump whole or none a reader accepts.
 //! What it holds is one entry a state (fingerprint and depth, 18 bytes and
 //! the map's overhead); the rows go to disk as they come.
 //!
@@ -62,14 +64,31 @@ pub struct DumpTotals {
 
 const STATES: &str = "states.csv";
 const TRANSITIONS: &str = "transitions.csv";
+const MODEL: &str = "model.json";
 
 fn partial(name: &str) -> String {
     format!(".{name}.partial")
 }
 
+/// Removes the files an unfinished dump staged in `dir` (this run's or a
+/// killed one's: the names are the dump's own, dot-prefixed).
+fn remove_partials(dir: &Path) {
+    for name in [STATES, TRANSITIONS, MODEL] {
+        let _ = std::fs::remove_file(dir.join(partial(name)));
+    }
+}
+
+/// A dump file could not be written: one line naming it and the cause.
+fn cannot_write(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("cannot write {}: {e}", path.display())
+}
+
 impl<'a> DumpSink<'a> {
     /// A sink writing into `dir` (created if missing), `model_json` (the
-    /// configuration as run) saved as `model.json` at once.
+    /// configuration as run) saved beside the set at once, as
+    /// `.model.json.partial`: like the CSV files, it takes its place only
+    /// when the dump is finished ([`DumpSink::finish`]), so an interrupted
+    /// dump never puts its model beside another dump's states.
     pub fn create(model: &'a MemtxModel, dir: &Path, model_json: &str) -> Result<Self, String> {
         let fail = |e: std::io::Error| format!("{}: {e}", dir.display());
         std::fs::create_dir_all(dir).map_err(fail)?;
@@ -78,8 +97,12 @@ impl<'a> DumpSink<'a> {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(fail(e)),
             _ => {}
         }
-        crate::atomic_file::write_atomic(&dir.join("model.json"), model_json.as_bytes())
-            .map_err(fail)?;
+        let staged = dir.join(partial(MODEL));
+        let _ = std::fs::remove_file(&staged);
+        if let Err(e) = std::fs::write(&staged, model_json) {
+            let _ = std::fs::remove_file(&staged);
+            return Err(cannot_write(&staged, e));
+        }
         let open = |name: &str, header: &[&str]| -> Result<Csv, String> {
             let path = dir.join(partial(name));
             let file = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -93,14 +116,23 @@ impl<'a> DumpSink<'a> {
             .into_iter()
             .filter(|p| matches!(p.expectation, Expectation::Always))
             .collect();
+        let files = open(STATES, &STATES_HEADER)
+            .and_then(|states| Ok((states, open(TRANSITIONS, &TRANSITIONS_HEADER)?)));
+        let (states, transitions) = match files {
+            Ok(files) => files,
+            Err(e) => {
+                remove_partials(dir);
+                return Err(e);
+            }
+        };
         Ok(DumpSink {
             model,
             invariants,
             dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 seen: HashMap::new(),
-                states: open(STATES, &STATES_HEADER)?,
-                transitions: open(TRANSITIONS, &TRANSITIONS_HEADER)?,
+                states,
+                transitions,
                 state_rows: 0,
                 transition_rows: 0,
                 error: None,
@@ -110,24 +142,41 @@ impl<'a> DumpSink<'a> {
     }
 
     /// Flushes both files, moves them into place and writes the manifest
-    /// (`whole`: the run reached its bound).
+    /// (`whole`: the run reached its bound). A write that failed, then or
+    /// during the run (a full disk), is `Err`, one line naming the file and
+    /// the cause; the partial files are then removed, and without a
+    /// manifest the folder is no dump a reader accepts.
     pub fn finish(self, whole: bool) -> Result<DumpTotals, String> {
+        let dir = self.dir.clone();
+        let finished = self.finish_files(whole);
+        if finished.is_err() {
+            remove_partials(&dir);
+        }
+        finished
+    }
+
+    fn finish_files(self, whole: bool) -> Result<DumpTotals, String> {
         let inner = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = inner.error {
             return Err(e);
         }
-        let mut sizes = Vec::new();
+        // Every file is flushed and synced before the first takes its
+        // place, so a failure moves none; the manifest comes last.
         for (name, w) in [(STATES, inner.states), (TRANSITIONS, inner.transitions)] {
             let from = self.dir.join(partial(name));
-            let to = self.dir.join(name);
-            let fail = |e: String| format!("{}: {e}", from.display());
+            let fail = |e: String| cannot_write(&from, e);
             w.into_inner()
                 .map_err(|e| fail(e.to_string()))?
                 .into_inner()
                 .map_err(|e| fail(e.error().to_string()))?
                 .sync_all()
                 .map_err(|e| fail(e.to_string()))?;
-            std::fs::rename(&from, &to).map_err(|e| fail(e.to_string()))?;
+        }
+        let mut sizes = Vec::new();
+        for name in [STATES, TRANSITIONS, MODEL] {
+            let from = self.dir.join(partial(name));
+            let to = self.dir.join(name);
+            std::fs::rename(&from, &to).map_err(|e| cannot_write(&to, e))?;
             sizes.push((to.clone(), std::fs::metadata(&to).map_or(0, |m| m.len())));
         }
         let totals = DumpTotals {
@@ -185,7 +234,8 @@ impl<'a> DumpSink<'a> {
             step,
         ];
         if let Err(e) = inner.states.write_record(&row) {
-            inner.error.get_or_insert_with(|| format!("{STATES}: {e}"));
+            let path = self.dir.join(partial(STATES));
+            inner.error.get_or_insert_with(|| cannot_write(&path, e));
         }
     }
 }
@@ -223,9 +273,8 @@ impl StateStream<MemtxModel> for DumpSink<'_> {
         inner.transition_rows += 1;
         let row = [hex(from_fp), label, hex(to_fp), outcome];
         if let Err(e) = inner.transitions.write_record(&row) {
-            inner
-                .error
-                .get_or_insert_with(|| format!("{TRANSITIONS}: {e}"));
+            let path = self.dir.join(partial(TRANSITIONS));
+            inner.error.get_or_insert_with(|| cannot_write(&path, e));
         }
     }
 }
