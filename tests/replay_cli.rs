@@ -126,6 +126,14 @@ struct Revalidated {
 
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
+struct Rebuilt {
+    rebuilt: u8,
+    tx: u8,
+    dropped: Vec<u8>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 struct RepairOut {
     id: u8,
     repair: String,
@@ -335,6 +343,32 @@ fn cascade_quarantines_the_view_and_revokes_the_belief() {
     );
     let late: Committed = outcome(&report, 10);
     assert_eq!(late.records[0].reason.as_deref(), Some("revoked_parent"));
+    assert!(report.violations.is_empty());
+}
+
+#[test]
+fn a_rebuilt_view_drops_its_revoked_source_and_commits_again() {
+    let (code, report) = replay_json("traces/rebuild-view.json");
+    assert_eq!(code, 0);
+    assert_eq!(report.steps[7].op, "rebuild");
+    assert_eq!(
+        outcome::<Rebuilt>(&report, 7),
+        Rebuilt {
+            rebuilt: 2,
+            tx: 1,
+            dropped: vec![0],
+        }
+    );
+    let again: Committed = outcome(&report, 8);
+    assert_eq!(
+        (again.status.as_str(), again.records[0].reason.as_deref()),
+        ("committed", None)
+    );
+    let view = &report.records[2];
+    assert_eq!(
+        (view.state.as_str(), view.derived_from.as_slice()),
+        ("committed", &[1u8][..])
+    );
     assert!(report.violations.is_empty());
 }
 
