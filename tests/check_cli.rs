@@ -341,6 +341,7 @@ fn a_directory_is_a_suite_with_one_line_a_model_and_the_union_coverage() {
         "boundaries",
         "evidence-validity",
         "laundering",
+        "rebuild",
         "revalidate",
         "rival-order",
         "views-windows",
