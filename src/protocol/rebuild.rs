@@ -23,10 +23,10 @@
 //! - the rollback log records nothing: it lists what a retraction undid,
 //!   and a rebuild undoes nothing; the cascade's `quarantined` entry for
 //!   the view stays as its history, and the dropped parents are in the
-//!   outcome. The view leaves the revocation registry, as it no longer
-//!   descends from a retracted record by the parents it has; a descendant
-//!   through a surviving parent that is itself held back is still judged
-//!   by check 3 on that parent and by check 4 on every ancestor;
+//!   outcome. The view stays in the revocation registry (which only
+//!   grows, and which the properties recompute from the retractions the
+//!   actions made): it commits again, but a record staged later from it
+//!   is refused by check 3 (`revoked_parent`), the conservative reading;
 //! - refused: a record that is not a view, one not quarantined, one a
 //!   commit check quarantined (its reason says so: revalidation's job),
 //!   one still staged by another open transaction, and one whose every
@@ -98,7 +98,6 @@ impl Protocol {
         };
         let rebuilt = store.records[record as usize].with_parents(kept);
         store.records[record as usize] = rebuilt;
-        store.registry.remove(record);
         restage(store, tx, record)?;
         Ok(Outcome::Rebuilt {
             tx,

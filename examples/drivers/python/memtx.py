@@ -592,7 +592,8 @@ class Store:
         """Card §3.4: a view a cascade held back is rebuilt from its
         surviving sources (docs/readings.md, "Rebuild"): its parents that
         are not revoked stay, it is tentative again in tx's staging, and
-        it no longer descends from the retraction."""
+        it no longer descends from the retraction (it stays in the
+        registry, which only grows)."""
         t = self._open_tx(tx, "rebuild into")
         rec = self._record(rid)
         if rec.kind not in VIEWS:
@@ -609,7 +610,6 @@ class Store:
             raise Refused(f"cannot rebuild r{rid}: every source is revoked")
         dropped = [p for p in rec.derived_from if p not in kept]
         rec.derived_from = kept
-        self.registry.discard(rid)
         for other in self.txs:
             if rid in other.staged:
                 other.staged.remove(rid)
