@@ -723,14 +723,8 @@ fn a_gate_that_ignores_the_snapshot_breaks_i1_blocked_alone() {
     );
 }
 
-#[test]
-fn a_rebuild_that_keeps_a_revoked_source_breaks_lifecycle_alone() {
-    // Shortest: T0 stages a lookup (r0), T1 a crm note (r1) and a
-    // summary of both (r2); T0's abort revokes r0 and holds r2 back; T1
-    // rebuilds it (depth 7). Kept, its revoked source only sends it back
-    // to quarantine at T1's commit (check 3), and a held-back view being
-    // rebuilt is what I2 allows: only the clause on what a rebuild keeps
-    // sees it.
+/// Templates of a lookup, a crm note and a summary of two sources.
+fn two_source_summary() -> Vec<String> {
     let crm = template(
         "crm",
         r#""attribute": "refund_reason", "value": "damaged", "source": "crm", "parent": "none""#,
@@ -739,7 +733,34 @@ fn a_rebuild_that_keeps_a_revoked_source_breaks_lifecycle_alone() {
         "summary",
         r#""kind": "summary", "attribute": "summary", "value": "eligible", "parent": "two""#,
     );
-    let mut config = untooled((3, 2, 8), r#""low""#, "null", &[lookup(), crm, two]);
+    vec![lookup(), crm, two]
+}
+
+#[test]
+fn a_revalidation_that_drops_revoked_parents_breaks_lifecycle_provenance_alone() {
+    // The same held-back summary, revalidated by T1: parents change only
+    // by a rebuild, so only provenance sees a revalidation that narrows
+    // them (I2 then reads the view as rebuilt, and its commit passes).
+    let mut config = untooled((3, 2, 7), r#""low""#, "null", &two_source_summary());
+    config.revalidate = true;
+    only_clause_catches(
+        config,
+        Fault::RevalidateDropsRevokedSources,
+        Invariant::Lifecycle,
+        "provenance",
+        7,
+    );
+}
+
+#[test]
+fn a_rebuild_that_keeps_a_revoked_source_breaks_lifecycle_alone() {
+    // Shortest: T0 stages a lookup (r0), T1 a crm note (r1) and a
+    // summary of both (r2); T0's abort revokes r0 and holds r2 back; T1
+    // rebuilds it (depth 7). Kept, its revoked source only sends it back
+    // to quarantine at T1's commit (check 3), and a held-back view being
+    // rebuilt is what I2 allows: only the clause on what a rebuild keeps
+    // sees it.
+    let mut config = untooled((3, 2, 8), r#""low""#, "null", &two_source_summary());
     config.rebuild = true;
     only_clause_catches(
         config,

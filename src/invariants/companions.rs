@@ -5,9 +5,9 @@
 //! from record fields, the rollback log and the monitor like the
 //! invariants themselves.
 
-use super::ancestry::ancestors;
 use super::context::Context;
 use super::i1::irreversible_allowed;
+use super::i2::rebuilt;
 use super::invariant::Invariant;
 use super::monitor::Monitor;
 use super::snapshot::visible_at;
@@ -198,10 +198,11 @@ impl Companion {
 /// retracted ancestor.
 fn view_rebuilt(store: StoreView<'_>, monitor: &Monitor) -> bool {
     let retracted = monitor.retracted();
-    monitor.covered().difference(retracted).iter().any(|id| {
-        store.record(id).is_some_and(|r| r.kind().is_view())
-            && !ancestors(store, id).intersects(retracted)
-    })
+    monitor
+        .covered()
+        .difference(retracted)
+        .iter()
+        .any(|id| rebuilt(store, retracted, id))
 }
 
 /// Some tool action is retracted, or descends from a retracted record and

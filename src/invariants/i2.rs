@@ -66,8 +66,8 @@ pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<V
     }
     for d in monitor.covered().difference(retracted).iter() {
         let record = store.record(d)?;
-        if is_view(record.kind()) && !ancestors(store, d).intersects(retracted) {
-            continue; // rebuilt from surviving sources
+        if rebuilt(store, retracted, d) {
+            continue;
         }
         if let Some((clause, why)) = misrepaired(ctx, record, log, monitor, d) {
             // The retracted ancestor named: the first, for the message.
@@ -86,6 +86,12 @@ pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<V
         }
     }
     None
+}
+
+/// Whether `d`, a record a retraction covered, is a view rebuilt from
+/// surviving sources: by its parents now it has no retracted ancestor.
+pub fn rebuilt(store: StoreView<'_>, retracted: RecordSet, d: RecordId) -> bool {
+    store.record(d).is_some_and(|r| is_view(r.kind())) && !ancestors(store, d).intersects(retracted)
 }
 
 /// Why a descendant a retraction covered is not repaired as its type asks,

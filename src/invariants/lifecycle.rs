@@ -30,6 +30,7 @@
 //! The last two are read from the records' `derived_from` and states
 //! before and after the step, and the operation's name and record.
 
+use super::fields::where_state;
 use super::invariant::Invariant;
 use super::violation::Violation;
 use crate::protocol::Lifecycle::{self, *};
@@ -171,43 +172,39 @@ fn states(before: StoreView<'_>, after: StoreView<'_>) -> Option<Violation> {
     None
 }
 
-/// The clauses on parents: `provenance`, `rebuilt_from_survivors`.
+/// The clauses on parents: `provenance`, `rebuilt_from_survivors`. Every
+/// transition compares each record's parents (one word each); the
+/// revoked set is computed only for the record a rebuild names.
 fn parents(before: StoreView<'_>, op: &Op, after: StoreView<'_>) -> Option<Violation> {
     let rebuilt = match *op {
         Op::Rebuild { record, .. } => Some(record),
         _ => None,
     };
-    let revoked: RecordSet = before
-        .records()
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.state() == Revoked)
-        .map(|(id, _)| id as RecordId)
-        .collect();
     for (id, (b, a)) in before.records().iter().zip(after.records()).enumerate() {
         let id = id as RecordId;
         let (was, now) = (b.derived_from(), a.derived_from());
-        if rebuilt == Some(id) {
-            let kept_revoked = now.intersection(revoked);
-            let lost_alive = was.difference(now).difference(revoked);
-            if !now.difference(was).is_empty() {
-                return Some(provenance(id, was, now, "a rebuild added parents"));
+        if rebuilt != Some(id) {
+            if was != now {
+                return Some(provenance(id, was, now, "only a rebuild changes parents"));
             }
-            if !kept_revoked.is_empty() || !lost_alive.is_empty() {
-                return Some(Violation::new(
-                    Invariant::Lifecycle,
-                    "rebuilt_from_survivors",
-                    RecordSet::single(id),
-                    format!(
-                        "r{id} was rebuilt from {:?}, but of its parents {:?} the revoked ones were {:?}",
-                        now.iter().collect::<Vec<_>>(),
-                        was.iter().collect::<Vec<_>>(),
-                        was.intersection(revoked).iter().collect::<Vec<_>>()
-                    ),
-                ));
-            }
-        } else if was != now {
-            return Some(provenance(id, was, now, "only a rebuild changes parents"));
+            continue;
+        }
+        if !now.difference(was).is_empty() {
+            return Some(provenance(id, was, now, "a rebuild added parents"));
+        }
+        let revoked = where_state(before, |s| s == Revoked);
+        if now != was.difference(revoked) {
+            return Some(Violation::new(
+                Invariant::Lifecycle,
+                "rebuilt_from_survivors",
+                RecordSet::single(id),
+                format!(
+                    "r{id} was rebuilt from {:?}, but of its parents {:?} the revoked ones were {:?}",
+                    now.iter().collect::<Vec<_>>(),
+                    was.iter().collect::<Vec<_>>(),
+                    was.intersection(revoked).iter().collect::<Vec<_>>()
+                ),
+            ));
         }
     }
     None

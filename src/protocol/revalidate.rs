@@ -62,6 +62,13 @@ impl Protocol {
         tx: TxId,
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
+        if self.faulty(super::variant::Fault::RevalidateDropsRevokedSources) {
+            let r = store.records[record as usize];
+            let alive = r
+                .derived_from()
+                .difference(store.in_state(Lifecycle::Revoked));
+            store.records[record as usize] = r.with_parents(alive);
+        }
         restage(store, tx, record)?;
         let reason = store.records[record as usize].reason;
         Ok(Outcome::Revalidated { tx, record, reason })

@@ -198,6 +198,9 @@ pub(crate) enum Fault {
     /// A rebuild keeps every parent, the revoked ones too (lifecycle,
     /// rebuilt_from_survivors).
     RebuildKeepsRevokedSource,
+    /// A revalidation quietly drops the record's revoked parents, as a
+    /// rebuild would (lifecycle, provenance).
+    RevalidateDropsRevokedSources,
 }
 
 /// The variant a protocol runs: every switch plus the mechanisms it ablates.

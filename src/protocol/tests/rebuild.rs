@@ -13,15 +13,21 @@ fn summary(w: &mut World, parents: &[RecordId]) -> Proposal {
     }
 }
 
-/// T0 commits a lookup (r0), a crm note (r1) and a summary of both (r2);
-/// revoking r0 holds r2 back. Returns the world.
-fn held_back() -> World {
+/// T0 open, with a lookup (r0) and a crm note (r1) staged.
+fn two_sources() -> (World, TxId) {
     let mut w = World::new();
     let tx = w.open(0, Tier::Low);
     let lookup = w.belief("yes");
     w.stage(tx, lookup);
     let crm = w.slot("damaged", "refund_reason");
     w.stage(tx, crm);
+    (w, tx)
+}
+
+/// T0 commits a lookup (r0), a crm note (r1) and a summary of both (r2);
+/// revoking r0 holds r2 back. Returns the world.
+fn held_back() -> World {
+    let (mut w, tx) = two_sources();
     let view = summary(&mut w, &[0, 1]);
     w.stage(tx, view);
     w.commit(tx);
@@ -62,12 +68,7 @@ fn a_held_back_view_is_rebuilt_from_its_surviving_source_and_commits_again() {
 
 #[test]
 fn a_view_of_a_held_back_view_keeps_it_and_is_held_back_again_at_commit() {
-    let mut w = World::new();
-    let tx = w.open(0, Tier::Low);
-    let lookup = w.belief("yes");
-    w.stage(tx, lookup);
-    let crm = w.slot("damaged", "refund_reason");
-    w.stage(tx, crm);
+    let (mut w, tx) = two_sources();
     let first = summary(&mut w, &[0, 1]);
     w.stage(tx, first);
     let second = summary(&mut w, &[1, 2]);
@@ -200,12 +201,7 @@ fn a_cascade_that_holds_back_a_revalidated_view_clears_its_old_reason() {
     // A view check 3 quarantined, revalidated, then held back by a
     // cascade: the cascade's hold-back is what it is now, so a rebuild
     // (not another revalidation) takes it back.
-    let mut w = World::new();
-    let tx = w.open(0, Tier::Low);
-    let lookup = w.belief("yes");
-    w.stage(tx, lookup);
-    let crm = w.slot("damaged", "refund_reason");
-    w.stage(tx, crm);
+    let (mut w, tx) = two_sources();
     w.commit(tx);
     let low = summary(&mut w, &[0, 1]);
     let low = Proposal {
