@@ -44,6 +44,9 @@ pub struct CheckOptions {
     pub max_levels: Option<usize>,
     /// Stream every state and transition into this folder (see [`dump`]).
     pub dump: Option<PathBuf>,
+    /// Keep the visited set and the levels in this folder, which is the
+    /// run's checkpoint (see `EngineOptions::disk`).
+    pub disk: Option<PathBuf>,
 }
 
 impl CheckOptions {
@@ -61,6 +64,7 @@ impl CheckOptions {
             resume: None,
             max_levels: None,
             dump: None,
+            disk: None,
         }
     }
 }
@@ -107,6 +111,7 @@ fn probe_options(config: &ModelConfig, options: &CheckOptions) -> EngineOptions 
         spill_dir: None,
         checkpoint: None,
         resume: None,
+        disk: options.disk.clone(),
         ..CheckOptions::quiet(1)
     };
     EngineOptions {
@@ -132,6 +137,7 @@ pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOpti
         resume: options.resume,
         identity: identity(config, options.properties),
         max_levels: options.max_levels,
+        disk: options.disk,
     }
 }
 

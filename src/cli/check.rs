@@ -96,6 +96,12 @@ pub struct CheckArgs {
     /// model and bounds), checkpointing on into DIR.
     #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
     pub resume: Option<PathBuf>,
+    /// Keep the visited set and the levels in DIR instead of memory, so
+    /// that a bound larger than memory is reached (memory then holds
+    /// batches sized from --max-memory); DIR is also the run's
+    /// checkpoint: --resume DIR continues it (docs/disk.md).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["checkpoint", "dump", "hosts", "local_processes"])]
+    pub disk: Option<PathBuf>,
     /// Stream every state to DIR/states.csv and every transition to
     /// DIR/transitions.csv as the run goes (on one thread, so that rows
     /// and parents come in the engine's order), DIR/dump.json last
@@ -249,7 +255,10 @@ pub fn check_and_write(
             // A fresh checkpoint goes into an empty folder or over one of
             // the same run, cleared by name; anything else is refused.
             let locks = prepare_run_dirs(args, out, || {
-                match (&options.resume, &options.checkpoint) {
+                match (
+                    &options.resume,
+                    options.checkpoint.as_ref().or(options.disk.as_ref()),
+                ) {
                     (Some(dir), _) => warn(&check::resumable(config, &options, dir)?),
                     (None, Some(dir)) => check::prepare_checkpoint(config, &options, dir)?,
                     (None, None) => {}
@@ -278,10 +287,11 @@ fn prepare_run_dirs(
     before_out: impl FnOnce() -> Result<(), CliError>,
 ) -> Result<Vec<FolderLock>, CliError> {
     let mut dirs: Vec<(&Path, &str)> = Vec::new();
-    match (&args.checkpoint, &args.resume) {
-        (Some(dir), _) => dirs.push((dir, "--checkpoint")),
-        (None, Some(dir)) => dirs.push((dir, "--resume")),
-        (None, None) => {}
+    match (&args.checkpoint, &args.resume, &args.disk) {
+        (Some(dir), _, _) => dirs.push((dir, "--checkpoint")),
+        (None, Some(dir), _) => dirs.push((dir, "--resume")),
+        (None, None, Some(dir)) => dirs.push((dir, "--disk")),
+        (None, None, None) => {}
     }
     if let Some(dir) = &args.dump {
         dirs.push((dir, "--dump"));
@@ -334,18 +344,39 @@ fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOpti
         Some(text) => Some(flags::memory_size(text)?),
         None => engine::default_max_memory(),
     };
+    let disk = disk_folder(args)?;
     Ok(CheckOptions {
         properties: args.properties.selection()?,
         observer: progress::observer(),
         fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
         max_memory,
         spill_dir: Some(out.join("links")),
-        checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
+        checkpoint: match disk {
+            Some(_) => None,
+            None => args.checkpoint.clone().or_else(|| args.resume.clone()),
+        },
         resume: args.resume.clone(),
         max_levels: args.max_levels,
         dump: args.dump.clone(),
+        disk,
         ..CheckOptions::quiet(if args.dump.is_some() { 1 } else { threads })
     })
+}
+
+/// The folder of a `--disk` run: `--disk DIR`, or a `--resume DIR` whose
+/// DIR holds one; `--disk` beside a `--resume` of another folder is
+/// refused.
+fn disk_folder(args: &CheckArgs) -> Result<Option<PathBuf>, CliError> {
+    match (&args.disk, &args.resume) {
+        (Some(disk), Some(resume)) if disk != resume => Err(CliError(format!(
+            "--disk {}: a --disk run's folder is its checkpoint: resume it with --resume {0}, not --resume {}",
+            disk.display(),
+            resume.display()
+        ))),
+        (Some(disk), _) => Ok(Some(disk.clone())),
+        (None, Some(resume)) if engine::is_disk_folder(resume) => Ok(Some(resume.clone())),
+        (None, _) => Ok(None),
+    }
 }
 
 /// The dump's two files with their rows and sizes.

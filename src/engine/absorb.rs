@@ -115,7 +115,7 @@ where
 }
 
 /// Keeps, for each property in `hits`, the smaller of `best` and `fp`.
-fn keep_smallest<W: Fp>(best: &mut LeafHits<W>, hits: u64, fp: W, link: Link) {
+pub(super) fn keep_smallest<W: Fp>(best: &mut LeafHits<W>, hits: u64, fp: W, link: Link) {
     let mut bits = hits;
     while bits != 0 {
         let p = bits.trailing_zeros() as usize;

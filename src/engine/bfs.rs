@@ -24,6 +24,7 @@ use super::allocator;
 use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
 use super::decisions::Decisions;
+use super::disk::DiskLevels;
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
 use super::growth::predict_new;
@@ -105,6 +106,8 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) levels: Vec<LevelStats>,
     pub(super) decisions: Decisions<W>,
     pub(super) labels: LabelTally,
+    /// A `--disk` run's folder: its visited set and levels.
+    pub(super) disk: Option<DiskLevels<W>>,
     /// The checkpoint of the frontier could not be written: the frontier
     /// is checked, not expanded, and the run stops on this line.
     pub(super) write_failed: Option<String>,
@@ -123,6 +126,9 @@ struct Pass<W> {
     labels: Vec<u64>,
     expanded: u64,
     last_beat: Instant,
+    /// A `--disk` run's file could not be read or written: the level is
+    /// not complete.
+    failed: Option<String>,
 }
 
 impl<'a, M, T, W> Run<'a, M, T, W>
@@ -146,7 +152,14 @@ where
         );
         let threads = opts.threads.max(1);
         let labels = LabelTally::new(T::label_names(model));
+        assert!(
+            opts.disk.is_none() || codec.is_some(),
+            "a --disk run needs a state codec"
+        );
         let links = match (&opts.checkpoint, &opts.spill_dir) {
+            _ if opts.disk.is_some() => {
+                LinkStore::in_dir(opts.disk.as_deref().expect("a disk"), Vec::new())
+            }
             (Some(dir), _) => LinkStore::in_dir(dir, Vec::new()),
             (None, Some(dir)) => LinkStore::in_dir(dir, Vec::new()),
             (None, None) => LinkStore::Memory(Vec::new()),
@@ -161,6 +174,10 @@ where
             decisions: Decisions::new(properties.len()),
             labels,
             links,
+            disk: opts
+                .disk
+                .as_deref()
+                .map(|d| DiskLevels::new(d, opts.max_memory)),
             model,
             properties,
             opts,
@@ -189,6 +206,10 @@ where
         }
         run.frontier.iter_mut().for_each(Part::sort);
         let initial = run.visited.len();
+        if let Some(disk) = &mut run.disk {
+            run.write_failed = disk.store_initial(&run.frontier).err();
+            run.visited = Visited::new();
+        }
         run.push_level(initial, 0, &[]);
         run.level_done();
         run
@@ -207,11 +228,15 @@ where
         }
         let frontier = std::mem::take(&mut self.frontier);
         let undecided = self.decisions.undecided(self.properties);
+        let sizes: Vec<u64> = match &self.disk {
+            Some(disk) => disk.sizes.clone(),
+            None => frontier.iter().map(|p| p.len() as u64).collect(),
+        };
         let mut level = Level::<M, T, W>::new(
             self.model,
             self.properties,
             &undecided,
-            &frontier,
+            &sizes,
             self.codec,
             self.opts.max_depth == Some(self.depth + 1),
             self.threads,
@@ -222,17 +247,25 @@ where
             return Some(write_failed.map_or(End::Complete, End::Stopped));
         }
         let mut stop = write_failed;
-        if level.expanding && stop.is_none() {
+        if level.expanding && stop.is_none() && self.disk.is_none() {
             stop = self.guard(&frontier, level.leaf);
         }
         // Past the memory bound, or without its checkpoint, the level is
         // still checked, not expanded.
         level.expanding &= stop.is_none();
-        if level.expanding {
+        if level.expanding && self.disk.is_none() {
             self.visited
                 .prepare(predict_new(&self.levels), self.threads);
         }
         let pass = self.expand_level(&mut level, frontier);
+        if let Some(error) = pass.failed {
+            // The frontier could not be read back whole: the levels before
+            // it are complete and checked, this one is not.
+            return Some(End::Stopped(Stopped::WriteFailed {
+                depth: self.depth,
+                error,
+            }));
+        }
         self.decisions.record_level(self.depth, &pass.level_hits);
         match stop {
             Some(why) => Some(End::Stopped(why)),
@@ -259,21 +292,34 @@ where
             labels: vec![0; self.labels.len()],
             expanded: 0,
             last_beat: Instant::now(),
+            failed: None,
         };
         self.next.iter_mut().for_each(Part::clear);
         let chunks = level.chunks();
         let mut freed = 0;
         for batch in chunks.chunks(self.slots.len()) {
             self.heartbeat(&mut pass, level.size());
+            if let Err(e) = self.load_parts(&mut frontier, batch) {
+                pass.failed = Some(e);
+                break;
+            }
             self.expand_batch(level, &frontier, &mut pass, batch);
             if level.expanding {
                 let slots = &self.slots[..batch.len()];
-                level.absorb_batch(
-                    slots,
-                    &mut self.visited,
-                    &mut self.next,
-                    &mut pass.leaf_hits,
-                );
+                match &mut self.disk {
+                    Some(disk) => {
+                        if let Err(e) = disk.absorb_batch(slots, level.leaf, self.threads) {
+                            pass.failed = Some(e);
+                            break;
+                        }
+                    }
+                    None => level.absorb_batch(
+                        slots,
+                        &mut self.visited,
+                        &mut self.next,
+                        &mut pass.leaf_hits,
+                    ),
+                }
             }
             self.slots[..batch.len()]
                 .iter_mut()
@@ -281,8 +327,35 @@ where
             freed = free_expanded(&mut frontier, freed, batch);
         }
         // Every part is empty now; the parts are reused for the level after.
+        frontier.iter_mut().for_each(|p| *p = Part::new());
         self.frontier = frontier;
         pass
+    }
+
+    /// In a `--disk` run, reads the frontier parts `batch` expands that
+    /// are not in memory yet (each is dropped once expanded).
+    fn load_parts(
+        &mut self,
+        frontier: &mut [Part<M::State, W>],
+        batch: &[Chunk],
+    ) -> Result<(), String> {
+        let Some(disk) = &mut self.disk else {
+            return Ok(());
+        };
+        for &(s, lo, _) in batch {
+            if lo == 0 && frontier[s].len() == 0 && disk.sizes[s] > 0 {
+                frontier[s] = disk.load_part(self.depth, s)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The states discovered so far (of a `--disk` run: those merged).
+    fn discovered(&self) -> u64 {
+        match &self.disk {
+            Some(disk) => disk.visited(),
+            None => self.visited.len(),
+        }
     }
 
     /// Tells the observer how far the level has got, if a second has passed
@@ -296,7 +369,7 @@ where
             depth: self.depth,
             expanded: pass.expanded,
             level_size,
-            discovered: self.visited.len(),
+            discovered: self.discovered(),
             elapsed_ms: self.elapsed_ms(),
         });
     }
@@ -326,6 +399,9 @@ where
     fn finish_level(&mut self, pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
         if !level.expanding {
             return Some(End::Bounded);
+        }
+        if self.disk.is_some() {
+            return self.finish_disk_level(pass, level);
         }
         let before = self.levels.last().map_or(0, |l| l.total_states);
         let new = self.visited.len() - before;
@@ -361,6 +437,42 @@ where
         None
     }
 
+    /// [`Run::finish_level`] for a `--disk` run: the shards' merges give
+    /// the new states, in the order the in-memory engine sorts them into.
+    fn finish_disk_level(&mut self, mut pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
+        let disk = self.disk.as_mut().expect("a --disk run");
+        let ended = disk
+            .end_level(self.depth, level.leaf, self.properties.len(), self.threads)
+            .and_then(|(new, hits, links)| {
+                if !level.leaf {
+                    self.links.push_level_files(&links)?;
+                }
+                Ok((new, hits))
+            });
+        let (new, hits) = match ended {
+            Ok(ended) => ended,
+            Err(error) => {
+                return Some(End::Stopped(Stopped::WriteFailed {
+                    depth: self.depth + 1,
+                    error,
+                }))
+            }
+        };
+        pass.leaf_hits = hits;
+        self.depth += 1;
+        self.push_level(new, pass.transitions, &pass.labels);
+        if level.leaf {
+            self.decisions.record_leaf(self.depth, &pass.leaf_hits);
+            return Some(if new == 0 {
+                End::Complete
+            } else {
+                End::Bounded
+            });
+        }
+        self.level_done();
+        None
+    }
+
     /// Counts the next level: `new` states, reached by `transitions`
     /// transitions carrying `labels` (per label), and tells the observer.
     fn push_level(&mut self, new: u64, transitions: u64, labels: &[u64]) {
@@ -373,6 +485,12 @@ where
     /// A level is complete and is the frontier: checkpoint it if asked to
     /// (a failed write stops the run once the level is checked).
     fn level_done(&mut self) {
+        if self.disk.is_some() {
+            if self.write_failed.is_none() {
+                self.write_failed = self.seal_disk_level().err();
+            }
+            return;
+        }
         if let Some(dir) = &self.opts.checkpoint {
             self.write_failed = self.save_checkpoint(dir).err();
         }
@@ -397,7 +515,7 @@ where
         } = self;
         let properties =
             decisions.into_results(properties, |d| reconstruct::<M, T, W>(model, d, &links));
-        match &opts.checkpoint {
+        match opts.disk.as_ref().or(opts.checkpoint.as_ref()) {
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind
             // the last level written whole.

@@ -20,6 +20,7 @@
 use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
+use super::disk::{is_part_name, is_run_name, DiskLevels, DiskMeta};
 use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
@@ -65,6 +66,10 @@ struct Meta {
     visited: Seal,
     frontier: Seal,
     links: Vec<Seal>,
+    /// A `--disk` run's level: its parts and visited runs (`visited` and
+    /// `frontier` are then empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    disk: Option<DiskMeta>,
 }
 
 /// Level `depth`'s meta in `dir`, if a run with `opts` may resume it as
@@ -93,6 +98,19 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
             depth_text(opts.max_depth),
             opts.fingerprint.bits()
         ));
+    }
+    match (meta.disk.is_some(), opts.disk.is_some()) {
+        (true, false) => return Err(format!(
+            "{}: the checkpoint is a --disk run's folder: continue it with --disk {0} --resume {0}",
+            dir.display()
+        )),
+        (false, true) => {
+            return Err(format!(
+                "{}: the checkpoint is not a --disk run's: continue it without --disk",
+                dir.display()
+            ))
+        }
+        _ => {}
     }
     let bytes = opts.fingerprint.bits() as usize / 8;
     meta.check(bytes)
@@ -195,6 +213,12 @@ fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
         number(d)?;
         return kind.is_dir().then_some(Entry::Temporary);
     }
+    if name == ".scratch" {
+        return kind.is_dir().then_some(Entry::Temporary);
+    }
+    if is_run_name(&name) {
+        return kind.is_file().then_some(Entry::Links);
+    }
     let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;
     number(d)?;
     kind.is_file().then_some(Entry::Links)
@@ -209,7 +233,7 @@ fn foreign_in_level(level: &Path) -> Result<Vec<String>, String> {
         let e = e.map_err(|e| format!("{}: {e}", level.display()))?;
         let name = e.file_name().to_string_lossy().into_owned();
         let regular = e.file_type().is_ok_and(|t| t.is_file());
-        if !(regular && LEVEL_FILES.contains(&name.as_str())) {
+        if !(regular && (LEVEL_FILES.contains(&name.as_str()) || is_part_name(&name))) {
             foreign.push(level.join(name).display().to_string());
         }
     }
@@ -278,16 +302,28 @@ pub fn prepare_checkpoint(dir: &Path, opts: &EngineOptions) -> Result<(), String
     }
     for (path, is_dir) in ours {
         let removed = if is_dir {
-            LEVEL_FILES
-                .iter()
-                .map(|f| path.join(f))
-                .filter(|f| f.exists())
-                .try_for_each(std::fs::remove_file)
-                .and_then(|()| std::fs::remove_dir(&path))
+            remove_known_files(&path).and_then(|()| std::fs::remove_dir(&path))
         } else {
             std::fs::remove_file(&path)
         };
         removed.map_err(|e| format!("{}: cannot remove it: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Removes the files of a checkpoint's folder `dir` (a level, its
+/// temporary, or a `--disk` run's scratch) by the names they are given.
+fn remove_known_files(dir: &Path) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let known = LEVEL_FILES.contains(&name.as_str())
+            || is_part_name(&name)
+            || (name.starts_with("cand-") && name.ends_with(".bin"))
+            || (name.starts_with("links-") && name.ends_with(".bin"));
+        if known && e.file_type()?.is_file() {
+            std::fs::remove_file(e.path())?;
+        }
     }
     Ok(())
 }
@@ -353,6 +389,11 @@ impl Meta {
     /// Reads the level's files and the links files back (see
     /// [`check_resumable`]).
     fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
+        if let Some(disk) = &self.disk {
+            let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
+            DiskLevels::<W>::check_files(dir, level, disk, total, new)?;
+            return self.check_links(dir);
+        }
         let visited = read_visited::<W>(&level.join("visited.bin"), self.visited, drop)?;
         let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), self.frontier, drop)?;
         self.check_counts(level, visited, frontier)?;
@@ -437,7 +478,17 @@ where
             visited,
             frontier,
             links: self.links.seals().to_vec(),
+            disk: self.disk.as_ref().map(DiskLevels::meta),
         }
+    }
+
+    /// Seals the level a `--disk` run just completed (see `disk`).
+    pub(super) fn seal_disk_level(&mut self) -> Result<(), String> {
+        let none = Seal { len: 0, sum: 0 };
+        let meta = self.meta(none, none);
+        let depth = self.depth;
+        let disk = self.disk.as_mut().expect("a --disk run");
+        disk.seal(depth, |tmp| write_meta(tmp, &meta).map(drop))
     }
 
     fn write_visited(&self, path: &Path) -> Result<Seal, String> {
@@ -477,6 +528,13 @@ where
             let mut run = Run::empty(model, properties, opts, codec);
             meta.check_links(dir)?;
             run.links = LinkStore::in_dir(dir, meta.links.clone());
+            if let Some(disk) = &meta.disk {
+                meta.check_files::<W>(dir, &level)?;
+                let disk = DiskLevels::resumed(dir, opts.max_memory, disk);
+                disk.clear_unsealed();
+                run.disk = Some(disk);
+                return Ok((run, meta));
+            }
             let mut shards = Vec::with_capacity(SHARDS);
             let visited = read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
                 let n = fps.len();

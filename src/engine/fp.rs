@@ -48,7 +48,7 @@ impl FingerprintWidth {
 }
 
 /// A stored fingerprint: never zero (zero marks an empty table slot).
-pub(crate) trait Fp: Copy + Ord + Hash + Debug + Send + Sync + 'static {
+pub(crate) trait Fp: Copy + Ord + Default + Hash + Debug + Send + Sync + 'static {
     /// The empty slot.
     const ZERO: Self;
     /// Bytes in the checkpoint and link files.

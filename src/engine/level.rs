@@ -6,7 +6,6 @@
 use super::codec::StateCodec;
 use super::fp::SHARDS;
 use super::observer::StateStream;
-use super::part::Part;
 use super::part::CHUNK_STATES;
 use stateright::{Expectation, Model, Property};
 use std::marker::PhantomData;
@@ -42,22 +41,19 @@ pub(super) struct Level<'a, M: Model, T, W> {
 
 impl<'a, M: Model, T, W> Level<'a, M, T, W> {
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn new<S: Clone>(
+    pub(super) fn new(
         model: &'a M,
         properties: &'a [Property<M>],
         undecided: &'a [bool],
-        parts: &[Part<S, W>],
+        sizes: &[u64],
         codec: Option<&'a dyn StateCodec<M::State>>,
         leaf: bool,
         threads: usize,
-    ) -> Self
-    where
-        W: Copy + Ord,
-    {
+    ) -> Self {
         let mut offsets = Vec::with_capacity(SHARDS + 1);
         offsets.push(0);
-        for part in parts {
-            offsets.push(offsets.last().copied().unwrap_or(0) + part.len() as u64);
+        for &size in sizes {
+            offsets.push(offsets.last().copied().unwrap_or(0) + size);
         }
         assert!(
             offsets[SHARDS] <= u32::MAX as u64,

@@ -109,12 +109,64 @@ fn fill(
 ) -> std::io::Result<Seal> {
     let mut out = SealingWriter::new(BufWriter::with_capacity(1 << 16, file));
     body(&mut out)?;
+    seal_and_sync(out)
+}
+
+/// Flushes and syncs a sealed file, returning its seal.
+fn seal_and_sync(out: SealedFile) -> std::io::Result<Seal> {
     #[cfg(test)]
     inject::fault()?;
     let seal = out.seal();
     let file = out.into_inner().into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
     Ok(seal)
+}
+
+/// A file written piece by piece, as [`write_file`] writes one in a
+/// closure: created anew (never through a link), sealed, synced when
+/// [`finish`](SealedOut::finish)ed, and removed if dropped unfinished or
+/// if a write fails.
+pub(crate) struct SealedOut {
+    path: PathBuf,
+    out: Option<SealedFile>,
+}
+
+impl SealedOut {
+    pub(crate) fn create(path: &Path) -> Result<Self, String> {
+        let _ = fs::remove_file(path);
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| cannot_write(path, e))?;
+        Ok(SealedOut {
+            path: path.to_path_buf(),
+            out: Some(SealingWriter::new(BufWriter::with_capacity(1 << 16, file))),
+        })
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let out = self.out.as_mut().expect("written before it is finished");
+        out.write_all(bytes)
+            .map_err(|e| cannot_write(&self.path, e))
+    }
+
+    /// Flushes and syncs the file: its seal, or `Err` (the file removed).
+    pub(crate) fn finish(mut self) -> Result<Seal, String> {
+        let out = self.out.take().expect("finished once");
+        seal_and_sync(out).map_err(|e| {
+            let _ = fs::remove_file(&self.path);
+            cannot_write(&self.path, e)
+        })
+    }
+}
+
+impl Drop for SealedOut {
+    fn drop(&mut self) {
+        if self.out.take().is_some() {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Test support: a full disk, injected into [`write_file`] on this thread.

@@ -16,7 +16,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// How a state was first reached (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Link {
     /// Position of the parent in the previous level.
     pub(super) parent: u32,
@@ -93,6 +93,46 @@ impl LinkStore {
                 })?);
             }
         }
+        Ok(())
+    }
+
+    /// Adds the links of the next level from files, one per part in
+    /// order (a `--disk` run's merge writes them shard by shard), copied
+    /// into the level's file; the part files are left to the caller.
+    /// Errors as [`LinkStore::push_level`]'s.
+    pub(super) fn push_level_files(&mut self, parts: &[PathBuf]) -> Result<(), String> {
+        let LinkStore::Files { dir, seals } = self else {
+            let mut levels = Vec::with_capacity(parts.len());
+            for path in parts {
+                let bytes =
+                    fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                levels.push(
+                    bytes
+                        .chunks_exact(Link::BYTES)
+                        .map(Link::from_bytes)
+                        .collect(),
+                );
+            }
+            return self.push_level(levels);
+        };
+        let path = Self::file(dir, seals.len() + 1);
+        let mut failed_read = None;
+        let seal = write_file(&path, |out| {
+            for part in parts {
+                match File::open(part) {
+                    Ok(mut file) => {
+                        std::io::copy(&mut file, out)?;
+                    }
+                    Err(e) => {
+                        failed_read = Some(format!("cannot read {}: {e}", part.display()));
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| failed_read.take().unwrap_or(e))?;
+        seals.push(seal);
         Ok(())
     }
 

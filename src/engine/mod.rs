@@ -97,6 +97,7 @@ mod checkpoint;
 mod chunk;
 mod codec;
 mod decisions;
+mod disk;
 mod expand;
 pub mod fingerprint;
 mod fp;
@@ -122,6 +123,7 @@ mod visited;
 
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
+pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
     collision_probability_bits, fingerprint,

@@ -1,6 +1,6 @@
 //! How to run the engine: the depth bound, the threads, whether to stop at
 //! the first violation, who watches, the fingerprint width, where parent
-//! links go, the memory bound, and checkpoints.
+//! links go, the memory bound, checkpoints, and a run kept on disk.
 
 use super::fp::FingerprintWidth;
 use super::observer::{RunObserver, Silent, StderrLevels};
@@ -40,6 +40,12 @@ pub struct EngineOptions {
     /// Stop after this many levels have been discovered (level 0
     /// included), as an interruption would ([`super::Stopped::LevelLimit`]).
     pub max_levels: Option<usize>,
+    /// Keep the visited set and the levels in this directory, not in
+    /// memory (a `--disk` run, see `disk`): memory then holds a batch of
+    /// candidates, sized from `max_memory`, whatever the state count, and
+    /// the directory is the run's checkpoint (`resume` it to continue).
+    /// Needs a codec; `checkpoint` and `spill_dir` are not read.
+    pub disk: Option<PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -56,6 +62,7 @@ impl Default for EngineOptions {
             resume: None,
             identity: String::new(),
             max_levels: None,
+            disk: None,
         }
     }
 }

@@ -98,6 +98,12 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
         }
     }
 
+    /// With a codec: the length-prefixed encoding starting at byte
+    /// `cursor` (as [`Part::skip`] steps from one to the next).
+    pub(super) fn encoded_at(&self, cursor: usize) -> &[u8] {
+        &self.bytes[cursor..cursor + encoded_len(&self.bytes[cursor..])]
+    }
+
     /// Appends the encoding of `state`, after its length.
     fn encode(&mut self, state: &S, codec: &dyn StateCodec<S>) {
         let at = self.bytes.len();
