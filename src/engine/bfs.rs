@@ -443,11 +443,11 @@ where
         let disk = self.disk.as_mut().expect("a --disk run");
         let ended = disk
             .end_level(self.depth, level.leaf, self.properties.len(), self.threads)
-            .and_then(|(new, hits, links)| {
+            .and_then(|end| {
                 if !level.leaf {
-                    self.links.push_level_files(&links)?;
+                    self.links.push_level_files(&end.links)?;
                 }
-                Ok((new, hits))
+                Ok((end.new, end.leaf_hits))
             });
         let (new, hits) = match ended {
             Ok(ended) => ended,

@@ -100,10 +100,12 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
         ));
     }
     match (meta.disk.is_some(), opts.disk.is_some()) {
-        (true, false) => return Err(format!(
+        (true, false) => {
+            return Err(format!(
             "{}: the checkpoint is a --disk run's folder: continue it with --disk {0} --resume {0}",
             dir.display()
-        )),
+        ))
+        }
         (false, true) => {
             return Err(format!(
                 "{}: the checkpoint is not a --disk run's: continue it without --disk",
@@ -213,11 +215,8 @@ fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
         number(d)?;
         return kind.is_dir().then_some(Entry::Temporary);
     }
-    if name == ".scratch" {
+    if name == ".scratch" || name == "visited" {
         return kind.is_dir().then_some(Entry::Temporary);
-    }
-    if is_run_name(&name) {
-        return kind.is_file().then_some(Entry::Links);
     }
     let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;
     number(d)?;
@@ -233,7 +232,7 @@ fn foreign_in_level(level: &Path) -> Result<Vec<String>, String> {
         let e = e.map_err(|e| format!("{}: {e}", level.display()))?;
         let name = e.file_name().to_string_lossy().into_owned();
         let regular = e.file_type().is_ok_and(|t| t.is_file());
-        if !(regular && (LEVEL_FILES.contains(&name.as_str()) || is_part_name(&name))) {
+        if !(regular && is_known_file(&name)) {
             foreign.push(level.join(name).display().to_string());
         }
     }
@@ -317,15 +316,22 @@ fn remove_known_files(dir: &Path) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
         let e = e?;
         let name = e.file_name().to_string_lossy().into_owned();
-        let known = LEVEL_FILES.contains(&name.as_str())
-            || is_part_name(&name)
-            || (name.starts_with("cand-") && name.ends_with(".bin"))
-            || (name.starts_with("links-") && name.ends_with(".bin"));
-        if known && e.file_type()?.is_file() {
+        if is_known_file(&name) && e.file_type()?.is_file() {
             std::fs::remove_file(e.path())?;
         }
     }
     Ok(())
+}
+
+/// Whether `name` is one a checkpoint gives a file inside one of its
+/// folders: a level's, a `--disk` run's parts, visited runs and
+/// candidate runs.
+fn is_known_file(name: &str) -> bool {
+    LEVEL_FILES.contains(&name)
+        || is_part_name(name)
+        || is_run_name(name)
+        || (name.starts_with("cand-") && name.ends_with(".bin") && name.len() == 16)
+        || (name.starts_with("links-") && name.ends_with(".bin") && name.len() == 12)
 }
 
 /// The first three of `names`, and how many more there are.

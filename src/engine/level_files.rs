@@ -123,9 +123,9 @@ fn seal_and_sync(out: SealedFile) -> std::io::Result<Seal> {
 }
 
 /// A file written piece by piece, as [`write_file`] writes one in a
-/// closure: created anew (never through a link), sealed, synced when
-/// [`finish`](SealedOut::finish)ed, and removed if dropped unfinished or
-/// if a write fails.
+/// closure: created anew (never through a link), sealed as it is
+/// written, and removed if dropped unfinished or if a write fails; the
+/// caller syncs it ([`sync_files`]).
 pub(crate) struct SealedOut {
     path: PathBuf,
     out: Option<SealedFile>,
@@ -151,10 +151,18 @@ impl SealedOut {
             .map_err(|e| cannot_write(&self.path, e))
     }
 
-    /// Flushes and syncs the file: its seal, or `Err` (the file removed).
-    pub(crate) fn finish(mut self) -> Result<Seal, String> {
+    /// Flushes the file without syncing it (the caller syncs it later,
+    /// with others at once: see [`sync_files`]): its seal, or `Err`.
+    pub(crate) fn finish_unsynced(mut self) -> Result<Seal, String> {
         let out = self.out.take().expect("finished once");
-        seal_and_sync(out).map_err(|e| {
+        #[cfg(test)]
+        let faulted = inject::fault();
+        #[cfg(not(test))]
+        let faulted = Ok(());
+        let seal = out.seal();
+        let flushed =
+            faulted.and_then(|()| out.into_inner().into_inner().map_err(|e| e.into_error()));
+        flushed.map(|_| seal).map_err(|e| {
             let _ = fs::remove_file(&self.path);
             cannot_write(&self.path, e)
         })
@@ -167,6 +175,34 @@ impl Drop for SealedOut {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// Syncs `paths` (files, and the folders that name them) to the disk,
+/// many at once: the file system then commits them together, where one
+/// sync after another waits for a commit each (a `--disk` level has a
+/// hundred and more files). `Err` names the first that failed.
+pub(crate) fn sync_files(paths: &[PathBuf]) -> Result<(), String> {
+    const AT_ONCE: usize = 16;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE.min(paths.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(path) = paths.get(i) else { return };
+                if let Err(e) = File::open(path).and_then(|f| f.sync_all()) {
+                    failed
+                        .lock()
+                        .expect("sync results")
+                        .get_or_insert_with(|| cannot_write(path, e));
+                }
+            });
+        }
+    });
+    failed
+        .into_inner()
+        .expect("sync results")
+        .map_or(Ok(()), Err)
 }
 
 /// Test support: a full disk, injected into [`write_file`] on this thread.

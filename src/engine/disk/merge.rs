@@ -116,10 +116,10 @@ pub(super) fn merge_shard<'a, W: Fp>(
             }
         }
         merged.files = Some((
-            fps.finish()?,
-            encodings.finish()?,
-            links.finish()?,
-            (run.finish()?, run_count),
+            fps.finish_unsynced()?,
+            encodings.finish_unsynced()?,
+            links.finish_unsynced()?,
+            (run.finish_unsynced()?, run_count),
         ));
     }
     Ok(merged)

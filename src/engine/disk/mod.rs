@@ -13,7 +13,7 @@
 //!   order), and the `meta.json` of a checkpoint, which seals them. It is
 //!   written as `.level-DDDD.tmp/` and renamed when whole, as a
 //!   checkpoint's level is, so the folder is the run's checkpoint.
-//! * `visited-SS-FFFF-LLLL.bin`: shard `SS`'s fingerprints of the states
+//! * `visited/visited-SS-FFFF-LLLL.bin`: shard `SS`'s fingerprints of the states
 //!   first reached at depths `FFFF..=LLLL`, ascending; the levels' metas
 //!   name the runs they stand on, with their seals.
 //! * `.scratch/cand-SS-NNNN.bin` while a level is built: the candidates
@@ -33,7 +33,7 @@ mod merge;
 mod runs;
 
 use super::fp::{Fp, SHARDS};
-use super::level_files::{cannot_write, SealedOut};
+use super::level_files::{cannot_write, sync_files, SealedOut};
 use super::parallel::{for_each_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
@@ -62,6 +62,18 @@ pub(crate) struct DiskMeta {
     pub(crate) parts: Vec<(Seal, Seal)>,
     pub(crate) runs: Vec<Vec<RunFile>>,
 }
+
+/// What the end of a level found (see [`DiskLevels::end_level`]).
+pub(super) struct LevelEnd<W> {
+    pub(super) new: u64,
+    /// At the last level, per shard: its smallest new deciding states.
+    pub(super) leaf_hits: Vec<LeafHits<W>>,
+    /// Below it: the links files of the new level, in shard order.
+    pub(super) links: Vec<PathBuf>,
+}
+
+/// Where a shard's merge leaves what it found.
+type MergeSlot<W> = Mutex<Option<Result<Merged<W>, String>>>;
 
 /// The smallest budget a batch is given, whatever `--max-memory` says.
 const MIN_BUDGET: usize = 64 << 10;
@@ -139,6 +151,11 @@ impl<W: Fp> DiskLevels<W> {
         self.dir.join(".scratch")
     }
 
+    /// The folder of the visited runs.
+    fn runs_dir(dir: &Path) -> PathBuf {
+        dir.join("visited")
+    }
+
     fn run_name(shard: usize, first: usize, last: usize) -> String {
         format!("visited-{shard:02}-{first:04}-{last:04}.bin")
     }
@@ -155,6 +172,8 @@ impl<W: Fp> DiskLevels<W> {
     /// level: its parts and its visited runs. Left for [`Self::seal`].
     pub(super) fn store_initial<S: Clone>(&mut self, parts: &[Part<S, W>]) -> Result<(), String> {
         let tmp = self.begin_level(0)?;
+        let runs_dir = Self::runs_dir(&self.dir);
+        fs::create_dir_all(&runs_dir).map_err(|e| cannot_write(&runs_dir, e))?;
         let mut stored = Vec::with_capacity(SHARDS);
         let mut runs = Vec::with_capacity(SHARDS);
         for (s, part) in parts.iter().enumerate() {
@@ -164,7 +183,7 @@ impl<W: Fp> DiskLevels<W> {
             let fps_seal = write_whole(&part_file(&tmp, s, "fps"), &words)?;
             let enc_seal = write_whole(&part_file(&tmp, s, "enc"), bytes)?;
             let name = Self::run_name(s, 0, 0);
-            let run = write_whole(&self.dir.join(&name), &words)?;
+            let run = write_whole(&runs_dir.join(&name), &words)?;
             self.written += 2 * words.len() as u64 + bytes.len() as u64;
             stored.push((fps_seal, enc_seal));
             runs.push(vec![RunFile {
@@ -285,7 +304,7 @@ impl<W: Fp> DiskLevels<W> {
         leaf: bool,
         properties: usize,
         threads: usize,
-    ) -> Result<(u64, Vec<LeafHits<W>>, Vec<PathBuf>), String> {
+    ) -> Result<LevelEnd<W>, String> {
         let next = depth + 1;
         let tmp = if leaf {
             None
@@ -301,14 +320,13 @@ impl<W: Fp> DiskLevels<W> {
                         fps: part_file(tmp, s, "fps"),
                         encodings: part_file(tmp, s, "enc"),
                         links: tmp.join(format!("links-{s:02}.bin")),
-                        run: self.dir.join(Self::run_name(s, first, next)),
+                        run: Self::runs_dir(&self.dir).join(Self::run_name(s, first, next)),
                         compact,
                     }
                 })
             })
             .collect();
-        let results: Vec<Mutex<Option<Result<Merged<W>, String>>>> =
-            (0..SHARDS).map(|_| Mutex::new(None)).collect();
+        let results: Vec<MergeSlot<W>> = (0..SHARDS).map(|_| Mutex::new(None)).collect();
         {
             let this = &*self;
             let work: Vec<usize> = (0..SHARDS).collect();
@@ -345,11 +363,11 @@ impl<W: Fp> DiskLevels<W> {
         let new = merged.iter().map(|m| m.new).sum();
         self.read += merged.iter().map(|m| m.read).sum::<u64>();
         if leaf {
-            return Ok((
+            return Ok(LevelEnd {
                 new,
-                merged.into_iter().map(|m| m.leaf_hits).collect(),
-                Vec::new(),
-            ));
+                leaf_hits: merged.into_iter().map(|m| m.leaf_hits).collect(),
+                links: Vec::new(),
+            });
         }
         let mut links = Vec::with_capacity(SHARDS);
         let mut parts = Vec::with_capacity(SHARDS);
@@ -372,15 +390,21 @@ impl<W: Fp> DiskLevels<W> {
             };
             if o.compact {
                 let old = std::mem::replace(&mut self.runs[s], vec![file]);
-                self.retired
-                    .extend(old.into_iter().map(|r| self.dir.join(r.name)));
+                self.retired.extend(
+                    old.into_iter()
+                        .map(|r| Self::runs_dir(&self.dir).join(r.name)),
+                );
             } else {
                 self.runs[s].push(file);
             }
         }
         self.sizes = merged.iter().map(|m| m.new).collect();
         self.parts = parts;
-        Ok((new, Vec::new(), links))
+        Ok(LevelEnd {
+            new,
+            leaf_hits: Vec::new(),
+            links,
+        })
     }
 
     /// Shard `s`'s merge: its flushed runs, then what its buffer holds.
@@ -398,7 +422,7 @@ impl<W: Fp> DiskLevels<W> {
         sources.push(Box::new(self.buffers[s].source()));
         let visited: Vec<PathBuf> = self.runs[s]
             .iter()
-            .map(|r| self.dir.join(&r.name))
+            .map(|r| Self::runs_dir(&self.dir).join(&r.name))
             .collect();
         merge_shard(sources, &visited, outputs, properties)
     }
@@ -428,10 +452,25 @@ impl<W: Fp> DiskLevels<W> {
         for s in 0..SHARDS {
             let _ = fs::remove_file(tmp.join(format!("links-{s:02}.bin")));
         }
-        let sealed = write_meta(&tmp).and_then(|()| {
-            remove_level_dir(&done);
-            fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
-        });
+        // The level's files, its new runs and their folders reach the
+        // disk before the level is named complete.
+        let mut files: Vec<PathBuf> = (0..SHARDS)
+            .flat_map(|s| [part_file(&tmp, s, "fps"), part_file(&tmp, s, "enc")])
+            .collect();
+        let runs = Self::runs_dir(&self.dir);
+        files.extend(
+            self.runs
+                .iter()
+                .filter_map(|r| r.last())
+                .map(|r| runs.join(&r.name)),
+        );
+        files.extend([tmp.clone(), runs, self.dir.clone()]);
+        let sealed = sync_files(&files)
+            .and_then(|()| write_meta(&tmp))
+            .and_then(|()| {
+                remove_level_dir(&done);
+                fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
+            });
         if sealed.is_err() {
             remove_level_dir(&tmp);
             return sealed;
@@ -457,11 +496,18 @@ impl<W: Fp> DiskLevels<W> {
             .flatten()
             .map(|r| r.name.as_str())
             .collect();
-        for entry in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+        for entry in fs::read_dir(Self::runs_dir(&self.dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = entry.file_name().to_string_lossy().into_owned();
             if is_run_name(&name) && !named.contains(name.as_str()) {
                 let _ = fs::remove_file(entry.path());
             }
+        }
+        for entry in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with(".level-") && name.ends_with(".tmp") {
                 remove_level_dir(&entry.path());
             }
@@ -519,7 +565,7 @@ impl<W: Fp> DiskLevels<W> {
                     ),
                 ));
             }
-            super::seal::check_file(&dir.join(&run.name), run.seal)?;
+            super::seal::check_file(&Self::runs_dir(dir).join(&run.name), run.seal)?;
             visited += run.states;
         }
         if (visited, frontier) != (total, last) {
@@ -578,7 +624,7 @@ fn remove_level_dir(level: &Path) {
         let name = entry.file_name().to_string_lossy().into_owned();
         let ours = is_part_name(&name)
             || name == "meta.json"
-            || (name.starts_with("links-") && name.ends_with(".bin") && name.len() == 13);
+            || (name.starts_with("links-") && name.ends_with(".bin") && name.len() == 12);
         if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = fs::remove_file(entry.path());
         }
@@ -589,7 +635,7 @@ fn remove_level_dir(level: &Path) {
 fn write_whole(path: &Path, bytes: &[u8]) -> Result<Seal, String> {
     let mut out = SealedOut::create(path)?;
     out.write(bytes)?;
-    out.finish()
+    out.finish_unsynced()
 }
 
 fn read_whole(path: &Path, seal: Seal) -> Result<Vec<u8>, String> {

@@ -1,0 +1,236 @@
+//! A `--disk` run (the visited set and the levels in a folder, see
+//! docs/disk.md) is the in-memory run: the same counts per level, the same
+//! verdicts, the same shortest counterexamples and the same coverage, on
+//! every shipped model and thread count, with a budget so small that every
+//! level is written out in many runs; and the folder it leaves is a
+//! checkpoint that `--resume` continues to the same end.
+
+use memtx_check::check::{self, CheckOptions, CheckReport};
+use memtx_check::config::{Depth, ModelConfig};
+use memtx_check::engine::LevelStats;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn config(path: &Path, depth: usize) -> ModelConfig {
+    let mut c = ModelConfig::load(path).expect("a shipped model loads");
+    c.bounds.depth = Depth::Bounded(depth);
+    c
+}
+
+/// Every model under `models/`, sorted.
+fn shipped_models() -> Vec<PathBuf> {
+    let mut models = Vec::new();
+    let mut dirs = vec![PathBuf::from("models")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                models.push(path);
+            }
+        }
+    }
+    models.sort();
+    models
+}
+
+/// What a run found, timings left out.
+fn key(r: &CheckReport) -> impl PartialEq + std::fmt::Debug {
+    let levels: Vec<_> = r.levels.iter().map(LevelStats::counts).collect();
+    let traces: Vec<_> = r
+        .counterexamples
+        .iter()
+        .map(|c| c.trace.to_json_string())
+        .collect();
+    (
+        levels,
+        r.complete,
+        r.properties.clone(),
+        traces,
+        r.coverage.clone(),
+        r.stopped.clone(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memtx-disk-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_disk_run_is_the_in_memory_run_on_every_shipped_model() {
+    let models = shipped_models();
+    assert!(models.len() >= 20, "{} models", models.len());
+    for (n, path) in models.iter().enumerate() {
+        let depth = if path.ends_with("default.json") { 6 } else { 5 };
+        let config = config(path, depth);
+        let memory = check::run(&config, CheckOptions::quiet(2));
+        let threads = 1 + n % 2;
+        let dir = scratch(&format!("model-{n}"));
+        let disk = check::run(
+            &config,
+            CheckOptions {
+                disk: Some(dir.clone()),
+                // A quarter of it, 64 KiB, per batch: a level of more than
+                // a thousand states is written in several runs.
+                max_memory: Some(1 << 18),
+                ..CheckOptions::quiet(threads)
+            },
+        );
+        assert_eq!(
+            key(&disk),
+            key(&memory),
+            "{} with {threads} threads",
+            path.display()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_disk_run_under_symmetry_is_the_in_memory_one() {
+    let mut config = config(Path::new("models/default.json"), 7);
+    config.symmetry = true;
+    let memory = check::run(&config, CheckOptions::quiet(2));
+    let dir = scratch("symmetry");
+    let disk = check::run(
+        &config,
+        CheckOptions {
+            disk: Some(dir.clone()),
+            max_memory: Some(1 << 20),
+            ..CheckOptions::quiet(2)
+        },
+    );
+    assert_eq!(key(&disk), key(&memory));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+}
+
+/// The report files a run writes, timings and folder names left out.
+fn reports(out: &Path) -> Vec<String> {
+    let growth = std::fs::read_to_string(out.join("growth.csv")).unwrap();
+    let growth: String = growth
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_owned() + "\n")
+        .collect();
+    let coverage = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let verdicts: Vec<String> = summary["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{} {} {}", p["name"], p["verdict"], p["depth"]))
+        .collect();
+    let mut traces: Vec<String> = std::fs::read_dir(out.join("traces"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    traces.sort();
+    let mut all = vec![growth, coverage, verdicts.join("\n")];
+    all.extend(traces);
+    all
+}
+
+fn run_check(out: &Path, extra: &[&str]) -> i32 {
+    let traces = out.join("traces");
+    let status = binary()
+        .args(["check", "models/default.json", "--depth", "7", "--out"])
+        .arg(out)
+        .arg("--traces")
+        .arg(&traces)
+        .args(extra)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    status.code().unwrap()
+}
+
+#[test]
+fn a_stopped_disk_run_resumes_to_the_reports_of_a_run_in_memory() {
+    let root = scratch("resume");
+    let dir = root.join("disk");
+    let disk = dir.to_str().unwrap();
+    let memory = run_check(&root.join("memory"), &[]);
+    // Stopped after five levels, as a kill between levels would.
+    let stopped = run_check(
+        &root.join("stopped"),
+        &["--disk", disk, "--max-memory", "2M", "--max-levels", "5"],
+    );
+    assert_eq!(stopped, 3);
+    let resumed = run_check(
+        &root.join("resumed"),
+        &["--resume", disk, "--max-memory", "2M"],
+    );
+    assert_eq!(
+        (memory, resumed),
+        (1, 1),
+        "the scope finding, found both ways"
+    );
+    assert_eq!(
+        reports(&root.join("resumed")),
+        reports(&root.join("memory"))
+    );
+    // The folder holds one sealed level, its links and its runs: no
+    // scratch, no temporary level.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.first().map(String::as_str), Some("level-0006"));
+    assert!(
+        names.iter().all(|n| n == "level-0006"
+            || n == "visited"
+            || (n.starts_with("links-") && n.ends_with(".bin"))),
+        "{names:?}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_disk_folder_is_not_resumed_as_a_checkpoint_of_memory_nor_the_reverse() {
+    let root = scratch("kinds");
+    let disk = root.join("disk");
+    let checkpoint = root.join("checkpoint");
+    let out = root.join("out");
+    assert_eq!(
+        run_check(
+            &out,
+            &["--disk", disk.to_str().unwrap(), "--max-levels", "3"]
+        ),
+        3
+    );
+    assert_eq!(
+        run_check(
+            &out,
+            &[
+                "--checkpoint",
+                checkpoint.to_str().unwrap(),
+                "--max-levels",
+                "3"
+            ]
+        ),
+        3
+    );
+    let refused = binary()
+        .args(["check", "models/default.json", "--depth", "7", "--out"])
+        .arg(&out)
+        .arg("--disk")
+        .arg(&disk)
+        .arg("--resume")
+        .arg(&checkpoint)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--disk"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
