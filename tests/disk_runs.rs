@@ -66,7 +66,15 @@ fn a_disk_run_is_the_in_memory_run_on_every_shipped_model() {
     for (n, path) in models.iter().enumerate() {
         let depth = if path.ends_with("default.json") { 6 } else { 5 };
         let config = config(path, depth);
-        let memory = check::run(&config, CheckOptions::quiet(2));
+        // A checkpoint keeps the in-memory run's parent links.
+        let checkpoint = scratch(&format!("checkpoint-{n}"));
+        let memory = check::run(
+            &config,
+            CheckOptions {
+                checkpoint: Some(checkpoint.clone()),
+                ..CheckOptions::quiet(2)
+            },
+        );
         let threads = 1 + n % 2;
         let dir = scratch(&format!("model-{n}"));
         let disk = check::run(
@@ -85,8 +93,29 @@ fn a_disk_run_is_the_in_memory_run_on_every_shipped_model() {
             "{} with {threads} threads",
             path.display()
         );
+        // Every state of every level but the last has the same position
+        // and the same parent (the first discoverer) both ways.
+        let links = links_files(&checkpoint);
+        assert_eq!(links.len(), depth - 1, "{}", path.display());
+        assert_eq!(links_files(&dir), links, "{}", path.display());
         std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&checkpoint).unwrap();
     }
+}
+
+/// The parent-links files a run left in `dir`, by name, with their bytes.
+fn links_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("links-"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
