@@ -108,7 +108,12 @@ fn links_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("links-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("links-")
+        })
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             (name, std::fs::read(&p).unwrap())
@@ -262,4 +267,65 @@ fn a_disk_folder_is_not_resumed_as_a_checkpoint_of_memory_nor_the_reverse() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--disk"), "{err}");
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_damaged_disk_folder_is_refused_in_one_line_naming_the_file() {
+    let root = scratch("damaged");
+    let dir = root.join("disk");
+    let out = root.join("out");
+    assert_eq!(
+        run_check(
+            &out,
+            &["--disk", dir.to_str().unwrap(), "--max-levels", "5"]
+        ),
+        3
+    );
+    let level = dir.join("level-0004");
+    let runs = dir.join("visited");
+    let mut run_files: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    run_files.sort();
+    let victims = [
+        level.join("part-07.enc"),
+        level.join("part-63.fps"),
+        run_files[0].clone(),
+    ];
+    for victim in victims {
+        let copy = root.join("copy");
+        let _ = std::fs::remove_dir_all(&copy);
+        copy_tree(&dir, &copy);
+        let target = copy.join(victim.strip_prefix(&dir).unwrap());
+        let mut bytes = std::fs::read(&target).unwrap();
+        assert!(!bytes.is_empty(), "{}", target.display());
+        bytes[0] ^= 1;
+        std::fs::write(&target, &bytes).unwrap();
+        let refused = binary()
+            .args(["check", "models/default.json", "--depth", "7", "--out"])
+            .arg(&out)
+            .arg("--resume")
+            .arg(&copy)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&target.display().to_string()), "{err}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
 }

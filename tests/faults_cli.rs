@@ -260,3 +260,73 @@ fn a_dump_that_does_not_fit_is_one_line_and_leaves_no_partial_file() {
     );
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+#[test]
+fn a_full_disk_under_a_disk_run_keeps_its_last_sealed_level_which_resumes() {
+    let Some(disk) = SmallDisk::mount("disk-run", 2048) else {
+        return;
+    };
+    let scratch = scratch_dir::fresh("memtx-faults-disk-run");
+    let (out, traces) = (scratch.join("out"), scratch.join("traces"));
+    let d = disk.path("d");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "models/default.json",
+            "--depth",
+            "7",
+            "--expect",
+            "--out",
+            out.to_str().unwrap(),
+            "--traces",
+            traces.to_str().unwrap(),
+            // Batches of 256 KiB: the candidate runs fill the disk too.
+            "--max-memory",
+            "1M",
+        ];
+        args.extend_from_slice(extra);
+        check(&args)
+    };
+    let o = run(&["--disk", d.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(3), "{text}{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("stopped before depth"))
+        .unwrap_or_else(|| panic!("no stopped line: {text}"));
+    assert!(
+        line.contains(&format!("cannot write {}", d.display()))
+            && line.contains("No space left on device"),
+        "{line}"
+    );
+    let left = files_under(&d);
+    let levels: Vec<&String> = left.iter().filter(|f| f.ends_with("meta.json")).collect();
+    assert_eq!(levels.len(), 1, "one sealed level: {left:?}");
+    assert!(
+        left.iter()
+            .all(|f| !f.contains(".tmp") && !f.contains(".scratch")),
+        "no temporary level, no candidate run: {left:?}"
+    );
+    // Resumed on a disk with room, it ends as a run never stopped does.
+    let moved = scratch.join("d");
+    scratch_dir::copy_dir(&d, &moved);
+    let resumed = run(&["--resume", moved.to_str().unwrap()]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let whole = check(&[
+        "models/default.json",
+        "--depth",
+        "7",
+        "--out",
+        scratch.join("whole").to_str().unwrap(),
+        "--traces",
+        scratch.join("whole-traces").to_str().unwrap(),
+    ]);
+    let explored = |o: &Output| {
+        stdout(o)
+            .lines()
+            .find(|l| l.starts_with("explored"))
+            .map(|l| l.split(" in ").next().unwrap().to_owned())
+    };
+    assert_eq!(explored(&resumed), explored(&whole));
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -225,6 +225,8 @@ pub struct CheckReport {
     pub fingerprint_bits: u32,
     /// Why the run stopped before its bound, if it did.
     pub stopped: Option<Stopped>,
+    /// A `--disk` run's bytes written to and read from its folder.
+    pub disk_io: Option<engine::DiskIo>,
     /// What `--dump` wrote, or why it could not.
     pub dump: Option<Result<dump::DumpTotals, String>>,
 }
@@ -375,6 +377,7 @@ pub fn assemble(
         ),
         fingerprint_bits: report.fingerprint_bits,
         stopped: report.stopped.clone(),
+        disk_io: report.disk_io,
         dump,
         properties,
         coverage: Coverage::from_labels(&report.labels),

@@ -181,10 +181,20 @@ struct SummaryJson<'a> {
     /// depth on nothing was explored.
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<StoppedJson>,
+    /// Present for a `--disk` run: the bytes it wrote to and read from
+    /// its folder (docs/disk.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disk: Option<DiskJson>,
     /// Present under `--symmetry`: `states` and `transitions` then count
     /// canonical states (classes) and the transitions out of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     symmetry: Option<SymmetryJson>,
+}
+
+#[derive(Serialize)]
+struct DiskJson {
+    written_bytes: u64,
+    read_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -212,6 +222,9 @@ struct StoppedJson {
     depth: Option<usize>,
     needed_bytes: Option<u64>,
     max_memory_bytes: Option<u64>,
+    /// `memory_bound`: the disk a `--disk` run would need (docs/disk.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disk_needed_bytes: Option<u64>,
     /// `write_failed`: the file that could not be written, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -317,6 +330,10 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
             fingerprint_bits: report.fingerprint_bits,
         },
         stopped: report.stopped.as_ref().map(stopped_json),
+        disk: report.disk_io.map(|io| DiskJson {
+            written_bytes: io.written,
+            read_bytes: io.read,
+        }),
         symmetry: config.symmetry.then(|| SymmetryJson {
             renames: "transaction ids",
             states: "canonical: one per class of states equal up to a renaming of transaction ids",
@@ -334,11 +351,13 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             depth,
             needed,
             limit,
+            disk_needed,
         } => StoppedJson {
             reason: "memory_bound",
             depth: Some(depth),
             needed_bytes: Some(needed),
             max_memory_bytes: Some(limit),
+            disk_needed_bytes: disk_needed,
             error: None,
         },
         Stopped::LevelLimit => StoppedJson {
@@ -346,6 +365,7 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             depth: None,
             needed_bytes: None,
             max_memory_bytes: None,
+            disk_needed_bytes: None,
             error: None,
         },
         Stopped::WriteFailed { depth, error } => StoppedJson {
@@ -353,6 +373,7 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             depth: Some(*depth),
             needed_bytes: None,
             max_memory_bytes: None,
+            disk_needed_bytes: None,
             error: Some(error.clone()),
         },
     }
@@ -367,10 +388,15 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
             depth,
             needed,
             limit,
+            disk_needed,
         } => format!(
-            "stopped before depth {depth}: exploring it needs about {:.1} GiB, more than --max-memory {:.1} GiB; depths 0..={} are complete and checked, the bound was NOT reached",
+            "stopped before depth {depth}: exploring it needs about {:.1} GiB, more than --max-memory {:.1} GiB{}; depths 0..={} are complete and checked, the bound was NOT reached",
             gib(*needed),
             gib(*limit),
+            disk_needed.map_or(String::new(), |d| format!(
+                "; a --disk run would need at most about {:.1} GiB of disk",
+                gib(d)
+            )),
             depth - 1
         ),
         Stopped::LevelLimit => format!(
@@ -494,6 +520,17 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             out,
             "  UNEXPECTED: expect.coverage names branches not reached: {}",
             missing.join(", ")
+        );
+    }
+    if let Some(io) = report.disk_io {
+        let per_state = |b: u64| b as f64 / report.unique_states.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "disk: wrote {:.2} GiB and read {:.2} GiB ({:.0} and {:.0} bytes a state)",
+            io.written as f64 / (1u64 << 30) as f64,
+            io.read as f64 / (1u64 << 30) as f64,
+            per_state(io.written),
+            per_state(io.read)
         );
     }
     let _ = writeln!(

@@ -111,6 +111,7 @@ pub(crate) fn verdict(all: &[Estimate], depth: usize) -> Option<Stopped> {
             depth,
             needed,
             limit,
+            disk_needed: None,
         })
     })
 }
@@ -148,6 +149,7 @@ mod tests {
                 depth: 3,
                 needed: 110 * mib + 510 * mib + SLACK,
                 limit: 600 * mib,
+                disk_needed: None,
             })
         );
     }

@@ -127,5 +127,6 @@ where
         labels,
         fingerprint_bits: 8 * W::BYTES as u32,
         stopped,
+        disk_io: None,
     }
 }

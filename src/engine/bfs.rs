@@ -37,7 +37,7 @@ use super::options::EngineOptions;
 use super::parallel::for_each_dynamic;
 use super::part::Part;
 use super::path::{initial_level, reconstruct};
-use super::report::{EngineReport, LevelStats, Stopped};
+use super::report::{DiskIo, EngineReport, LevelStats, Stopped};
 use super::visited::Visited;
 use stateright::{Model, Property};
 use std::hash::Hash;
@@ -511,6 +511,7 @@ where
             labels,
             links,
             opts,
+            disk,
             ..
         } = self;
         let properties =
@@ -536,6 +537,10 @@ where
             labels: labels.into_counts(),
             fingerprint_bits: 8 * W::BYTES as u32,
             stopped,
+            disk_io: disk.map(|d| DiskIo {
+                written: d.written,
+                read: d.read,
+            }),
         }
     }
 }

@@ -38,11 +38,43 @@ where
     pub(super) fn guard(&self, frontier: &[Part<M::State, W>], leaf: bool) -> Option<Stopped> {
         let limit = self.opts.max_memory?;
         let needed = self.estimate(frontier, leaf);
-        (needed > limit).then_some(Stopped::MemoryBound {
+        (needed > limit).then(|| Stopped::MemoryBound {
             depth: self.depth + 1,
             needed,
             limit,
+            disk_needed: Some(self.disk_estimate(frontier, leaf)),
         })
+    }
+
+    /// The disk a `--disk` run would need at its peak to expand `frontier`
+    /// (see docs/disk.md): the visited runs (twice while a compaction
+    /// writes), the links files, the frontier and next level's parts, and
+    /// the next level's candidate runs as if none were deduplicated in
+    /// memory.
+    fn disk_estimate(&self, frontier: &[Part<M::State, W>], leaf: bool) -> u64 {
+        let predicted = predict_new(&self.levels);
+        let last = self.levels.last().expect("level 0 is always present");
+        let total = last.total_states;
+        let states: u64 = frontier.iter().map(|p| p.len() as u64).sum();
+        let encodings: u64 = frontier.iter().map(|p| p.encoded().1.len() as u64).sum();
+        let per_state = encodings as f64 / states.max(1) as f64 + W::BYTES as f64;
+        let fp = W::BYTES as f64;
+        let link = Link::BYTES as f64;
+        // Candidates per new state at the level before (at least one).
+        let fan_in = (last.transitions as f64 / last.new_states.max(1) as f64).max(1.0);
+        let (next_parts, candidate) = if leaf {
+            (0.0, fp + link + 8.0)
+        } else {
+            (
+                predicted as f64 * per_state,
+                fp + link + 4.0 + per_state - fp,
+            )
+        };
+        let runs = 2.0 * (total + predicted) as f64 * fp;
+        let links = (total + if leaf { 0 } else { predicted }) as f64 * link;
+        let parts = states as f64 * per_state + next_parts;
+        let scratch = predicted as f64 * fan_in * candidate;
+        (runs + links + parts + scratch) as u64
     }
 
     /// The estimated peak of expanding `frontier` (see the module docs).

@@ -89,12 +89,7 @@ pub(crate) fn write_file(
     path: &Path,
     body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
 ) -> Result<Seal, String> {
-    let _ = fs::remove_file(path);
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| cannot_write(path, e))?;
+    let file = create_new(path)?;
     let written = fill(file, body);
     if written.is_err() {
         let _ = fs::remove_file(path);
@@ -129,31 +124,61 @@ fn seal_and_sync(out: SealedFile) -> std::io::Result<Seal> {
 pub(crate) struct SealedOut {
     path: PathBuf,
     out: Option<SealedFile>,
+    /// Small writes gather here, sealed and written 64 KiB at a time.
+    pending: Vec<u8>,
 }
 
-impl SealedOut {
-    pub(crate) fn create(path: &Path) -> Result<Self, String> {
-        let _ = fs::remove_file(path);
-        let file = fs::OpenOptions::new()
+/// Creates the file `path` anew: a file or link already there is removed
+/// first (never written through); `Err` in one line naming it.
+pub(crate) fn create_new(path: &Path) -> Result<File, String> {
+    let open = || {
+        fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(path)
-            .map_err(|e| cannot_write(path, e))?;
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = fs::remove_file(path);
+            open()
+        }
+        opened => opened,
+    }
+    .map_err(|e| cannot_write(path, e))
+}
+
+/// Bytes a [`SealedOut`] gathers before it writes them.
+const PENDING: usize = 1 << 16;
+
+impl SealedOut {
+    pub(crate) fn create(path: &Path) -> Result<Self, String> {
+        let file = create_new(path)?;
         Ok(SealedOut {
             path: path.to_path_buf(),
-            out: Some(SealingWriter::new(BufWriter::with_capacity(1 << 16, file))),
+            out: Some(SealingWriter::new(BufWriter::with_capacity(1 << 12, file))),
+            pending: Vec::with_capacity(PENDING),
         })
     }
 
     pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= PENDING {
+            self.write_pending()?;
+        }
+        Ok(())
+    }
+
+    fn write_pending(&mut self) -> Result<(), String> {
         let out = self.out.as_mut().expect("written before it is finished");
-        out.write_all(bytes)
-            .map_err(|e| cannot_write(&self.path, e))
+        let written = out.write_all(&self.pending);
+        self.pending.clear();
+        written.map_err(|e| cannot_write(&self.path, e))
     }
 
     /// Flushes the file without syncing it (the caller syncs it later,
     /// with others at once: see [`sync_files`]): its seal, or `Err`.
     pub(crate) fn finish_unsynced(mut self) -> Result<Seal, String> {
+        self.write_pending()?;
         let out = self.out.take().expect("finished once");
         #[cfg(test)]
         let faulted = inject::fault();

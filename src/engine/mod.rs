@@ -138,7 +138,7 @@ pub(crate) use labels::{LabelTally, Labels, TallyCounts};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};
-pub use report::{EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
+pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub use symmetry::Symmetric;
 pub(crate) use visited::Visited;
 

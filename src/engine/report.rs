@@ -88,6 +88,10 @@ pub enum Stopped {
         depth: usize,
         needed: u64,
         limit: u64,
+        /// The disk a `--disk` run of the same bound would need, as
+        /// estimated from the growth so far (`None` where the run cannot
+        /// tell, as across processes).
+        disk_needed: Option<u64>,
     },
     /// [`super::EngineOptions::max_levels`] levels were discovered.
     LevelLimit,
@@ -97,6 +101,13 @@ pub enum Stopped {
     /// explored; the levels before it are complete and checked, and a
     /// checkpoint keeps the last level it wrote whole.
     WriteFailed { depth: usize, error: String },
+}
+
+/// What a `--disk` run wrote to and read from its folder, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskIo {
+    pub written: u64,
+    pub read: u64,
 }
 
 /// The result of a run ([`super::enumerate`] and the other entry points).
@@ -123,6 +134,8 @@ pub struct EngineReport<S, A> {
     /// Why the run stopped early, if it did (the report then is not
     /// `complete`, and its verdicts cover the levels it lists).
     pub stopped: Option<Stopped>,
+    /// A `--disk` run's bytes written and read (`None` in memory).
+    pub disk_io: Option<DiskIo>,
 }
 
 impl<S, A> EngineReport<S, A> {

@@ -12,7 +12,6 @@
 use super::super::absorb::{keep_smallest, LeafHits};
 use super::super::fp::Fp;
 use super::super::level_files::SealedOut;
-use super::super::links::Link;
 use super::super::seal::Seal;
 use super::runs::{Candidate, CandidateMerge, CandidateSource, FpMerge};
 use std::path::PathBuf;
@@ -39,7 +38,7 @@ pub(super) struct Merged<W> {
     pub(super) files: Option<(Seal, Seal, Seal, (Seal, u64))>,
     /// At the last level, per property: the smallest new deciding state.
     pub(super) leaf_hits: LeafHits<W>,
-    /// Bytes of candidates and of visited runs read.
+    /// Bytes read from candidate and visited runs.
     pub(super) read: u64,
 }
 
@@ -80,7 +79,6 @@ pub(super) fn merge_shard<'a, W: Fp>(
     let mut next_seen = seen.next()?;
     let mut c = Candidate::<W>::default();
     while candidates.next(&mut c)? {
-        merged.read += (W::BYTES + Link::BYTES + 8 + c.encoding.len()) as u64;
         // Fingerprints visited before this one are passed (and, when
         // compacting, copied into the new run).
         while let Some(v) = next_seen.filter(|&v| v < c.fp) {
@@ -88,7 +86,6 @@ pub(super) fn merge_shard<'a, W: Fp>(
                 write_word(&mut f.3, &mut word, v)?;
                 run_count += 1;
             }
-            merged.read += W::BYTES as u64;
             next_seen = seen.next()?;
         }
         if next_seen == Some(c.fp) {
@@ -111,7 +108,6 @@ pub(super) fn merge_shard<'a, W: Fp>(
             while let Some(v) = next_seen {
                 write_word(&mut run, &mut word, v)?;
                 run_count += 1;
-                merged.read += W::BYTES as u64;
                 next_seen = seen.next()?;
             }
         }
@@ -122,6 +118,7 @@ pub(super) fn merge_shard<'a, W: Fp>(
             (run.finish_unsynced()?, run_count),
         ));
     }
+    merged.read = candidates.bytes_read() + seen.bytes_read();
     Ok(merged)
 }
 

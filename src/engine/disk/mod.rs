@@ -374,7 +374,10 @@ impl<W: Fp> DiskLevels<W> {
         for (s, (m, o)) in merged.iter().zip(&outputs).enumerate() {
             let o = o.as_ref().expect("outputs below the last level");
             let (fps, enc, link_seal, (run, states)) = m.files.expect("files below the last level");
-            self.written += fps.len + enc.len + link_seal.len + run.len;
+            // The links are written per shard, then read and copied into
+            // the level's file.
+            self.written += fps.len + enc.len + 2 * link_seal.len + run.len;
+            self.read += link_seal.len;
             parts.push((fps, enc));
             links.push(o.links.clone());
             let name = o
@@ -643,4 +646,19 @@ fn read_whole(path: &Path, seal: Seal) -> Result<Vec<u8>, String> {
     let bytes = input.bytes(seal.len, 1)?;
     input.finish()?;
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_names_this_layout_gives_are_its_own() {
+        assert!(is_run_name("visited-07-0000-0012.bin"));
+        assert!(!is_run_name("visited-7-0000-0012.bin"));
+        assert!(!is_run_name("visited-07-0000-0012.bin.bak"));
+        assert!(!is_run_name("visited-07-00a0-0012.bin"));
+        assert!(is_part_name("part-63.fps") && is_part_name("part-00.enc"));
+        assert!(!is_part_name("part-63.txt") && !is_part_name("part-6.fps"));
+    }
 }

@@ -6,7 +6,7 @@
 //! read several runs of one kind as one ascending stream.
 
 use super::super::fp::Fp;
-use super::super::level_files::cannot_write;
+use super::super::level_files::{cannot_write, create_new};
 use super::super::links::Link;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -24,6 +24,8 @@ const READ_BUFFER: usize = 1 << 16;
 pub(super) struct Records {
     path: PathBuf,
     input: BufReader<File>,
+    /// Bytes read so far.
+    read: u64,
 }
 
 impl Records {
@@ -32,6 +34,7 @@ impl Records {
         Ok(Records {
             path: path.to_path_buf(),
             input: BufReader::with_capacity(READ_BUFFER, file),
+            read: 0,
         })
     }
 
@@ -47,7 +50,10 @@ impl Records {
                         self.path.display()
                     ))
                 }
-                Ok(n) => got += n,
+                Ok(n) => {
+                    got += n;
+                    self.read += n as u64;
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(format!("cannot read {}: {e}", self.path.display())),
             }
@@ -103,6 +109,11 @@ impl<W: Fp> FpMerge<W> {
         Ok(merge)
     }
 
+    /// Bytes read from the runs so far.
+    pub(super) fn bytes_read(&self) -> u64 {
+        self.readers.iter().map(|r| r.records.read).sum()
+    }
+
     pub(super) fn next(&mut self) -> Result<Option<W>, String> {
         let Some(Reverse((fp, i))) = self.heap.pop() else {
             return Ok(None);
@@ -136,12 +147,7 @@ pub(super) struct CandidateWriter {
 
 impl CandidateWriter {
     pub(super) fn create(path: &Path, leaf: bool) -> Result<Self, String> {
-        let _ = std::fs::remove_file(path);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| cannot_write(path, e))?;
+        let file = create_new(path)?;
         Ok(CandidateWriter {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 16, file),
@@ -228,11 +234,20 @@ impl<W: Fp> CandidateReader<W> {
 pub(super) trait CandidateSource<W> {
     /// The next candidate in ascending fingerprint order; false at the end.
     fn next(&mut self, into: &mut Candidate<W>) -> Result<bool, String>;
+
+    /// Bytes read from a file so far (none from memory).
+    fn bytes_read(&self) -> u64 {
+        0
+    }
 }
 
 impl<W: Fp> CandidateSource<W> for CandidateReader<W> {
     fn next(&mut self, into: &mut Candidate<W>) -> Result<bool, String> {
         CandidateReader::next(self, into)
+    }
+
+    fn bytes_read(&self) -> u64 {
+        self.records.read
     }
 }
 
@@ -283,10 +298,62 @@ impl<'a, W: Fp> CandidateMerge<'a, W> {
         Ok(true)
     }
 
+    /// Bytes read from files so far.
+    pub(super) fn bytes_read(&self) -> u64 {
+        self.sources.iter().map(|s| s.bytes_read()).sum()
+    }
+
     fn advance(&mut self, i: usize) -> Result<(), String> {
         if self.sources[i].next(&mut self.heads[i])? {
             self.heap.push(Reverse((self.heads[i].fp, i)));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Candidates given in ascending order, from memory.
+    struct Given(std::vec::IntoIter<(u64, u32)>);
+
+    impl CandidateSource<u64> for Given {
+        fn next(&mut self, into: &mut Candidate<u64>) -> Result<bool, String> {
+            Ok(self.0.next().is_some_and(|(fp, parent)| {
+                into.fp = fp;
+                into.link = Link { parent, action: 0 };
+                true
+            }))
+        }
+    }
+
+    #[test]
+    fn a_merge_keeps_the_earliest_runs_copy_of_each_state() {
+        let runs: Vec<Box<dyn CandidateSource<u64>>> = vec![
+            Box::new(Given(vec![(2, 0), (5, 0)].into_iter())),
+            Box::new(Given(vec![(1, 1), (2, 1), (9, 1)].into_iter())),
+            Box::new(Given(vec![(2, 2), (5, 2), (7, 2)].into_iter())),
+        ];
+        let mut merge = CandidateMerge::new(runs).unwrap();
+        let mut c = Candidate::default();
+        let mut got = Vec::new();
+        while merge.next(&mut c).unwrap() {
+            got.push((c.fp, c.link.parent));
+        }
+        assert_eq!(got, vec![(1, 1), (2, 0), (5, 0), (7, 2), (9, 1)]);
+    }
+
+    #[test]
+    fn a_run_cut_inside_a_record_is_an_error_naming_it() {
+        let path = std::env::temp_dir().join(format!("memtx-runs-{}.bin", std::process::id()));
+        std::fs::write(&path, [1u8, 2, 3]).unwrap();
+        let mut reader = FpReader::<u64>::open(&path).unwrap();
+        let err = reader.next().unwrap_err();
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains("ends inside a record"),
+            "{err}"
+        );
+        std::fs::remove_file(&path).unwrap();
     }
 }
