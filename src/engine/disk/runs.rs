@@ -1,7 +1,8 @@
 //! The record files a `--disk` run streams: visited runs (fingerprints,
 //! ascending, nothing else) and candidate runs (per record a fingerprint,
-//! its link, then either the properties it decides, at the last level,
-//! or the state's length-prefixed encoding), each written and read
+//! then below the last level its link and the state's length-prefixed
+//! encoding, at the last level a byte saying whether it decides a
+//! property and, if it does, which and its link), each written and read
 //! sequentially through a buffer of its own; and the k-way merges that
 //! read several runs of one kind as one ascending stream.
 
@@ -163,12 +164,20 @@ impl CandidateWriter {
         hits: u64,
         encoding: &[u8],
     ) -> Result<(), String> {
-        let mut head = Vec::with_capacity(W::BYTES + 16);
+        let mut head = Vec::with_capacity(W::BYTES + 17);
         fp.write(&mut head);
-        head.extend_from_slice(&link.to_bytes());
         if self.leaf {
-            head.extend_from_slice(&hits.to_le_bytes());
+            // Most last-level candidates decide nothing: a fingerprint and
+            // a zero byte; a deciding one carries its properties and link.
+            if hits == 0 {
+                head.push(0);
+            } else {
+                head.push(1);
+                head.extend_from_slice(&hits.to_le_bytes());
+                head.extend_from_slice(&link.to_bytes());
+            }
         } else {
+            head.extend_from_slice(&link.to_bytes());
             head.extend_from_slice(&(encoding.len() as u32).to_le_bytes());
         }
         let written = self.out.write_all(&head).and_then(|()| {
@@ -211,17 +220,24 @@ impl<W: Fp> CandidateReader<W> {
     /// Reads the next candidate into `into`; false at the end.
     pub(super) fn next(&mut self, into: &mut Candidate<W>) -> Result<bool, String> {
         let mut head = [0u8; 32];
-        let head = &mut head[..W::BYTES + 8 + if self.leaf { 8 } else { 4 }];
+        let head = &mut head[..W::BYTES + if self.leaf { 1 } else { 12 }];
         if !self.records.fill(head, true)? {
             return Ok(false);
         }
         into.fp = W::read(&head[..W::BYTES]);
-        into.link = Link::from_bytes(&head[W::BYTES..W::BYTES + 8]);
-        let rest = &head[W::BYTES + 8..];
+        let rest = &head[W::BYTES..];
         if self.leaf {
-            into.hits = u64::from_le_bytes(rest.try_into().expect("8 bytes"));
+            into.hits = 0;
+            into.link = Link::default();
+            if rest[0] != 0 {
+                let mut tail = [0u8; 16];
+                self.records.fill(&mut tail, false)?;
+                into.hits = u64::from_le_bytes(tail[..8].try_into().expect("8 bytes"));
+                into.link = Link::from_bytes(&tail[8..]);
+            }
         } else {
-            let len = u32::from_le_bytes(rest.try_into().expect("4 bytes")) as usize;
+            into.link = Link::from_bytes(&rest[..8]);
+            let len = u32::from_le_bytes(rest[8..].try_into().expect("4 bytes")) as usize;
             into.encoding.resize(len, 0);
             self.records.fill(&mut into.encoding, false)?;
         }
@@ -342,6 +358,27 @@ mod tests {
             got.push((c.fp, c.link.parent));
         }
         assert_eq!(got, vec![(1, 1), (2, 0), (5, 0), (7, 2), (9, 1)]);
+    }
+
+    #[test]
+    fn last_level_records_carry_a_link_only_when_they_decide_something() {
+        let path = std::env::temp_dir().join(format!("memtx-leaf-{}.bin", std::process::id()));
+        let mut out = CandidateWriter::create(&path, true).unwrap();
+        let link = Link {
+            parent: 7,
+            action: 3,
+        };
+        out.push(5u64, link, 0, &[]).unwrap();
+        out.push(9u64, link, 0b101, &[]).unwrap();
+        assert_eq!(out.finish().unwrap(), 9 + 25);
+        let mut reader = CandidateReader::<u64>::open(&path, true).unwrap();
+        let mut c = Candidate::default();
+        assert!(reader.next(&mut c).unwrap());
+        assert_eq!((c.fp, c.hits), (5, 0));
+        assert!(reader.next(&mut c).unwrap());
+        assert_eq!((c.fp, c.hits, c.link), (9, 0b101, link));
+        assert!(!reader.next(&mut c).unwrap());
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
