@@ -15,7 +15,8 @@
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
 //! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard` and the one setting asked of the C `allocator`; `checkpoint`s
+//! `guard` and the one setting asked of the C `allocator`; a `--disk`
+//! run's visited runs and levels in a folder (`disk`); `checkpoint`s
 //! (their files in `level_files`, each sealed by `seal`, both shared with
 //! the distributed engine);
 //! fingerprints in [`fingerprint`](mod@fingerprint)
