@@ -34,11 +34,12 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     if args.checkpoint.is_some()
         || args.resume.is_some()
         || args.dump.is_some()
+        || args.disk.is_some()
         || args.hosts.is_some()
         || args.local_processes.is_some()
     {
         return Err(CliError(format!(
-            "{}: --checkpoint, --resume, --dump, --hosts and --local-processes take one model file, not a directory",
+            "{}: --checkpoint, --resume, --dump, --disk, --hosts and --local-processes take one model file, not a directory",
             args.model.display()
         )));
     }
