@@ -32,7 +32,7 @@ use crate::engine::{self, FingerprintWidth};
 use crate::explore;
 use crate::model::coverage::unknown_branch;
 use crate::outputs::{growth_svg, ReportSet};
-use crate::outputs::{refuse_blessed, FolderLock};
+use crate::outputs::{refuse_blessed, scratch, FolderLock};
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -256,6 +256,10 @@ pub fn check_and_write(
                 }
                 Ok(())
             })?;
+            // Parent links spilled under --out go if a signal ends the run.
+            if let Some(spill) = &options.spill_dir {
+                scratch::track_spill(spill);
+            }
             (check::run(config, options), locks)
         }
     };
@@ -287,6 +291,9 @@ fn prepare_run_dirs(
         dirs.push((dir, "--dump"));
     }
     refuse_blessed(out, "--out").map_err(CliError)?;
+    // Not locked (runs share a traces folder): only the temporaries of
+    // runs whose process is gone.
+    scratch::sweep_leftovers(&args.traces, false);
     let mut locks = Vec::new();
     for (dir, flag) in dirs {
         if args.hosts.is_some() {
