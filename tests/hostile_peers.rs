@@ -1,8 +1,9 @@
 //! A distributed run against peers that are not memtx-check (issue 28.8):
 //! a listener on a peer's address that accepts and says nothing, one that
 //! answers garbage and holds the connection, a peer address that does not
-//! resolve; a hosts file with a line of megabytes, or a byte-order mark
-//! (issue 28.11). Each ends the process before the run with one line naming the
+//! resolve; a hosts file with a line of megabytes, or a byte-order mark,
+//! and a checkpoint whose process parts were swapped (issue 28.11). Each
+//! ends the process before the run with one line naming the
 //! peer and exit 2, within the connect timeout. The hostile peers are
 //! listeners of the test on ports the system picks; every process and
 //! thread started is waited for or ends with the test.
@@ -178,5 +179,44 @@ fn a_hosts_file_with_a_byte_order_mark_reads_as_without() {
     assert!(
         err.contains(&format!("process 0 (127.0.0.1:{silent})")),
         "the address read without the mark: {err}"
+    );
+}
+
+#[test]
+fn a_checkpoint_whose_process_parts_are_swapped_is_refused_before_connecting() {
+    let dir = scratch_dir::fresh("hostile-peers-swapped");
+    let c = dir.join("c");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["check", "models/ablations/no-gate.json", "--depth", "6"])
+            .args(["--local-processes", "2", "--threads", "1", "--out"])
+            .arg(dir.join("out"))
+            .arg("--traces")
+            .arg(dir.join("traces"))
+            .args(extra)
+            .output()
+            .expect("the binary runs")
+    };
+    let cut = run(&["--checkpoint", c.to_str().unwrap(), "--max-levels", "3"]);
+    assert_eq!(
+        cut.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&cut.stderr)
+    );
+    std::fs::rename(c.join("process-0"), c.join("swap")).unwrap();
+    std::fs::rename(c.join("process-1"), c.join("process-0")).unwrap();
+    std::fs::rename(c.join("swap"), c.join("process-1")).unwrap();
+    let start = Instant::now();
+    let o = run(&["--resume", c.to_str().unwrap()]);
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "refused before the run"
+    );
+    let err = one_line(&o);
+    assert!(
+        err.contains("process-0/worker-0: holds the part of process 1 worker 0"),
+        "{err}"
     );
 }
