@@ -152,6 +152,12 @@ fn dial(targets: &[SocketAddr], k: usize, me: usize, deadline: Instant) -> Resul
         .iter()
         .find_map(|target| TcpStream::connect_timeout(target, Duration::from_secs(1)).ok())
         .ok_or(Dial::Absent)?;
+    // With nobody listening on a port of the ephemeral range, a dial can
+    // connect to itself (the kernel picks that port as its source), and
+    // would then read its own greeting: not a peer, try again.
+    if stream.local_addr().ok() == stream.peer_addr().ok() {
+        return Err(Dial::Absent);
+    }
     stream.set_nodelay(true).map_err(|_| Dial::Absent)?;
     let mut hello = HELLO.to_vec();
     hello.extend_from_slice(&(me as u64).to_be_bytes());
