@@ -410,3 +410,30 @@ fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_depth_mismatch_reads_as_the_command_line_says_depths() {
+        let made = Layout {
+            identity: "m".into(),
+            max_depth: Some(4),
+            fingerprint_bits: 64,
+            fingerprint_scheme: FINGERPRINT_SCHEME,
+            processes: 2,
+            threads: 1,
+        };
+        let asked = Layout {
+            max_depth: None,
+            fingerprint_bits: 128,
+            ..made.clone()
+        };
+        let line = mismatch(Path::new("c"), &made, &asked).expect("they differ");
+        assert_eq!(
+            line,
+            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth unbounded and 128"
+        );
+    }
+}
