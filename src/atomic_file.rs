@@ -7,6 +7,7 @@
 //! written through, never replaced; a symlink is followed to what it
 //! names, and that is judged the same way; a directory is an error.
 
+use crate::outputs::scratch;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -51,10 +52,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
+    // Registered, so that a signal before the rename removes it.
+    scratch::track_file(&tmp);
     let result = write_then_rename(&tmp, path, bytes);
     if result.is_err() {
         // Best effort: the temporary file is useless after a failure.
         let _ = fs::remove_file(&tmp);
+        scratch::forget(&tmp);
     }
     result
 }
@@ -72,7 +76,7 @@ fn write_then_rename(tmp: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);
-    fs::rename(tmp, path)
+    scratch::renamed(tmp, path)
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use crate::engine::{self, FingerprintWidth};
 use crate::explore;
 use crate::model::coverage::unknown_branch;
 use crate::outputs::{growth_svg, ReportSet};
-use crate::outputs::{refuse_blessed, FolderLock};
+use crate::outputs::{refuse_blessed, scratch, FolderLock};
 use crate::replay::render_text;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -125,15 +125,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", allow_hyphen_values = true,
           conflicts_with_all = ["hosts", "process"])]
     pub local_processes: Option<String>,
-    /// With --hosts: end the run (exit 2) when a process has not
-    /// connected within SECS seconds.
-    #[arg(
-        long,
-        value_name = "SECS",
-        default_value = "30",
-        allow_hyphen_values = true
-    )]
-    pub connect_timeout: String,
+    /// With --hosts or --local-processes: end the run (exit 2) when a
+    /// process has not connected within SECS seconds [default: 30].
+    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
+    pub connect_timeout: Option<String>,
 }
 
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
@@ -141,7 +136,7 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     let threads = args.threads.count()?;
     let config = load(&args.model, &bounds, args.symmetry)?;
     let out = report_dir(args.out.as_deref(), &config.name)?;
-    flags::connect_timeout(&args.connect_timeout)?;
+    check_connect_timeout(args)?;
     if let Some(n) = &args.local_processes {
         let n = flags::local_processes(n)?;
         // One line here rather than one from each process.
@@ -265,6 +260,10 @@ pub fn check_and_write(
                 }
                 Ok(())
             })?;
+            // Parent links spilled under --out go if a signal ends the run.
+            if let Some(spill) = &options.spill_dir {
+                scratch::track_spill(spill);
+            }
             (check::run(config, options), locks)
         }
     };
@@ -297,6 +296,10 @@ fn prepare_run_dirs(
         dirs.push((dir, "--dump"));
     }
     refuse_blessed(out, "--out").map_err(CliError)?;
+    probe_traces(&args.traces)?;
+    // Not locked (runs share a traces folder): only the temporaries of
+    // runs whose process is gone.
+    scratch::sweep_leftovers(&args.traces, false);
     let mut locks = Vec::new();
     for (dir, flag) in dirs {
         if args.hosts.is_some() {
@@ -314,12 +317,60 @@ fn prepare_run_dirs(
     Ok(locks)
 }
 
+/// How long the processes of a distributed run wait for each other
+/// unless `--connect-timeout` says.
+const DEFAULT_CONNECT_TIMEOUT: &str = "30";
+
+/// `--connect-timeout` is read, and refused without a distributed run
+/// (where it would say nothing: issue 28.11).
+fn check_connect_timeout(args: &CheckArgs) -> Result<(), CliError> {
+    let Some(secs) = &args.connect_timeout else {
+        return Ok(());
+    };
+    if args.hosts.is_none() && args.local_processes.is_none() {
+        return Err(CliError(format!(
+            "--connect-timeout {secs}: only with --hosts or --local-processes, which connect processes"
+        )));
+    }
+    flags::connect_timeout(secs)?;
+    Ok(())
+}
+
+/// Refuses, before anything is made, a `--traces` folder the run could
+/// not write a trace into (issue 28.11: the run left an empty `--out`
+/// behind when it failed on the traces after the check). A folder that
+/// is not there is not made here, as a run without counterexamples
+/// writes none; a file where it or a folder above it would be is refused.
+fn probe_traces(dir: &Path) -> Result<(), CliError> {
+    let mut existing = dir;
+    while std::fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => existing = parent,
+            _ => return Ok(()),
+        }
+    }
+    if existing == dir {
+        return ensure_writable(dir, "--traces");
+    }
+    if existing.is_dir() {
+        return Ok(());
+    }
+    Err(CliError(format!(
+        "{}: --traces: {} is not a folder, so no trace could be written there",
+        dir.display(),
+        existing.display()
+    )))
+}
+
 /// The distributed check's options from the flags.
 fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, CliError> {
     let bits = flags::fingerprint_bits(&args.fingerprint)?;
     Ok(cluster::HostsRun {
         process: args.process.as_deref(),
-        connect_timeout: &args.connect_timeout,
+        connect_timeout: args
+            .connect_timeout
+            .as_deref()
+            .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
         properties: args.properties.selection()?,
         threads,
         fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),

@@ -198,6 +198,8 @@ fn run_one(
     } else {
         prepare_report_dir(&dir, "--out")?
     };
+    // Parent links spilled here go if a signal ends the run.
+    crate::outputs::scratch::track_spill(&dir.join("links"));
     let report = check::run(
         config,
         CheckOptions {

@@ -9,6 +9,7 @@
 //! another layout, model or bounds is refused here, before connecting.
 
 use super::exit::{CliError, Verdict};
+use super::interrupt;
 use super::progress::print_level;
 use crate::check::{self, CheckReport};
 use crate::config::{flags, Depth, ModelConfig};
@@ -16,10 +17,11 @@ use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions, Semantics};
 use crate::engine::{self, FingerprintWidth};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
+use crate::outputs::scratch;
 use std::ffi::OsString;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -150,18 +152,63 @@ const GRACE: Duration = Duration::from_secs(10);
 /// free loopback ports, waits for them, and ends as process 0 ended
 /// (or as the first process that failed).
 pub(super) fn run_local(n: usize) -> Result<Verdict, CliError> {
+    remove_dead_hosts_files();
     let hosts_file = std::env::temp_dir().join(format!(
-        "memtx-check-hosts-{}-{}.txt",
+        "{HOSTS_FILE_PREFIX}{}-{}.txt",
         std::process::id(),
         started_nanos()
     ));
     let ports = free_ports(n)?;
     let text: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
-    std::fs::write(&hosts_file, text)
-        .map_err(|e| CliError(format!("{}: cannot write: {e}", hosts_file.display())))?;
+    // Outside every folder the user chose: removed on a signal too, and
+    // by the processes if they outlive this one.
+    scratch::track_file(&hosts_file);
+    if let Err(e) = std::fs::write(&hosts_file, text) {
+        let _ = std::fs::remove_file(&hosts_file);
+        scratch::forget(&hosts_file);
+        return Err(CliError(format!(
+            "{}: cannot write: {e}",
+            hosts_file.display()
+        )));
+    }
     let result = spawn_and_wait(n, &hosts_file);
     let _ = std::fs::remove_file(&hosts_file);
+    scratch::forget(&hosts_file);
     result
+}
+
+/// The name of a `--local-processes` hosts file, before `PID-NANOS.txt`.
+const HOSTS_FILE_PREFIX: &str = "memtx-check-hosts-";
+
+/// Removes the hosts files that runs killed earlier left in the temporary
+/// folder: those whose process (the `PID` of `PID-NANOS.txt`) is gone.
+/// Where that cannot be known (no `/proc`), none.
+fn remove_dead_hosts_files() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(HOSTS_FILE_PREFIX)
+            .and_then(|rest| rest.strip_suffix(".txt"))
+            .and_then(|rest| rest.split_once('-'))
+            .filter(|(pid, nanos)| {
+                [pid, nanos]
+                    .iter()
+                    .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(|(pid, _)| pid.to_owned());
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if let Some(pid) = pid {
+            if regular && !Path::new("/proc").join(&pid).exists() {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 fn started_nanos() -> u128 {
@@ -210,6 +257,11 @@ fn spawn_and_wait(n: usize, hosts_file: &PathBuf) -> Result<Verdict, CliError> {
             .arg(hosts_file)
             .arg("--process")
             .arg(i.to_string())
+            // A pipe only this process holds: the child ends when it
+            // closes, however this process ends (`interrupt`).
+            .stdin(Stdio::piped())
+            .env(interrupt::PARENT_PIPE_ENV, "1")
+            .env(interrupt::PARENT_FILE_ENV, hosts_file)
             .spawn();
         match child {
             Ok(child) => children.push(child),

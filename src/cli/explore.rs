@@ -7,7 +7,7 @@
 use super::exit::{CliError, Verdict};
 use super::model::load_model;
 use super::output::print;
-use crate::explore::{self, bound_address, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
+use crate::explore::{self, deep_link, is_loopback, trace_actions, DEFAULT_ADDR};
 use crate::model::{MemtxModel, ModelSpec};
 use crate::trace::Trace;
 use clap::Args;
@@ -32,7 +32,11 @@ pub struct ExploreArgs {
 pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
     let loopback = is_loopback(&args.addr).map_err(CliError)?;
     // `127.0.0.1:0` asks for any free port: the link names the one bound.
-    let addr = bound_address(&args.addr).map_err(CliError)?;
+    let listener = explore::listen(&args.addr).map_err(CliError)?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError(format!("--addr {}: {e}", args.addr)))?
+        .to_string();
     let (model, link, note) = match &args.trace {
         Some(path) => {
             let trace = Trace::load(path)?;
@@ -82,6 +86,6 @@ pub fn run(args: &ExploreArgs) -> Result<Verdict, CliError> {
     }
     print(&format!("{note}\nexplorer: {link}\n"))?;
     eprintln!("serving the explorer on {addr} (stop with Ctrl-C)");
-    explore::serve(model, &addr).map_err(CliError)?;
+    explore::serve_on(model, listener).map_err(CliError)?;
     Ok(Verdict::Holds)
 }

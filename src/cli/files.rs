@@ -7,7 +7,7 @@ use crate::check::summary::Written;
 use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
-use crate::outputs::{checksum, path_inside, refuse_blessed, FolderLock, ReportSet};
+use crate::outputs::{checksum, path_inside, refuse_blessed, scratch, FolderLock, ReportSet};
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,12 @@ pub fn prepare_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
     ensure_writable(dir, flag)?;
     let lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
     ensure_writable(dir, flag)?;
+    // Locked, so the temporaries it holds are of runs that were killed,
+    // and so are the parent links spilled under a report folder.
+    scratch::sweep_leftovers(dir, true);
+    if flag == "--out" || flag == "--baselines" {
+        scratch::sweep_spill(&dir.join("links"));
+    }
     Ok(lock)
 }
 

@@ -19,6 +19,7 @@ pub mod driver;
 mod exit;
 pub mod explore;
 mod files;
+mod interrupt;
 mod model;
 mod output;
 mod progress;
@@ -72,8 +73,9 @@ pub enum Command {
     Conform(conform::ConformArgs),
 }
 
-/// Runs the parsed command line.
+/// Runs the parsed command line; a signal ends it as [`interrupt`] says.
 pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
+    interrupt::install();
     match &cli.command {
         // A directory of models is a suite.
         Command::Check(args) if args.model.is_dir() => suite::run(args),

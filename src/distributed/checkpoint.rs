@@ -74,6 +74,10 @@ struct Meta {
     visited: Seal,
     frontier: Seal,
     links: Vec<Seal>,
+    /// The process and worker whose part this is (absent in older
+    /// checkpoints): a part moved to another's folder is refused.
+    #[serde(default)]
+    part: Option<[usize; 2]>,
 }
 
 /// A decision, its fingerprints in hex.
@@ -125,6 +129,7 @@ pub(crate) struct Part<W> {
 /// naming the file and the cause, and leaves the level absent.
 pub(crate) fn save<W: Word>(
     dir: &Path,
+    part_of: [usize; 2],
     layout: &Layout,
     part: &Snapshot<'_, W>,
     visited: impl Iterator<Item = W>,
@@ -172,6 +177,7 @@ pub(crate) fn save<W: Word>(
             visited,
             frontier,
             links: part.link_seals.to_vec(),
+            part: Some(part_of),
         };
         write_meta(tmp, &meta).map(drop)
     })
@@ -350,7 +356,13 @@ pub fn check_resumable(dir: &Path, process: usize, layout: &Layout) -> Result<()
             return Err(line);
         }
         for depth in levels(&worker) {
-            check_level(&worker, depth)?;
+            let meta = check_level(&worker, depth)?;
+            if let Some([p, t]) = meta.part.filter(|&part| part != [process, thread]) {
+                return Err(format!(
+                    "{}: holds the part of process {p} worker {t} (its level-{depth:04}/meta.json says so), not of process {process} worker {thread}: were the process folders swapped or copied?",
+                    worker.display()
+                ));
+            }
         }
     }
     Ok(())
@@ -362,6 +374,11 @@ fn missing(dir: &Path, worker: &Path) -> String {
         dir.display(),
         worker.display()
     )
+}
+
+/// A depth bound as the command line says it.
+fn depth_text(depth: Option<usize>) -> String {
+    depth.map_or_else(|| "unbounded".to_owned(), |d| d.to_string())
 }
 
 /// The first way `made` differs from `asked`, in one line.
@@ -378,8 +395,11 @@ fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
     }
     if made.max_depth != asked.max_depth || made.fingerprint_bits != asked.fingerprint_bits {
         return Some(format!(
-            "{dir}: the checkpoint was made with depth {:?} and {}-bit fingerprints, not depth {:?} and {}",
-            made.max_depth, made.fingerprint_bits, asked.max_depth, asked.fingerprint_bits
+            "{dir}: the checkpoint was made with depth {} and {}-bit fingerprints, not depth {} and {}",
+            depth_text(made.max_depth),
+            made.fingerprint_bits,
+            depth_text(asked.max_depth),
+            asked.fingerprint_bits
         ));
     }
     if (made.processes, made.threads) != (asked.processes, asked.threads) {
@@ -389,4 +409,31 @@ fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_depth_mismatch_reads_as_the_command_line_says_depths() {
+        let made = Layout {
+            identity: "m".into(),
+            max_depth: Some(4),
+            fingerprint_bits: 64,
+            fingerprint_scheme: FINGERPRINT_SCHEME,
+            processes: 2,
+            threads: 1,
+        };
+        let asked = Layout {
+            max_depth: None,
+            fingerprint_bits: 128,
+            ..made.clone()
+        };
+        let line = mismatch(Path::new("c"), &made, &asked).expect("they differ");
+        assert_eq!(
+            line,
+            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth unbounded and 128"
+        );
+    }
 }

@@ -4,10 +4,16 @@
 //! Timely's own set-up (`CommunicationConfig::Cluster`) retries a peer
 //! that is not there every second, forever, and prints each attempt on
 //! stdout; here every process listens on its own address, connects to the
-//! processes before it and accepts those after it (timely's layout: a
-//! connecting process first sends its index as a big-endian u64), and
-//! gives up at a deadline with one line naming the processes still
-//! missing.
+//! processes before it and accepts those after it, and gives up at a
+//! deadline with one line naming the processes still missing.
+//!
+//! The handshake ([`HELLO`]): the connecting process sends the greeting
+//! and its index, the accepting one answers with the greeting and its own
+//! index, each read within the deadline (issue 28.8: a listener on a
+//! peer's address that accepted and said nothing hung the run for good).
+//! A peer that answers anything else is refused at once, naming it; a
+//! stray connection to our own port that does not greet is dropped, and
+//! named if the deadline then passes.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -17,26 +23,52 @@ use std::time::{Duration, Instant};
 /// One stream per process, in process order, `None` at `me`'s own place.
 pub(crate) type Links = Vec<Option<TcpStream>>;
 
+/// What each side sends first, then its index as a big-endian u64.
+pub(crate) const HELLO: &[u8; 16] = b"memtx-check/1 ok";
+
+/// How long a connection to our port may take to greet: a stray that
+/// says nothing holds the accepting loop no longer than this.
+const GREETING: Duration = Duration::from_secs(5);
+
 /// Connects process `me` to every other process of `addresses` within
 /// `timeout`.
 pub(crate) fn connect(addresses: &[String], me: usize, timeout: Duration) -> Result<Links, String> {
     let deadline = Instant::now() + timeout;
-    let listener = TcpListener::bind(&addresses[me])
+    let resolved = resolve_all(addresses, me)?;
+    let listener = TcpListener::bind(&resolved[me][..])
         .map_err(|e| format!("process {me}: cannot listen on {}: {e}", addresses[me]))?;
     listener
         .set_nonblocking(true)
         .map_err(|e| format!("process {me}: {}: {e}", addresses[me]))?;
-    let lower: Vec<String> = addresses[..me].to_vec();
+    let lower: Vec<Vec<SocketAddr>> = resolved[..me].to_vec();
     let dialer = thread::spawn(move || dial_all(&lower, me, deadline));
-    let accepted = accept_all(&listener, addresses.len(), me, deadline);
+    let (accepted, stray) = accept_all(&listener, addresses.len(), me, deadline);
     let dialed = dialer.join().expect("the dialing thread does not panic");
     let mut missing = Vec::new();
     let mut links: Links = Vec::with_capacity(addresses.len());
-    for (k, stream) in dialed.into_iter().enumerate() {
-        if stream.is_none() {
-            missing.push(k);
+    for (k, dialed) in dialed.into_iter().enumerate() {
+        match dialed {
+            Ok(stream) => links.push(Some(stream)),
+            Err(Dial::Refused(why)) => {
+                return Err(format!(
+                    "process {me}: process {k} ({}) {why}",
+                    addresses[k]
+                ))
+            }
+            Err(Dial::Silent) => {
+                return Err(format!(
+                    "process {me}: process {k} ({}) accepted the connection but sent no handshake \
+                     within {} s (--connect-timeout); is a memtx-check process of the same command \
+                     listening there?",
+                    addresses[k],
+                    timeout.as_secs()
+                ))
+            }
+            Err(Dial::Absent) => {
+                missing.push(k);
+                links.push(None);
+            }
         }
-        links.push(stream);
     }
     links.push(None);
     for (k, stream) in accepted.into_iter().enumerate() {
@@ -52,72 +84,263 @@ pub(crate) fn connect(addresses: &[String], me: usize, timeout: Duration) -> Res
         .iter()
         .map(|&k| format!("process {k} ({})", addresses[k]))
         .collect();
+    let stray = stray.map_or_else(String::new, |s| format!(" ({s})"));
     Err(format!(
-        "process {me}: {} did not connect within {} s (--connect-timeout); is it running the same command?",
+        "process {me}: {} did not connect within {} s (--connect-timeout){stray}; is it running the same command?",
         named.join(", "),
         timeout.as_secs()
     ))
 }
 
-/// Streams to each process before `me`, retried until `deadline`.
-fn dial_all(addresses: &[String], me: usize, deadline: Instant) -> Vec<Option<TcpStream>> {
+/// Every process's addresses, or one line naming the first that does not
+/// resolve.
+fn resolve_all(addresses: &[String], me: usize) -> Result<Vec<Vec<SocketAddr>>, String> {
     addresses
         .iter()
-        .map(|address| loop {
-            if let Some(stream) = dial(address, me) {
-                break Some(stream);
+        .enumerate()
+        .map(|(k, address)| {
+            let targets: Vec<SocketAddr> = address
+                .to_socket_addrs()
+                .map_err(|e| {
+                    format!("process {me}: process {k} ({address}) does not resolve: {e}")
+                })?
+                .collect();
+            if targets.is_empty() {
+                return Err(format!(
+                    "process {me}: process {k} ({address}) does not resolve to any address"
+                ));
             }
-            if Instant::now() >= deadline {
-                break None;
-            }
-            thread::sleep(Duration::from_millis(100));
+            Ok(targets)
         })
         .collect()
 }
 
-/// One attempt to connect to `address` and introduce ourselves.
-fn dial(address: &str, me: usize) -> Option<TcpStream> {
-    let targets: Vec<SocketAddr> = address.to_socket_addrs().ok()?.collect();
-    targets.iter().find_map(|target| {
-        let mut stream = TcpStream::connect_timeout(target, Duration::from_secs(1)).ok()?;
-        stream.set_nodelay(true).ok()?;
-        stream.write_all(&(me as u64).to_be_bytes()).ok()?;
-        Some(stream)
-    })
+/// Why a process before us could not be linked.
+enum Dial {
+    /// Nothing accepted until the deadline.
+    Absent,
+    /// Something accepted and said nothing until the deadline.
+    Silent,
+    /// Something answered that is not the peer: why.
+    Refused(String),
+}
+
+/// Streams to each process before `me`, retried until `deadline`.
+fn dial_all(
+    addresses: &[Vec<SocketAddr>],
+    me: usize,
+    deadline: Instant,
+) -> Vec<Result<TcpStream, Dial>> {
+    addresses
+        .iter()
+        .enumerate()
+        .map(|(k, targets)| loop {
+            match dial(targets, k, me, deadline) {
+                Err(Dial::Absent) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_millis(100))
+                }
+                done => break done,
+            }
+        })
+        .collect()
+}
+
+/// One attempt to connect to process `k` at `targets` and exchange the
+/// greeting with it by `deadline`.
+fn dial(targets: &[SocketAddr], k: usize, me: usize, deadline: Instant) -> Result<TcpStream, Dial> {
+    let mut stream = targets
+        .iter()
+        .find_map(|target| TcpStream::connect_timeout(target, Duration::from_secs(1)).ok())
+        .ok_or(Dial::Absent)?;
+    // With nobody listening on a port of the ephemeral range, a dial can
+    // connect to itself (the kernel picks that port as its source), and
+    // would then read its own greeting: not a peer, try again.
+    if stream.local_addr().ok() == stream.peer_addr().ok() {
+        return Err(Dial::Absent);
+    }
+    stream.set_nodelay(true).map_err(|_| Dial::Absent)?;
+    let mut hello = HELLO.to_vec();
+    hello.extend_from_slice(&(me as u64).to_be_bytes());
+    // A peer that closed at once is one that is going away: try again.
+    stream.write_all(&hello).map_err(|_| Dial::Absent)?;
+    match read_greeting(&mut stream, deadline) {
+        Greeting::From(index) if index == k as u64 => {
+            stream.set_read_timeout(None).map_err(|_| Dial::Absent)?;
+            Ok(stream)
+        }
+        Greeting::From(index) => Err(Dial::Refused(format!(
+            "answered as process {index}: do the hosts files of the processes differ?"
+        ))),
+        Greeting::Garbage(bytes) => Err(Dial::Refused(format!(
+            "answered with what is not a memtx-check handshake ({}); is a memtx-check process \
+             of the same command listening there?",
+            shown(&bytes)
+        ))),
+        Greeting::Timeout => Err(Dial::Silent),
+        Greeting::Closed => Err(Dial::Absent),
+    }
+}
+
+/// What the other side sent first.
+#[derive(Debug, PartialEq, Eq)]
+enum Greeting {
+    /// The greeting and this index.
+    From(u64),
+    /// Anything else: its first bytes.
+    Garbage(Vec<u8>),
+    /// Nothing by the deadline.
+    Timeout,
+    /// The connection closed (or failed) before a whole greeting.
+    Closed,
+}
+
+/// Reads the greeting, each read waiting no later than `deadline`.
+fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Greeting {
+    let mut got = [0u8; HELLO.len() + 8];
+    let mut filled = 0;
+    while filled < got.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Greeting::Timeout;
+        }
+        match stream.read(&mut got[filled..]) {
+            Ok(0) if filled > 0 => return Greeting::Garbage(got[..filled].to_vec()),
+            Ok(0) => return Greeting::Closed,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Greeting::Timeout
+            }
+            Err(_) => return Greeting::Closed,
+        }
+        // Garbage is refused as soon as it differs, not at the deadline.
+        let seen = filled.min(HELLO.len());
+        if got[..seen] != HELLO[..seen] {
+            return Greeting::Garbage(got[..filled].to_vec());
+        }
+    }
+    let index: [u8; 8] = got[HELLO.len()..].try_into().expect("8 bytes");
+    Greeting::From(u64::from_be_bytes(index))
+}
+
+/// At most 16 bytes of what a peer sent, printable.
+fn shown(bytes: &[u8]) -> String {
+    let text: String = bytes
+        .iter()
+        .take(16)
+        .flat_map(|b| std::ascii::escape_default(*b))
+        .map(char::from)
+        .collect();
+    format!("\"{text}\"")
 }
 
 /// Streams from each process after `me`, accepted until `deadline`, in
-/// process order.
+/// process order; and what the last stray connection was, for the error.
 fn accept_all(
     listener: &TcpListener,
     processes: usize,
     me: usize,
     deadline: Instant,
-) -> Vec<Option<TcpStream>> {
+) -> (Vec<Option<TcpStream>>, Option<String>) {
     let mut accepted: Vec<Option<TcpStream>> = (me + 1..processes).map(|_| None).collect();
+    let mut stray = None;
     while accepted.iter().any(Option::is_none) && Instant::now() < deadline {
         match listener.accept() {
-            Ok((stream, _)) => {
-                if let Some((k, stream)) = introduce(stream) {
-                    if k > me && k < processes && accepted[k - me - 1].is_none() {
-                        accepted[k - me - 1] = Some(stream);
-                    }
+            Ok((stream, from)) => match introduce(stream, me, deadline) {
+                Ok((k, stream)) if k > me && k < processes && accepted[k - me - 1].is_none() => {
+                    accepted[k - me - 1] = Some(stream);
                 }
-            }
+                Ok((k, _)) => {
+                    stray = Some(format!("a connection from {from} said it was process {k}"))
+                }
+                Err(what) => stray = Some(format!("a connection from {from} {what}")),
+            },
             Err(_) => thread::sleep(Duration::from_millis(50)),
         }
     }
-    accepted
+    (accepted, stray)
 }
 
-/// The index a connecting process sends first, read within a few
-/// seconds (a stray connection that says nothing is dropped).
-fn introduce(mut stream: TcpStream) -> Option<(usize, TcpStream)> {
-    stream.set_nonblocking(false).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    let mut index = [0; 8];
-    stream.read_exact(&mut index).ok()?;
-    stream.set_read_timeout(None).ok()?;
-    stream.set_nodelay(true).ok()?;
-    Some((u64::from_be_bytes(index) as usize, stream))
+/// The index a connecting process sends after the greeting, read within
+/// [`GREETING`] (and the deadline), answered with ours.
+fn introduce(
+    mut stream: TcpStream,
+    me: usize,
+    deadline: Instant,
+) -> Result<(usize, TcpStream), String> {
+    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    let soon = (Instant::now() + GREETING).min(deadline);
+    let index = match read_greeting(&mut stream, soon) {
+        Greeting::From(index) => index,
+        Greeting::Garbage(bytes) => {
+            return Err(format!(
+                "sent what is not a memtx-check handshake ({})",
+                shown(&bytes)
+            ))
+        }
+        Greeting::Timeout => return Err("sent no handshake".into()),
+        Greeting::Closed => return Err("closed before its handshake".into()),
+    };
+    let mut hello = HELLO.to_vec();
+    hello.extend_from_slice(&(me as u64).to_be_bytes());
+    stream
+        .write_all(&hello)
+        .and_then(|()| stream.set_read_timeout(None))
+        .and_then(|()| stream.set_nodelay(true))
+        .map_err(|e| format!("closed during the handshake: {e}"))?;
+    let index = usize::try_from(index).unwrap_or(usize::MAX);
+    Ok((index, stream))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a peer writes, as `read_greeting` reads it.
+    fn greeting_of(bytes: &'static [u8], hold: bool) -> Greeting {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            s.write_all(bytes).unwrap();
+            if hold {
+                thread::sleep(Duration::from_millis(700));
+            }
+        });
+        let mut stream = TcpStream::connect(addr).unwrap();
+        let got = read_greeting(&mut stream, Instant::now() + Duration::from_millis(300));
+        peer.join().unwrap();
+        got
+    }
+
+    #[test]
+    fn a_greeting_is_read_and_anything_else_is_named() {
+        let mut hello = HELLO.to_vec();
+        hello.extend_from_slice(&7u64.to_be_bytes());
+        let hello: &'static [u8] = hello.leak();
+        assert_eq!(greeting_of(hello, false), Greeting::From(7));
+        assert_eq!(greeting_of(b"", true), Greeting::Timeout);
+        assert_eq!(greeting_of(b"", false), Greeting::Closed);
+        assert_eq!(greeting_of(&hello[..10], true), Greeting::Timeout);
+        assert_eq!(
+            greeting_of(b"HTTP/1.1 400", true),
+            Greeting::Garbage(b"HTTP/1.1 400".to_vec()),
+            "refused as soon as it differs, before the deadline"
+        );
+        assert_eq!(
+            greeting_of(&hello[..10], false),
+            Greeting::Garbage(hello[..10].to_vec())
+        );
+    }
+
+    #[test]
+    fn what_a_peer_sent_is_shown_short_and_printable() {
+        assert_eq!(shown(b"GET /\r\n"), "\"GET /\\r\\n\"");
+        assert_eq!(shown(&[0xff; 40]).matches("\\xff").count(), 16);
+    }
 }

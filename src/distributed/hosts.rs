@@ -1,7 +1,9 @@
 //! The hosts file of a run across processes: one `host:port` per process,
 //! process I listening on entry I. Blank lines and lines starting with `#`
-//! are skipped; every other line is an address. Each error is one line
-//! naming the file, the line and the value.
+//! are skipped; every other line is an address. A UTF-8 byte-order mark
+//! at the start is not part of the first line. Each error is one line
+//! naming the file, the line and the value, a long value cut (issue
+//! 28.11: a line of 5 MB was echoed whole).
 
 use crate::config::limits::MAX_PROCESSES;
 use std::net::IpAddr;
@@ -23,6 +25,7 @@ impl Hosts {
 
     /// [`Hosts::read`] on the text of the file named `name`.
     pub fn parse(name: &str, text: &str, process: usize) -> Result<Hosts, String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut addresses: Vec<String> = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -31,14 +34,16 @@ impl Hosts {
             }
             check_address(line).map_err(|why| {
                 format!(
-                    "{name}:{}: {line:?} is not a host:port address: {why}",
-                    n + 1
+                    "{name}:{}: {} is not a host:port address: {why}",
+                    n + 1,
+                    shown(line)
                 )
             })?;
             if addresses.iter().any(|a| a == line) {
                 return Err(format!(
-                    "{name}:{}: {line:?} is named twice: each process needs its own address",
-                    n + 1
+                    "{name}:{}: {} is named twice: each process needs its own address",
+                    n + 1,
+                    shown(line)
                 ));
             }
             addresses.push(line.to_string());
@@ -70,6 +75,19 @@ impl Hosts {
                 .parse::<IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback())
     }
+}
+
+/// The longest line quoted whole in an error, in characters.
+const SHOWN_CHARS: usize = 80;
+
+/// `line` quoted, cut after [`SHOWN_CHARS`] characters with its length
+/// in bytes said.
+fn shown(line: &str) -> String {
+    if line.chars().count() <= SHOWN_CHARS {
+        return format!("{line:?}");
+    }
+    let head: String = line.chars().take(SHOWN_CHARS).collect();
+    format!("{head:?}… (a line of {} bytes)", line.len())
 }
 
 /// `host:port` split at the last colon (an IPv6 host is bracketed).
@@ -138,5 +156,17 @@ mod tests {
             assert!(err.starts_with(expected), "{text:?}: {err}");
             assert!(!err.contains('\n'), "one line: {err}");
         }
+    }
+
+    #[test]
+    fn a_long_line_is_cut_and_a_byte_order_mark_is_no_part_of_the_address() {
+        let long = format!("a:1\n{}\n", "x".repeat(5 << 20));
+        let err = Hosts::parse("h", &long, 0).unwrap_err();
+        assert!(err.len() < 200, "{err}");
+        assert!(err.starts_with("h:2: \"xxxx"), "{err}");
+        assert!(err.contains("… (a line of 5242880 bytes) is not"), "{err}");
+        let hosts = Hosts::parse("h", "\u{feff}127.0.0.1:7000\n", 0).unwrap();
+        assert_eq!(hosts.addresses, ["127.0.0.1:7000"]);
+        assert!(hosts.is_loopback(0));
     }
 }

@@ -312,7 +312,11 @@ where
             frontier: &self.frontier,
             link_seals: self.links.seals(),
         };
-        if let Err(e) = checkpoint::save(&self.dir(c), &c.layout, &snapshot, shard.visited()) {
+        let threads = self.setup.threads;
+        let part_of = [self.me / threads, self.me % threads];
+        if let Err(e) =
+            checkpoint::save(&self.dir(c), part_of, &c.layout, &snapshot, shard.visited())
+        {
             drop(shard);
             self.abandon(e);
         }

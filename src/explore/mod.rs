@@ -15,11 +15,16 @@
 //!   the picture and the panels.
 //! - [`svg`]: a tiny, escaping SVG writer.
 //! - [`serve`]: starting the explorer on an address (blocks).
+//! - [`front`]: the explorer's front door: the built-in page, and the
+//!   endpoints forwarded to stateright's server behind it.
+//! - [`request`]: reading one HTTP request within bounds.
 
+pub mod front;
 pub mod link;
 pub mod model;
 pub mod panels;
 pub mod picture;
+pub mod request;
 pub mod serve;
 pub mod step;
 pub mod style;
@@ -32,7 +37,7 @@ mod tests;
 pub use link::{deep_link, hint, states_path, trace_actions, DEFAULT_ADDR};
 pub use model::ExploredMemtxModel;
 pub use picture::as_svg;
-pub use serve::{bound_address, is_loopback, serve};
+pub use serve::{is_loopback, listen, serve, serve_on};
 pub use step::format_step;
 
 use crate::model::ModelState;

@@ -1,20 +1,25 @@
-//! Serving stateright's explorer for the model. `CheckerBuilder::serve`
-//! blocks for good (stateright 0.31 `checker/explorer.rs` joins its web
-//! thread, which loops forever), starts an on-demand checker that idles
-//! until the page posts `/.runtocompletion`, and answers
-//! `/.states/<init>/<action>/…` by replaying the path from the initial
-//! state; it ignores the model's depth bound.
+//! Serving stateright's explorer for the model, behind our own front
+//! ([`super::front`]): the user's address is bound here and kept (so the
+//! port in the printed link is the one served, with no gap for another
+//! process to take it), and stateright's server listens on a loopback
+//! port of its own that only the front talks to.
 //!
-//! Two of its failure modes are panics inside stateright: binding a busy
-//! address, and answering a client that hung up. So the address is bound
-//! once first (to report a busy port as an error), and a server that died
-//! is restarted.
+//! `CheckerBuilder::serve` blocks for good (stateright 0.31
+//! `checker/explorer.rs` joins its web thread, which loops forever),
+//! starts an on-demand checker that idles until the page posts
+//! `/.runtocompletion`, and answers `/.states/<init>/<action>/…` by
+//! replaying the path from the initial state; it ignores the model's
+//! depth bound. It panics on an address it cannot bind and on a client
+//! that hung up; a server that died is restarted on a fresh port.
 
+use super::front;
 use super::model::ExploredMemtxModel;
 use crate::model::MemtxModel;
 use stateright::Model;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
 
 /// Whether every address `addr` resolves to is a loopback address.
 pub fn is_loopback(addr: &str) -> Result<bool, String> {
@@ -28,38 +33,48 @@ pub fn is_loopback(addr: &str) -> Result<bool, String> {
     Ok(addrs.iter().all(|a| a.ip().is_loopback()))
 }
 
-/// Checks that `addr` can be listened on now.
-pub fn check_bindable(addr: &str) -> Result<(), String> {
-    bound_address(addr).map(drop)
+/// Listens on `addr` (port 0: one the system picks, which the
+/// listener's `local_addr` names).
+pub fn listen(addr: &str) -> Result<TcpListener, String> {
+    TcpListener::bind(addr).map_err(|e| format!("--addr {addr}: cannot listen: {e}"))
 }
 
-/// The address listening on `addr` actually gets: port 0 becomes the
-/// port the system picked, so the link printed is one that works. It is
-/// free again on return, for stateright to bind (which takes only an
-/// address); the gap is a moment, and a port taken in it is an error.
-pub fn bound_address(addr: &str) -> Result<String, String> {
-    TcpListener::bind(addr)
-        .and_then(|l| l.local_addr())
-        .map(|a| a.to_string())
-        .map_err(|e| format!("--addr {addr}: cannot listen: {e}"))
+/// Serves the explorer for `model` on `addr`; returns only when the
+/// address cannot be listened on.
+pub fn serve(model: MemtxModel, addr: &str) -> Result<(), String> {
+    serve_on(model, listen(addr)?)
 }
 
 /// Serves the explorer for `model` (wrapped to show its steps and
-/// pictures) on `addr`; never returns unless the
-/// address cannot be listened on (at start, or after a server crash).
-pub fn serve(model: MemtxModel, addr: &str) -> Result<(), String> {
-    check_bindable(addr)?;
+/// pictures) on `listener`, for good.
+pub fn serve_on(model: MemtxModel, listener: TcpListener) -> Result<(), String> {
+    let backend = Arc::new(AtomicU16::new(0));
+    let port = Arc::clone(&backend);
+    std::thread::Builder::new()
+        .name("explorer-checker".into())
+        .spawn(move || run_backend(&model, &port))
+        .map_err(|e| format!("cannot start the explorer: {e}"))?;
+    front::run(listener, backend)
+}
+
+/// Runs stateright's server on a free loopback port, publishing the port
+/// in `port`, and again on another when it dies.
+fn run_backend(model: &MemtxModel, port: &AtomicU16) {
     loop {
-        let m = ExploredMemtxModel(model.clone());
-        let run = catch_unwind(AssertUnwindSafe(|| {
-            let _ = m.checker().serve(addr);
-        }));
-        if run.is_ok() {
-            return Ok(());
+        let free = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr());
+        if let Ok(addr) = free {
+            port.store(addr.port(), Ordering::SeqCst);
+            let m = ExploredMemtxModel(model.clone());
+            let run = catch_unwind(AssertUnwindSafe(|| {
+                let _ = m.checker().serve(addr);
+            }));
+            port.store(0, Ordering::SeqCst);
+            if run.is_ok() {
+                return;
+            }
+            eprintln!("memtx-check: the explorer's checker stopped unexpectedly; restarting");
         }
-        eprintln!("memtx-check: the explorer's web server stopped unexpectedly; restarting");
         std::thread::sleep(std::time::Duration::from_millis(200));
-        check_bindable(addr)?;
     }
 }
 

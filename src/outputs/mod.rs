@@ -3,7 +3,9 @@
 //! can send a file elsewhere; a model's report folder is written a whole
 //! run at a time ([`ReportSet`], with its `manifest.json`), and a reader
 //! checks a run is whole before reading it ([`verify_set`]); one run at
-//! a time writes into a folder ([`FolderLock`]).
+//! a time writes into a folder ([`FolderLock`]); a run's temporaries are
+//! removed on a signal, and those of killed runs by the next run
+//! ([`scratch`]).
 
 mod baseline;
 mod checksum;
@@ -12,6 +14,7 @@ mod growth_chart;
 mod manifest;
 mod path;
 mod report_set;
+pub mod scratch;
 mod xml;
 
 pub use baseline::{refuse_blessed, BASELINE_FORMAT, BASELINE_MARKER};

@@ -41,6 +41,7 @@
 use super::checksum::{checksum, Checksum, Summing};
 use super::manifest::{Manifest, SetEntry};
 use super::path::path_inside;
+use super::scratch;
 use crate::input::read_bytes;
 use std::collections::BTreeMap;
 use std::fs;
@@ -157,6 +158,7 @@ impl ReportSet {
         let tmp = dir.join(format!(".{name}.{}.tmp", self.run));
         let failed = |e: io::Error| format!("{}: cannot write: {e}", dest.display());
         fs::create_dir_all(dir).map_err(failed)?;
+        scratch::track_file(&tmp);
         let written = (|| {
             let file = fs::File::create(&tmp)?;
             let mut out = Summing::new(BufWriter::new(file));
@@ -180,6 +182,7 @@ impl ReportSet {
             }
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
+                scratch::forget(&tmp);
                 Err(failed(e))
             }
         }
@@ -205,7 +208,7 @@ impl ReportSet {
         manifest.write(&self.dir)?;
         let (mut files, mut traces) = (BTreeMap::new(), BTreeMap::new());
         for staged in std::mem::take(&mut self.staged) {
-            fs::rename(&staged.tmp, &staged.dest)
+            scratch::renamed(&staged.tmp, &staged.dest)
                 .map_err(|e| format!("{}: cannot write: {e}", staged.dest.display()))?;
             let listing = if staged.trace {
                 &mut traces
@@ -269,6 +272,7 @@ impl Drop for ReportSet {
     fn drop(&mut self) {
         for staged in &self.staged {
             let _ = fs::remove_file(&staged.tmp);
+            scratch::forget(&staged.tmp);
         }
     }
 }
