@@ -55,10 +55,10 @@ pub struct CheckArgs {
     /// runs/NAME; for a suite, DIR/NAME, by default runs/NAME). Never a
     /// blessed baseline's folder (reports/NAME): only `ci --bless` writes
     /// those.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where counterexample traces go.
-    #[arg(long, default_value = "runs/traces")]
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
     pub traces: PathBuf,
     /// Exit 0 when every invariant's verdict matches the model's `expect`
     /// (a broken variant that is caught passes) and every branch its

@@ -64,10 +64,10 @@ pub struct DiffArgs {
     #[arg(long)]
     pub behaviour: bool,
     /// Where the diff's reports go (default: runs/A-vs-B).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where the parting trace goes (--behaviour).
-    #[arg(long, default_value = "runs/traces")]
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
     pub traces: PathBuf,
     /// With --behaviour and one model: compare this build's protocol with
     /// the one of this memtx-check binary (an older build), driven over

@@ -23,6 +23,7 @@ mod model;
 mod output;
 mod progress;
 pub mod random;
+mod renamed;
 pub mod replay;
 pub mod suite;
 mod usage;
