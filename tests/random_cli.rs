@@ -395,3 +395,39 @@ fn the_old_spellings_still_work_for_one_release_and_warn() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `random --expect` (issue 29 item 5): the walks fail it only with a
+/// violation of an invariant expected to hold (named so, or not named);
+/// an expected violation they miss is no failure, walks being
+/// incomplete. The default model's scope finding is expected.
+#[test]
+fn random_expect_fails_only_on_a_violation_expected_to_hold() {
+    let dir = scratch("expect");
+    let run = |model: &str, extra: &[&str]| {
+        let mut args = vec!["--expect", "--seed", "3"];
+        args.extend_from_slice(extra);
+        random(model, &dir, &args)
+    };
+    // Without --expect the scope finding exits 1; with it, 0.
+    let walks = ["--walks", "3000", "--steps", "8"];
+    assert_eq!(random("models/default.json", &dir, &walks), 1);
+    assert_eq!(run("models/default.json", &walks), 0);
+    assert!(
+        summary(&dir).violations["scope"].traces > 0,
+        "the walks found the finding"
+    );
+    // One walk of one step finds no violation: not a failure.
+    assert_eq!(
+        run("models/default.json", &["--walks", "1", "--steps", "1"]),
+        0
+    );
+    // The same model with an empty expect block: scope must hold.
+    let text = std::fs::read_to_string(root().join("models/default.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    model["expect"] = serde_json::json!({});
+    let path = dir.join("default-strict.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&path, model.to_string()).unwrap();
+    assert_eq!(run(path.to_str().unwrap(), &walks), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

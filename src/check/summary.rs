@@ -457,9 +457,17 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             }
             other => other.name().to_owned(),
         };
+        // An expectation the block does not write (holds) is shown only
+        // when it is not met.
+        let written = report.config.expect.get(inv).is_some();
         let expectation = match p.expected {
-            Some(e) if p.as_expected() => format!("  (expected: {})", e.describe()),
-            Some(e) => format!("  (UNEXPECTED: expected {})", e.describe()),
+            Some(e) if p.as_expected() && written => format!("  (expected: {})", e.describe()),
+            Some(_) if p.as_expected() => String::new(),
+            Some(e) if written => format!("  (UNEXPECTED: expected {})", e.describe()),
+            Some(e) => format!(
+                "  (UNEXPECTED: expected {}, as every property expect does not name)",
+                e.describe()
+            ),
             None => String::new(),
         };
         let _ = writeln!(

@@ -18,6 +18,7 @@ use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
+use crate::invariants::Invariant;
 use crate::outputs::ReportSet;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, Failure, RandomOptions, RandomReport};
@@ -58,6 +59,11 @@ pub struct RandomArgs {
     /// (default: runs/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Exit 0 unless the walks violate an invariant the model's `expect`
+    /// block expects to hold (by name, or by not naming it); an expected
+    /// violation the walks miss is no failure, as walks are incomplete.
+    #[arg(long)]
+    pub expect: bool,
     /// Where the traces of violating walks go (default: runs/traces). A
     /// value of digits alone is the old `--traces N`, a count of walks
     /// (now --walks), and warns; a folder named by digits is written ./N.
@@ -179,12 +185,35 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         coverage_path.display(),
         summary_path.display()
     ));
+    let unexpected = report.unexpected();
+    if args.expect {
+        text.push_str(&expect_line(&unexpected));
+    }
     print(&text)?;
-    Ok(if report.violated() {
+    Ok(if args.expect {
+        if unexpected.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        }
+    } else if report.violated() {
         Verdict::Violated
     } else {
         Verdict::Holds
     })
+}
+
+/// What `--expect` concluded, one line.
+fn expect_line(unexpected: &[Invariant]) -> String {
+    if unexpected.is_empty() {
+        return "expect: as expected (an expected violation the walks did not find is no failure)\n"
+            .to_owned();
+    }
+    let names: Vec<&str> = unexpected.iter().map(|i| i.name()).collect();
+    format!(
+        "expect: UNEXPECTED: {} violated, expected to hold\n",
+        names.join(", ")
+    )
 }
 
 fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Written>, CliError> {

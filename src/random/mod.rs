@@ -33,7 +33,7 @@ pub use shrink::shrink;
 pub use walk::Walk;
 
 use crate::check::Counterexample;
-use crate::config::ModelConfig;
+use crate::config::{Expect, ModelConfig};
 use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{properties, MemtxModel, ModelSpec};
@@ -124,6 +124,21 @@ pub struct RandomReport {
 impl RandomReport {
     pub fn violated(&self) -> bool {
         self.invariants.iter().any(|t| t.walks > 0)
+    }
+
+    /// The invariants the walks violated that the model's `expect` block
+    /// expects to hold, by name or by not naming them
+    /// ([`crate::config::Expectations::judged`]). Only that is judged:
+    /// an expected violation the walks did not find is no failure (walks
+    /// are incomplete), and a violation's clause and depth are not
+    /// compared, since a shrunk walk need not be a shortest
+    /// counterexample.
+    pub fn unexpected(&self) -> Vec<Invariant> {
+        self.invariants
+            .iter()
+            .filter(|t| t.walks > 0 && self.config.expect.judged(t.invariant) == Expect::Holds)
+            .map(|t| t.invariant)
+            .collect()
     }
 
     pub fn traces_per_second(&self) -> f64 {
