@@ -194,7 +194,7 @@ fn blessed_baselines_pass_and_a_spec_change_fails_with_its_counterexample() {
         .failure
         .as_deref()
         .unwrap();
-    assert!(base.contains("states: 6262 → 6210"), "{base}");
+    assert!(base.contains("states: 6,262 → 6,210"), "{base}");
     assert!(
         base.contains("I1: violated [unsupported] at depth 4 → holds"),
         "{base}"

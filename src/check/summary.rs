@@ -7,6 +7,7 @@ use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::build_info::BuildInfo;
 use crate::config::ExpectCoverage;
 use crate::engine::Stopped;
+use crate::human;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
 use crate::outputs::GrowthSeries;
@@ -360,7 +361,6 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
 
 /// Why the run stopped early, in one sentence, if it did.
 pub fn stopped_line(report: &CheckReport) -> Option<String> {
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     let deepest = report.levels.last().map_or(0, |l| l.depth);
     Some(match report.stopped.as_ref()? {
         Stopped::MemoryBound {
@@ -368,9 +368,9 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
             needed,
             limit,
         } => format!(
-            "stopped before depth {depth}: exploring it needs about {:.1} GiB, more than --max-memory {:.1} GiB; depths 0..={} are complete and checked, the bound was NOT reached",
-            gib(*needed),
-            gib(*limit),
+            "stopped before depth {depth}: exploring it needs about {}, more than --max-memory {}; depths 0..={} are complete and checked, the bound was NOT reached",
+            human::bytes(*needed),
+            human::bytes(*limit),
             depth - 1
         ),
         Stopped::LevelLimit => format!(
@@ -411,15 +411,15 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     let secs = report.elapsed.as_secs_f64();
     let _ = writeln!(
         out,
-        "explored {} {}states and {} transitions to depth {} in {:.2} s with {} thread{} ({:.0} states/s); {}",
-        report.unique_states,
+        "explored {} {}states and {} transitions to depth {} in {} with {} thread{} ({} states/s); {}",
+        human::count(report.unique_states),
         if c.symmetry { "canonical " } else { "" },
-        report.transitions,
+        human::count(report.transitions),
         report.levels.last().map_or(0, |l| l.depth),
-        secs,
+        human::duration(report.elapsed),
         report.threads,
         if report.threads == 1 { "" } else { "s" },
-        report.unique_states as f64 / secs.max(1e-9),
+        human::rate(report.unique_states as f64 / secs.max(1e-9)),
         if report.complete {
             "complete: the last level added no state, so this covers every reachable state"
         } else if report.stopped.is_some() {

@@ -350,15 +350,15 @@ fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOpti
 
 /// The dump's two files with their rows and sizes.
 fn dump_line(d: &DumpTotals) -> String {
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    use crate::human::{bytes, count};
     format!(
-        "dumped {} ({} states, {:.1} MiB) and {} ({} transitions, {:.1} MiB)\n",
+        "dumped {} ({} states, {}) and {} ({} transitions, {})\n",
         d.states_path.display(),
-        d.state_rows,
-        mib(d.states_bytes),
+        count(d.state_rows),
+        bytes(d.states_bytes),
         d.transitions_path.display(),
-        d.transition_rows,
-        mib(d.transitions_bytes)
+        count(d.transition_rows),
+        bytes(d.transitions_bytes)
     )
 }
 

@@ -31,9 +31,9 @@ use crate::ci::judge::{judge, Baseline};
 use crate::ci::{junit, markdown, suite, ModelResult};
 use crate::config::limits::MAX_DEPTH;
 use crate::config::{replace_expect, Depth, Expect, ModelConfig};
-use crate::diff::coverage::thousands;
 use crate::diff::{load_side, Side};
 use crate::engine;
+use crate::human::count;
 use crate::input::flag::whole_number;
 use crate::model::PropertyKind;
 use crate::outputs::{BASELINE_FORMAT, BASELINE_MARKER};
@@ -263,11 +263,13 @@ fn baseline_marker(report: &check::CheckReport) -> String {
 /// [`grouped_changes`]).
 fn model_line(r: &ModelResult) -> String {
     let line = format!(
-        "{} {:<28} {:>13} states {:>7.1} s  {}; baseline {}",
+        "{} {:<28} {:>13} states {:>10}  {}; baseline {}",
         if r.failures() == 0 { "ok  " } else { "FAIL" },
         r.model,
-        thousands(r.states),
-        r.seconds,
+        count(r.states),
+        crate::human::duration(
+            std::time::Duration::try_from_secs_f64(r.seconds).unwrap_or_default()
+        ),
         r.verdicts,
         r.baseline
     );
