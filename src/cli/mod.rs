@@ -13,12 +13,14 @@ mod args;
 pub mod check;
 pub mod ci;
 mod cluster;
+pub mod completions;
 pub mod conform;
 pub mod diff;
 pub mod driver;
 mod exit;
 pub mod explore;
 mod files;
+pub mod man;
 mod model;
 mod output;
 mod progress;
@@ -71,6 +73,12 @@ pub enum Command {
     /// model's traces and compare its answers with the model's after every
     /// step; shrink each departure to a short replayable trace.
     Conform(conform::ConformArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell), generated from these flags.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), generated from these flags: read it
+    /// with `memtx-check man | man -l -`.
+    Man(man::ManArgs),
 }
 
 /// Runs the parsed command line.
@@ -86,6 +94,8 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Ci(args) => ci::run(args),
         Command::Driver(args) => driver::run(args),
         Command::Conform(args) => conform::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     }
 }
 
