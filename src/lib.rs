@@ -98,6 +98,7 @@ pub mod distributed;
 pub mod driver;
 pub mod engine;
 pub mod explore;
+pub mod human;
 pub mod input;
 pub mod invariants;
 pub mod model;

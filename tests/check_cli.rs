@@ -628,6 +628,58 @@ fn expect_fails_when_a_verdict_contradicts_the_model() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("UNEXPECTED"));
 }
 
+/// TLC's rule (issue 29 item 5): an invariant the `expect` block does not
+/// name is expected to hold, so a violation of it fails `--expect`;
+/// `"any"` says its verdict is not pinned. no-gate breaks I1 in 4 steps.
+#[test]
+fn an_invariant_expect_does_not_name_must_hold_unless_it_says_any() {
+    let dir = scratch("unnamed");
+    let text = std::fs::read_to_string("models/ablations/no-gate.json").unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut run = |expect: serde_json::Value| {
+        model["expect"] = expect;
+        let path = dir.join("no-gate.json");
+        std::fs::write(&path, model.to_string()).unwrap();
+        let args = [
+            path.to_str().unwrap(),
+            "--depth",
+            "5",
+            "--expect",
+            "--properties",
+            "I1,G3",
+        ];
+        check(&args, &dir)
+    };
+    let out = run(serde_json::json!({"G3": "holds"}));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("UNEXPECTED: expected holds, as every property expect does not name"),
+        "{stdout}"
+    );
+    let summary: Summary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary.properties[0].expected.as_deref(), Some("holds"));
+    let out = run(serde_json::json!({}));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an empty block expects all to hold"
+    );
+    let out = run(serde_json::json!({"I1": "any"}));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("(expected: any)"), "{stdout}");
+    let out = run(serde_json::json!({"I1": "sometimes"}));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("expect.I1") && stderr.contains("\"any\"") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
 #[test]
 fn full_depth_reaches_the_fixpoint_on_a_small_bound() {
     let dir = scratch("full");

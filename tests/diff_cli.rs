@@ -109,7 +109,7 @@ fn a_changed_state_space_is_reported_level_by_level() {
         ),
         "{out}"
     );
-    assert!(out.contains("states: 9733 → 873"), "{out}");
+    assert!(out.contains("states: 9,733 → 873"), "{out}");
     assert!(out.contains("levels: 6 → 5"), "{out}");
 }
 

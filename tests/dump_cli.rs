@@ -101,7 +101,7 @@ fn a_dump_has_a_row_per_state_and_transition_of_growth_csv() {
         out.contains("dumped "),
         "the run prints the files' sizes: {out}"
     );
-    assert!(out.contains("6262 states, "), "{out}");
+    assert!(out.contains("6,262 states, "), "{out}");
     let growth: Vec<GrowthRow> = rows(&dir.join("a-reports/growth.csv"));
     let last = growth.last().unwrap();
     let states: Vec<StateRow> = rows(&dir.join("a/states.csv"));

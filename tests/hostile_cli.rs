@@ -293,13 +293,13 @@ fn a_report_folder_holds_whole_runs_and_no_stale_files() {
         &[
             "random",
             "no-gate.json",
-            "--traces",
+            "--walks",
             "200",
             "--steps",
             "8",
             "--out",
             "out",
-            "--traces-dir",
+            "--traces",
             "t",
         ],
     );

@@ -36,7 +36,7 @@ fn a_pipe_gets_plain_level_lines() {
         .lines()
         .find(|l| l.trim_start().starts_with("depth   8:") && l.contains(" new),"))
         .unwrap_or_else(|| panic!("a line for depth 8: {err}"));
-    assert!(last.contains("3899365 states"), "{last}");
+    assert!(last.contains("3,899,365 states"), "{last}");
     assert!(last.ends_with("states/s"), "{last}");
 }
 
@@ -65,7 +65,7 @@ fn a_terminal_gets_a_progress_bar_with_the_time_left() {
     assert!(screen.contains(" s left in the level"), "{screen:?}");
     assert!(screen.contains("states/s"), "{screen:?}");
     assert!(
-        screen.contains("depth   8:      3899365 states"),
+        screen.contains("depth   8:       3,899,365 states"),
         "the level lines stay above the bar: {screen:?}"
     );
 }

@@ -105,7 +105,7 @@ fn random(model: &str, dir: &Path, extra: &[&str]) -> i32 {
         model,
         "--out",
         out.to_str().unwrap(),
-        "--traces-dir",
+        "--traces",
         traces.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
@@ -150,7 +150,7 @@ fn the_same_seed_gives_the_same_csv_on_one_thread_and_two() {
     let (a, b) = (scratch("seed-1"), scratch("seed-2"));
     // The paper's three: the default model breaks our scope property.
     let common = [
-        "--traces",
+        "--walks",
         "500",
         "--steps",
         "15",
@@ -207,7 +207,7 @@ fn ten_thousand_traces_on_the_default_model_hold_and_take_seconds() {
             "models/default.json",
             &dir,
             &[
-                "--traces",
+                "--walks",
                 "10000",
                 "--seed",
                 "1",
@@ -234,11 +234,11 @@ fn bad_input_exits_2_with_one_line() {
     let dir = scratch("bad");
     let out = dir.join("out");
     let cases: [(&[&str], &str); 7] = [
-        (&["--traces", "0"], "--traces"),
+        (&["--walks", "0"], "--walks"),
         (&["--steps", "0"], "--steps"),
         (&["--threads", "0"], "--threads"),
         (&["--seed", "-1"], "--seed"),
-        (&["--traces", "many"], "--traces"),
+        (&["--walks", "many"], "--walks"),
         (&["models/nope.json"], "models/nope.json"),
         (&["Cargo.toml"], "Cargo.toml"),
     ];
@@ -297,7 +297,7 @@ fn violating_models_exit_1_and_their_traces_replay_with_exit_1() {
     for (model, name, violated) in broken {
         let dir = scratch(name);
         let args = [
-            "--traces",
+            "--walks",
             "2000",
             "--steps",
             "12",
@@ -338,4 +338,96 @@ fn violating_models_exit_1_and_their_traces_replay_with_exit_1() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The old spellings (issue 29 item 4): `--traces N`, digits alone, is
+/// still the count of walks and `--traces-dir DIR` the folder, each with
+/// one warning line; a digits-only `--traces` beside `--walks` is refused
+/// rather than guessed, and so are both spellings of the folder at once.
+#[test]
+fn the_old_spellings_still_work_for_one_release_and_warn() {
+    let dir = scratch("old-spellings");
+    let (out, traces) = (dir.join("out"), dir.join("old-traces"));
+    let (out, traces) = (out.to_str().unwrap(), traces.to_str().unwrap());
+    let common = ["random", "--properties", "I1,I2,G3", "--out", out];
+    let mut old = common.to_vec();
+    old.extend(["--traces", "40", "--steps", "6", "--traces-dir", traces]);
+    let o = memtx(&old);
+    assert_eq!(o.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        warnings,
+        [
+            "memtx-check: warning: --traces N (a count of walks) is now --walks N; \
+             the old spelling goes in the next release",
+            "memtx-check: warning: --traces-dir is now --traces; \
+             the old spelling goes in the next release",
+        ]
+    );
+    assert_eq!(summary(&dir).traces, 40, "--traces 40 counted the walks");
+    let mut new = common.to_vec();
+    new.extend(["--walks", "40", "--steps", "6", "--traces", traces]);
+    let o = memtx(&new);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for (extra, needle) in [
+        (
+            vec!["--walks", "40", "--traces", "40"],
+            "write --traces ./40",
+        ),
+        (
+            vec!["--traces", traces, "--traces-dir", traces],
+            "--traces and --traces-dir are one flag",
+        ),
+    ] {
+        let mut args = common.to_vec();
+        args.extend(extra);
+        let o = memtx(&args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `random --expect` (issue 29 item 5): the walks fail it only with a
+/// violation of an invariant expected to hold (named so, or not named);
+/// an expected violation they miss is no failure, walks being
+/// incomplete. The default model's scope finding is expected.
+#[test]
+fn random_expect_fails_only_on_a_violation_expected_to_hold() {
+    let dir = scratch("expect");
+    let run = |model: &str, extra: &[&str]| {
+        let mut args = vec!["--expect", "--seed", "3"];
+        args.extend_from_slice(extra);
+        random(model, &dir, &args)
+    };
+    // Without --expect the scope finding exits 1; with it, 0.
+    let walks = ["--walks", "3000", "--steps", "8"];
+    assert_eq!(random("models/default.json", &dir, &walks), 1);
+    assert_eq!(run("models/default.json", &walks), 0);
+    assert!(
+        summary(&dir).violations["scope"].traces > 0,
+        "the walks found the finding"
+    );
+    // One walk of one step finds no violation: not a failure.
+    assert_eq!(
+        run("models/default.json", &["--walks", "1", "--steps", "1"]),
+        0
+    );
+    // The same model with an empty expect block: scope must hold.
+    let text = std::fs::read_to_string(root().join("models/default.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    model["expect"] = serde_json::json!({});
+    let path = dir.join("default-strict.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&path, model.to_string()).unwrap();
+    assert_eq!(run(path.to_str().unwrap(), &walks), 1);
+    let _ = std::fs::remove_dir_all(&dir);
 }

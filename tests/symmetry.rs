@@ -150,7 +150,7 @@ fn the_cli_counts_canonical_states_from_the_flag_or_the_model() {
         let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "{args:?}: {stdout}");
         assert!(
-            stdout.contains(&format!("explored {expected} canonical states")),
+            stdout.contains(&format!("explored {} canonical states", grouped(expected))),
             "{stdout}"
         );
         assert!(stdout.contains("reduction factor is at most 6"), "{stdout}");
@@ -210,4 +210,17 @@ fn a_checkpoint_resumes_only_with_the_same_symmetry_setting() {
         "the same one resumes"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `1234567` as `1,234,567`, as the human summary writes counts.
+fn grouped(n: impl std::fmt::Display) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -183,7 +183,8 @@ pub struct PropertyOutcome {
     /// For a violated invariant, the clause its shortest counterexample
     /// breaks (as the replay of the counterexample finds it).
     pub clause: Option<&'static str>,
-    /// The configuration's expectation, for invariants that have one.
+    /// The verdict the configuration expects, for an invariant
+    /// ([`crate::config::Expectations::judged`]: holds unless named).
     pub expected: Option<Expect>,
 }
 
@@ -352,7 +353,8 @@ pub fn assemble(
             engine::Verdict::NotReached | engine::Verdict::Unsupported => Outcome::NotReached,
         };
         let expected = match kind {
-            PropertyKind::Invariant(inv) => config.expect.get(inv),
+            // Not named is expected to hold (TLC's rule).
+            PropertyKind::Invariant(inv) => Some(config.expect.judged(inv)),
             PropertyKind::Companion(_) => None,
         };
         properties.push(PropertyOutcome {

@@ -7,6 +7,7 @@ use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::build_info::BuildInfo;
 use crate::config::ExpectCoverage;
 use crate::engine::Stopped;
+use crate::human;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
 use crate::outputs::GrowthSeries;
@@ -381,7 +382,6 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
 
 /// Why the run stopped early, in one sentence, if it did.
 pub fn stopped_line(report: &CheckReport) -> Option<String> {
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     let deepest = report.levels.last().map_or(0, |l| l.depth);
     Some(match report.stopped.as_ref()? {
         Stopped::MemoryBound {
@@ -390,12 +390,12 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
             limit,
             disk_needed,
         } => format!(
-            "stopped before depth {depth}: exploring it needs about {:.1} GiB, more than --max-memory {:.1} GiB{}; depths 0..={} are complete and checked, the bound was NOT reached",
-            gib(*needed),
-            gib(*limit),
+            "stopped before depth {depth}: exploring it needs about {}, more than --max-memory {}{}; depths 0..={} are complete and checked, the bound was NOT reached",
+            human::bytes(*needed),
+            human::bytes(*limit),
             disk_needed.map_or(String::new(), |d| format!(
-                "; a --disk run would need at most about {:.1} GiB of disk",
-                gib(d)
+                "; a --disk run would need at most about {} of disk",
+                human::bytes(d)
             )),
             depth - 1
         ),
@@ -437,15 +437,15 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     let secs = report.elapsed.as_secs_f64();
     let _ = writeln!(
         out,
-        "explored {} {}states and {} transitions to depth {} in {:.2} s with {} thread{} ({:.0} states/s); {}",
-        report.unique_states,
+        "explored {} {}states and {} transitions to depth {} in {} with {} thread{} ({} states/s); {}",
+        human::count(report.unique_states),
         if c.symmetry { "canonical " } else { "" },
-        report.transitions,
+        human::count(report.transitions),
         report.levels.last().map_or(0, |l| l.depth),
-        secs,
+        human::duration(report.elapsed),
         report.threads,
         if report.threads == 1 { "" } else { "s" },
-        report.unique_states as f64 / secs.max(1e-9),
+        human::rate(report.unique_states as f64 / secs.max(1e-9)),
         if report.complete {
             "complete: the last level added no state, so this covers every reachable state"
         } else if report.stopped.is_some() {
@@ -483,9 +483,17 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             }
             other => other.name().to_owned(),
         };
+        // An expectation the block does not write (holds) is shown only
+        // when it is not met.
+        let written = report.config.expect.get(inv).is_some();
         let expectation = match p.expected {
-            Some(e) if p.as_expected() => format!("  (expected: {})", e.describe()),
-            Some(e) => format!("  (UNEXPECTED: expected {})", e.describe()),
+            Some(e) if p.as_expected() && written => format!("  (expected: {})", e.describe()),
+            Some(_) if p.as_expected() => String::new(),
+            Some(e) if written => format!("  (UNEXPECTED: expected {})", e.describe()),
+            Some(e) => format!(
+                "  (UNEXPECTED: expected {}, as every property expect does not name)",
+                e.describe()
+            ),
             None => String::new(),
         };
         let _ = writeln!(
@@ -526,9 +534,9 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
         let per_state = |b: u64| b as f64 / report.unique_states.max(1) as f64;
         let _ = writeln!(
             out,
-            "disk: wrote {:.2} GiB and read {:.2} GiB ({:.0} and {:.0} bytes a state)",
-            io.written as f64 / (1u64 << 30) as f64,
-            io.read as f64 / (1u64 << 30) as f64,
+            "disk: wrote {} and read {} ({:.0} and {:.0} bytes a state)",
+            human::bytes(io.written),
+            human::bytes(io.read),
             per_state(io.written),
             per_state(io.read)
         );

@@ -55,10 +55,10 @@ pub struct CheckArgs {
     /// runs/NAME; for a suite, DIR/NAME, by default runs/NAME). Never a
     /// blessed baseline's folder (reports/NAME): only `ci --bless` writes
     /// those.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where counterexample traces go.
-    #[arg(long, default_value = "runs/traces")]
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
     pub traces: PathBuf,
     /// Exit 0 when every invariant's verdict matches the model's `expect`
     /// (a broken variant that is caught passes) and every branch its
@@ -432,15 +432,15 @@ fn disk_folder(args: &CheckArgs) -> Result<Option<PathBuf>, CliError> {
 
 /// The dump's two files with their rows and sizes.
 fn dump_line(d: &DumpTotals) -> String {
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    use crate::human::{bytes, count};
     format!(
-        "dumped {} ({} states, {:.1} MiB) and {} ({} transitions, {:.1} MiB)\n",
+        "dumped {} ({} states, {}) and {} ({} transitions, {})\n",
         d.states_path.display(),
-        d.state_rows,
-        mib(d.states_bytes),
+        count(d.state_rows),
+        bytes(d.states_bytes),
         d.transitions_path.display(),
-        d.transition_rows,
-        mib(d.transitions_bytes)
+        count(d.transition_rows),
+        bytes(d.transitions_bytes)
     )
 }
 

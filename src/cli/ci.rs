@@ -31,9 +31,9 @@ use crate::ci::judge::{judge, Baseline};
 use crate::ci::{junit, markdown, suite, ModelResult};
 use crate::config::limits::MAX_DEPTH;
 use crate::config::{replace_expect, Depth, Expect, ModelConfig};
-use crate::diff::coverage::thousands;
 use crate::diff::{load_side, Side};
 use crate::engine;
+use crate::human::count;
 use crate::input::flag::whole_number;
 use crate::model::PropertyKind;
 use crate::outputs::{BASELINE_FORMAT, BASELINE_MARKER};
@@ -143,11 +143,15 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
         let PropertyKind::Invariant(inv) = p.kind else {
             continue;
         };
+        let before = old.get(inv);
+        // "any" is the model's word that the verdict is not pinned.
+        if before == Some(Expect::Any) {
+            continue;
+        }
         let found = match p.outcome {
             check::Outcome::Violated { depth } => Expect::violated(p.clause, Some(depth)),
             _ => Expect::Holds,
         };
-        let before = old.get(inv);
         if before != Some(found) {
             changes.push(format!(
                 "{}: expect.{}: {} → {}",
@@ -261,11 +265,13 @@ fn baseline_marker(report: &check::CheckReport) -> String {
 /// [`grouped_changes`]).
 fn model_line(r: &ModelResult) -> String {
     let line = format!(
-        "{} {:<28} {:>13} states {:>7.1} s  {}; baseline {}",
+        "{} {:<28} {:>13} states {:>10}  {}; baseline {}",
         if r.failures() == 0 { "ok  " } else { "FAIL" },
         r.model,
-        thousands(r.states),
-        r.seconds,
+        count(r.states),
+        crate::human::duration(
+            std::time::Duration::try_from_secs_f64(r.seconds).unwrap_or_default()
+        ),
         r.verdicts,
         r.baseline
     );

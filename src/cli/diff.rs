@@ -28,9 +28,9 @@ use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
 use crate::diff::builds::{self, builds_json, revision::build_revision, BuildsOptions, OtherBuild};
-use crate::diff::coverage::thousands;
 use crate::diff::states::{compare_dumps, is_dump, Dump, Pair, StateDiff};
 use crate::diff::{compare, load_side, pair_name, render};
+use crate::human::count;
 use crate::outputs::{checksum, growth_svg, refuse_blessed, ReportSet};
 use crate::trace::Trace;
 use clap::Args;
@@ -64,10 +64,10 @@ pub struct DiffArgs {
     #[arg(long)]
     pub behaviour: bool,
     /// Where the diff's reports go (default: runs/A-vs-B).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Where the parting trace goes (--behaviour).
-    #[arg(long, default_value = "runs/traces")]
+    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
     pub traces: PathBuf,
     /// With --behaviour and one model: compare this build's protocol with
     /// the one of this memtx-check binary (an older build), driven over
@@ -281,9 +281,9 @@ const PAIRS_SHOWN: usize = 3;
 fn pairs_text(d: &StateDiff) -> String {
     let mut text = format!(
         "{} of {} one-sided states pair up by (parent, action): {} actions from a state both dumps have lead elsewhere\n",
-        thousands(d.paired),
-        thousands(d.one_sided),
-        thousands(d.pairs.len() as u64)
+        count(d.paired),
+        count(d.one_sided),
+        count(d.pairs.len() as u64)
     );
     for (i, p) in d.pairs.iter().take(PAIRS_SHOWN).enumerate() {
         text.push_str(&format!(

@@ -13,6 +13,7 @@ mod args;
 pub mod check;
 pub mod ci;
 mod cluster;
+pub mod completions;
 pub mod conform;
 pub mod diff;
 pub mod driver;
@@ -20,10 +21,12 @@ mod exit;
 pub mod explore;
 mod files;
 mod interrupt;
+pub mod man;
 mod model;
 mod output;
 mod progress;
 pub mod random;
+mod renamed;
 pub mod replay;
 pub mod suite;
 mod usage;
@@ -71,6 +74,12 @@ pub enum Command {
     /// model's traces and compare its answers with the model's after every
     /// step; shrink each departure to a short replayable trace.
     Conform(conform::ConformArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell), generated from these flags.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), generated from these flags: read it
+    /// with `memtx-check man | man -l -`.
+    Man(man::ManArgs),
 }
 
 /// Runs the parsed command line; a signal ends it as [`interrupt`] says.
@@ -87,6 +96,8 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Ci(args) => ci::run(args),
         Command::Driver(args) => driver::run(args),
         Command::Conform(args) => conform::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     }
 }
 

@@ -13,10 +13,11 @@
 
 use crate::conform::pool::Progress;
 use crate::engine::{LevelProgress, LevelStats, RunObserver};
+use crate::human;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The observer for a command's run: a bar on a terminal, plain lines
 /// otherwise.
@@ -46,25 +47,25 @@ impl RunObserver for Lines {
 
     fn heartbeat(&self, p: &LevelProgress) {
         eprintln!(
-            "  depth {:>3}: {:>3.0}% of the {} states at depth {} expanded; {} states so far, {:.0} states/s",
+            "  depth {:>3}: {:>3.0}% of the {} states at depth {} expanded; {} states so far, {} states/s",
             p.depth + 1,
             100.0 * p.expanded as f64 / p.level_size.max(1) as f64,
-            p.level_size,
+            human::count(p.level_size),
             p.depth,
-            p.discovered,
-            per_second(p.discovered, p.elapsed_ms)
+            human::count(p.discovered),
+            human::rate(per_second(p.discovered, p.elapsed_ms))
         );
     }
 }
 
 fn level_line(l: &LevelStats) -> String {
     format!(
-        "  depth {:>3}: {:>12} states ({:>+11} new), {:>13} transitions, {:>9.0} states/s",
+        "  depth {:>3}: {:>15} states ({:>14} new), {:>17} transitions, {:>11} states/s",
         l.depth,
-        l.total_states,
-        l.new_states,
-        l.total_transitions,
-        per_second(l.total_states, l.elapsed_ms)
+        human::count(l.total_states),
+        format!("+{}", human::count(l.new_states)),
+        human::count(l.total_transitions),
+        human::rate(per_second(l.total_states, l.elapsed_ms))
     )
 }
 
@@ -141,22 +142,28 @@ impl RunObserver for Bar {
         }
         self.bar.set_prefix(format!("depth {:>3}", p.depth + 1));
         self.bar.set_position(p.expanded);
-        let eta = self
-            .remaining_s(p, &seen)
-            .map_or_else(|| "estimating".to_owned(), |s| format!("~{s:.0} s left"));
+        let eta = self.remaining_s(p, &seen).map_or_else(
+            || "estimating".to_owned(),
+            |s| {
+                let left = Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::MAX);
+                format!("~{} left", human::duration(left))
+            },
+        );
         let next = match seen.last.as_slice() {
             [before, latest] if before.new_states > 0 => format!(
-                "; depth {} ≈ {:.0} new states (×{:.2})",
+                "; depth {} ≈ {} new states (×{:.2})",
                 p.depth + 1,
-                latest.new_states as f64 * latest.new_states as f64 / before.new_states as f64,
+                human::rate(
+                    latest.new_states as f64 * latest.new_states as f64 / before.new_states as f64
+                ),
                 latest.new_states as f64 / before.new_states as f64
             ),
             _ => String::new(),
         };
         self.bar.set_message(format!(
-            "{} states, {:.0} states/s, {eta} in the level{next}",
-            p.discovered,
-            per_second(p.discovered, p.elapsed_ms)
+            "{} states, {} states/s, {eta} in the level{next}",
+            human::count(p.discovered),
+            human::rate(per_second(p.discovered, p.elapsed_ms))
         ));
     }
 }
@@ -203,8 +210,10 @@ impl Progress for TraceBar {
     fn update(&self, done: u64, total: u64, steps: u64, departures: u64) {
         let ms = self.started.elapsed().as_millis() as u64;
         let speed = format!(
-            "{steps} steps, {:.0} steps/s, {departures} departing",
-            per_second(steps, ms)
+            "{} steps, {} steps/s, {} departing",
+            human::count(steps),
+            human::rate(per_second(steps, ms)),
+            human::count(departures)
         );
         match &self.bar {
             Some(bar) => {

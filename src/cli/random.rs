@@ -1,5 +1,5 @@
-//! `memtx-check random [MODEL] --traces N --steps N --seed S [--threads N]
-//! [--records N] [--transactions N] [--out DIR] [--traces-dir DIR]`: random
+//! `memtx-check random [MODEL] --walks N --steps N --seed S [--threads N]
+//! [--records N] [--transactions N] [--out DIR] [--traces DIR] [--expect]`: random
 //! walks through the model's actions, within its record and transaction
 //! bounds (overridable, as for `check`); `--steps` replaces the depth.
 //! Writes `random.csv`, `random-coverage.csv` and `random-summary.json`, a
@@ -18,6 +18,7 @@ use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::input::flag::whole_number;
+use crate::invariants::Invariant;
 use crate::outputs::ReportSet;
 use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
 use crate::random::{self, Failure, RandomOptions, RandomReport};
@@ -32,9 +33,9 @@ pub struct RandomArgs {
     /// The model configuration.
     #[arg(default_value = "models/default.json")]
     pub model: PathBuf,
-    #[arg(long, value_name = "N", default_value = "10000", allow_hyphen_values = true,
-          help = format!("Random walks to run, 1..={MAX_TRACES}"))]
-    pub traces: String,
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = format!("Random walks to run, 1..={MAX_TRACES} (default {DEFAULT_WALKS})"))]
+    pub walks: Option<String>,
     #[arg(long, value_name = "N", default_value = "20", allow_hyphen_values = true,
           help = format!("Steps per walk at most, 1..={MAX_STEPS} \
                           (a walk stops early when no action is enabled)"))]
@@ -58,25 +59,88 @@ pub struct RandomArgs {
     /// (default: runs/NAME).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Where the traces of violating walks go.
-    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
-    pub traces_dir: PathBuf,
+    /// Exit 0 unless the walks violate an invariant the model's `expect`
+    /// block expects to hold (by name, or by not naming it); an expected
+    /// violation the walks miss is no failure, as walks are incomplete.
+    #[arg(long)]
+    pub expect: bool,
+    /// Where the traces of violating walks go (default: runs/traces). A
+    /// value of digits alone is the old `--traces N`, a count of walks
+    /// (now --walks), and warns; a folder named by digits is written ./N.
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
+    /// The old spelling of --traces DIR.
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub traces_dir: Option<PathBuf>,
 }
 
-/// The validated options.
-pub fn options(args: &RandomArgs) -> Result<RandomOptions, CliError> {
+/// Walks run unless told.
+const DEFAULT_WALKS: u64 = 10_000;
+
+/// Where the traces go unless told.
+const DEFAULT_TRACES: &str = "runs/traces";
+
+/// A walk count as typed, with the flag that gave it.
+type Typed = (&'static str, String);
+
+/// The walk count as typed, with the flag that gave it, and the traces
+/// folder, after the old spellings: `--traces N` (digits alone) was the
+/// count and `--traces-dir DIR` the folder. A folder named by digits
+/// alone would be ambiguous, so `--traces 100` keeps its old meaning and
+/// `./100` names the folder; with `--walks` given too it is refused
+/// rather than guessed.
+fn vocabulary(args: &RandomArgs) -> Result<(Option<Typed>, PathBuf), CliError> {
+    let old_count = args
+        .traces
+        .as_deref()
+        .and_then(|t| t.to_str())
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+    let (walks, folder) = match old_count {
+        Some(n) if args.walks.is_some() => {
+            return Err(CliError(format!(
+                "--traces {n}: a number here is the old count of walks, and --walks gives it; \
+                 for a folder named {n}, write --traces ./{n}"
+            )))
+        }
+        Some(n) => {
+            super::renamed::warn("--traces N (a count of walks)", "--walks N");
+            (Some(("--traces", n.to_owned())), None)
+        }
+        None => (
+            args.walks.clone().map(|w| ("--walks", w)),
+            args.traces.clone(),
+        ),
+    };
+    let folder = super::renamed::either(
+        ("--traces", folder),
+        ("--traces-dir", args.traces_dir.clone()),
+    )?;
+    Ok((
+        walks,
+        folder.unwrap_or_else(|| PathBuf::from(DEFAULT_TRACES)),
+    ))
+}
+
+/// The validated options and the traces folder.
+pub fn options(args: &RandomArgs) -> Result<(RandomOptions, PathBuf), CliError> {
     let threads = args.threads.count()?;
-    Ok(RandomOptions {
-        traces: whole_number("--traces", &args.traces, 1, MAX_TRACES)?,
+    let (walks, traces) = vocabulary(args)?;
+    let walks = match walks {
+        Some((flag, text)) => whole_number(flag, &text, 1, MAX_TRACES)?,
+        None => DEFAULT_WALKS,
+    };
+    let options = RandomOptions {
+        walks,
         steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
         seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
         threads,
         properties: args.properties.selection()?,
-    })
+    };
+    Ok((options, traces))
 }
 
 pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
-    let options = options(args)?;
+    let (options, traces) = options(args)?;
     let bounds = overrides(Some(&args.bounds), None)?;
     let mut config = load_model(&args.model)?;
     bounds.apply(&mut config.bounds);
@@ -86,11 +150,11 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
     let started = Instant::now();
     let progress = move |done: u64, total: u64| {
         if started.elapsed().as_secs() >= 1 {
-            eprintln!("  {done:>10} of {total} traces");
+            eprintln!("  {done:>10} of {total} walks");
         }
     };
     let report = random::run(&config, &options, Some(&progress));
-    let mut set = report_set(&out, &args.traces_dir, "random", &config);
+    let mut set = report_set(&out, &traces, "random", &config);
     let written = write_failures(&mut set, &report)?;
     retire_traces(&mut set, |inv| Failure::stem_for(&config.name, inv));
     let csv = csv_bytes(&report)
@@ -121,12 +185,35 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         coverage_path.display(),
         summary_path.display()
     ));
+    let unexpected = report.unexpected();
+    if args.expect {
+        text.push_str(&expect_line(&unexpected));
+    }
     print(&text)?;
-    Ok(if report.violated() {
+    Ok(if args.expect {
+        if unexpected.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        }
+    } else if report.violated() {
         Verdict::Violated
     } else {
         Verdict::Holds
     })
+}
+
+/// What `--expect` concluded, one line.
+fn expect_line(unexpected: &[Invariant]) -> String {
+    if unexpected.is_empty() {
+        return "expect: as expected (an expected violation the walks did not find is no failure)\n"
+            .to_owned();
+    }
+    let names: Vec<&str> = unexpected.iter().map(|i| i.name()).collect();
+    format!(
+        "expect: UNEXPECTED: {} violated, expected to hold\n",
+        names.join(", ")
+    )
 }
 
 fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Written>, CliError> {

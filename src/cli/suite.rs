@@ -64,9 +64,9 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     }
     let mut text = coverage_lines(&union, " (union)");
     text.push_str(&format!(
-        "checked {} models in {:.1} s; reports in {}\n",
+        "checked {} models in {}; reports in {}\n",
         configs.len(),
-        started.elapsed().as_secs_f64(),
+        crate::human::duration(started.elapsed()),
         out_dir.display()
     ));
     print(&text)?;
@@ -156,13 +156,13 @@ fn model_line(path: &Path, report: &CheckReport, expect: bool) -> String {
         }
     };
     format!(
-        "{}: r{} t{} d{}, {} states, {:.1} s; {verdict}; companions {companions_reached}/{companions}; coverage {}/{}{expectation}\n",
+        "{}: r{} t{} d{}, {} states, {}; {verdict}; companions {companions_reached}/{companions}; coverage {}/{}{expectation}\n",
         path.display(),
         b.records,
         b.transactions,
         b.depth,
-        report.unique_states,
-        report.elapsed.as_secs_f64(),
+        crate::human::count(report.unique_states),
+        crate::human::duration(report.elapsed),
         report.coverage.reached(),
         report.coverage.branches.len(),
     )

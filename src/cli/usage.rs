@@ -23,16 +23,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    Cli::try_parse_from(args).map_err(|e| {
-        match e.kind() {
+    Cli::try_parse_from(args).map_err(|e| match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => NotRun::Display(e),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => NotRun::Usage(
-            "a subcommand is required: check, replay, random, diff, ci, explore, driver or conform \
+            "a subcommand is required: check, replay, random, diff, ci, explore, driver, conform, \
+             completions or man \
              (see memtx-check --help)"
                 .to_owned(),
         ),
         _ => NotRun::Usage(one_line(&e)),
-    }
     })
 }
 

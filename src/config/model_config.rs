@@ -118,10 +118,15 @@ pub struct Template {
 }
 
 /// The verdict a configuration expects for one invariant
-/// (`"holds"`, `"violated"`, or `{"violated": CLAUSE}`).
+/// (`"holds"`, `"violated"`, `{"violated": CLAUSE}`, or `"any"`). An
+/// invariant the `expect` block does not name is expected to hold
+/// ([`Expectations::judged`]), as TLC expects every listed invariant to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Expect {
     Holds,
+    /// Either verdict passes: said only for a property whose verdict the
+    /// model does not mean to pin (docs/models.md).
+    Any,
     /// Violated; with a clause, the shortest counterexample must break
     /// that clause (one of the invariant's [`Invariant::clauses`]); with a
     /// depth, it must be exactly that many actions long, so that a bug
@@ -136,6 +141,7 @@ impl Expect {
     pub fn name(self) -> &'static str {
         match self {
             Expect::Holds => "holds",
+            Expect::Any => "any",
             Expect::Violated { .. } => "violated",
         }
     }
@@ -143,7 +149,7 @@ impl Expect {
     /// The clause a violation must break, if one is named.
     pub fn clause(self) -> Option<&'static str> {
         match self {
-            Expect::Holds => None,
+            Expect::Holds | Expect::Any => None,
             Expect::Violated { clause, .. } => clause,
         }
     }
@@ -151,7 +157,7 @@ impl Expect {
     /// The length a shortest counterexample must have, if one is named.
     pub fn depth(self) -> Option<usize> {
         match self {
-            Expect::Holds => None,
+            Expect::Holds | Expect::Any => None,
             Expect::Violated { depth, .. } => depth,
         }
     }
@@ -175,7 +181,8 @@ impl Expect {
     }
 }
 
-/// Expected verdicts; an absent one is no expectation.
+/// Expected verdicts as the `expect` block writes them; an invariant it
+/// does not name is expected to hold ([`Expectations::judged`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Expectations {
     /// Per invariant, in [`Invariant::ALL`] order.
@@ -194,8 +201,15 @@ pub enum ExpectCoverage {
 }
 
 impl Expectations {
+    /// The verdict the block names for `inv`, if it names one.
     pub fn get(&self, inv: Invariant) -> Option<Expect> {
         self.verdicts[inv as usize]
+    }
+
+    /// The verdict `inv` is judged against: the one named, or holds (TLC's
+    /// rule: a regression in a property the block forgot is not silent).
+    pub fn judged(&self, inv: Invariant) -> Expect {
+        self.get(inv).unwrap_or(Expect::Holds)
     }
 
     pub fn set(&mut self, inv: Invariant, expect: Option<Expect>) {

@@ -107,6 +107,26 @@ fn full_configuration_reads_every_field() {
     assert!(c.symmetry);
 }
 
+/// TLC's rule: an invariant the block does not name is judged as
+/// expected to hold; `"any"` leaves it unpinned (issue 29 item 5).
+#[test]
+fn an_unnamed_invariant_is_expected_to_hold_and_any_is_a_verdict() {
+    let c = ModelConfig::parse(r#"{"expect": {"I1": "any"}}"#, "models/x.json").unwrap();
+    assert_eq!(c.expect.get(Invariant::I1), Some(Expect::Any));
+    assert_eq!(c.expect.judged(Invariant::I1), Expect::Any);
+    assert_eq!(c.expect.get(Invariant::G3), None);
+    assert_eq!(c.expect.judged(Invariant::G3), Expect::Holds);
+    let none = ModelConfig::parse("{}", "models/x.json").unwrap();
+    assert!(Invariant::ALL
+        .iter()
+        .all(|&i| none.expect.judged(i) == Expect::Holds));
+    let back = ModelConfig::parse(&c.to_json().to_string(), "models/y.json").unwrap();
+    assert_eq!(
+        back.expect, c.expect,
+        "\"any\" is written back as it was read"
+    );
+}
+
 #[test]
 fn symmetry_is_a_boolean() {
     for bad in [r#""yes""#, "1", "[]", "{}"] {

@@ -1,5 +1,6 @@
 //! The expected verdicts of a model's `expect` block, read and written:
-//! per invariant, by its name, `"holds"`, `"violated"`, or
+//! per invariant, by its name, `"holds"`, `"violated"`, `"any"` (either
+//! verdict passes; an invariant not named is expected to hold), or
 //! `{"violated": CLAUSE, "depth": D}` naming the clause the shortest
 //! counterexample must break (issue 9 item 3) and, optionally, its exact
 //! length (issue 25: a bug that makes a known violation shorter fails
@@ -53,6 +54,7 @@ fn verdict(v: &Validator, inv: Invariant, value: &Value) -> Result<Expect, Input
     };
     match value {
         Value::String(s) if s == "holds" => Ok(Expect::Holds),
+        Value::String(s) if s == "any" => Ok(Expect::Any),
         Value::String(s) if s == "violated" => Ok(Expect::violated(None, None)),
         Value::Object(map) if map.contains_key("violated") => {
             if let Some(key) = map.keys().find(|k| *k != "violated" && *k != "depth") {
@@ -86,7 +88,7 @@ fn verdict(v: &Validator, inv: Invariant, value: &Value) -> Result<Expect, Input
         other => Err(v.err(
             path,
             format!(
-                "{} is not \"holds\", \"violated\" or {{\"violated\": CLAUSE, \"depth\": D}}",
+                "{} is not \"holds\", \"violated\", \"any\" or {{\"violated\": CLAUSE, \"depth\": D}}",
                 show(other)
             ),
         )),

@@ -8,6 +8,7 @@
 use super::{ConformReport, Divergence, Suite};
 use crate::driver::answer_text::{account, brief, side_by_side};
 use crate::driver::compare::decision_change;
+use crate::human;
 use std::fmt::Write as _;
 
 /// The suite as given: `branches to depth 7`, `random: 100 walks of at
@@ -42,13 +43,13 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
     );
     let _ = writeln!(
         out,
-        "  {} traces, {} steps sent in {:.2} s ({:.0} steps/s; the traces cut in {:.2} s, {:.2} s in all)",
-        r.traces.traces.len(),
-        r.steps,
-        r.driving.as_secs_f64(),
-        r.steps_per_second(),
-        r.cutting.as_secs_f64(),
-        r.elapsed.as_secs_f64()
+        "  {} traces, {} steps sent in {} ({} steps/s; the traces cut in {}, {} in all)",
+        human::count(r.traces.traces.len() as u64),
+        human::count(r.steps),
+        human::duration(r.driving),
+        human::rate(r.steps_per_second()),
+        human::duration(r.cutting),
+        human::duration(r.elapsed)
     );
     if let Some(w) = r.traces.walked {
         if matches!(r.suite, Suite::Branches { .. }) {
@@ -58,7 +59,7 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
                 r.traces.covers.len(),
                 r.traces.covers.len() + r.traces.unreached.len(),
                 w.depth,
-                w.states,
+                human::count(w.states),
                 if w.complete { ", every one" } else { "" },
                 if r.traces.unreached.is_empty() {
                     String::new()

@@ -15,6 +15,7 @@
 //! depth are known; without them a capped count is unknown and not
 //! compared.
 
+use crate::human::count;
 use crate::model::coverage::Coverage;
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -265,9 +266,9 @@ impl CountChange {
         format!(
             "{} {} → {} ({sign}{}, {ratio})",
             self.branch,
-            thousands(self.before),
-            thousands(self.after),
-            thousands(self.absolute())
+            count(self.before),
+            count(self.after),
+            count(self.absolute())
         )
     }
 }
@@ -421,19 +422,6 @@ pub fn reach_lines(
         unpredicted.into_iter().flatten().collect(),
         expected.into_iter().collect(),
     )
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

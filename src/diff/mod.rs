@@ -18,6 +18,7 @@ pub mod states;
 pub use load::{load_side, Level, Side, Verdict};
 
 use crate::build_info::BuildInfo;
+use crate::human;
 use std::fmt::Write as _;
 
 /// What the two sides disagree on.
@@ -94,21 +95,30 @@ fn totals_changes(a: &Side, b: &Side) -> Vec<String> {
     let mut lines = Vec::new();
     if a.states != b.states {
         lines.push(format!(
-            "states: {} → {} ({:+})",
-            a.states,
-            b.states,
-            b.states as i128 - a.states as i128
+            "states: {} → {} ({})",
+            human::count(a.states),
+            human::count(b.states),
+            change(a.states, b.states)
         ));
     }
     if a.transitions != b.transitions {
         lines.push(format!(
-            "transitions: {} → {} ({:+})",
-            a.transitions,
-            b.transitions,
-            b.transitions as i128 - a.transitions as i128
+            "transitions: {} → {} ({})",
+            human::count(a.transitions),
+            human::count(b.transitions),
+            change(a.transitions, b.transitions)
         ));
     }
     lines
+}
+
+/// `+1,234` or `-1,234`: `b` less `a`.
+fn change(a: u64, b: u64) -> String {
+    if b >= a {
+        format!("+{}", human::count(b - a))
+    } else {
+        format!("-{}", human::count(a - b))
+    }
 }
 
 /// Compares two sides of the same depths.
@@ -121,7 +131,11 @@ fn compare_capped(a: &Side, b: &Side) -> Differences {
     if let Some((la, lb)) = a.levels.iter().zip(&b.levels).find(|(x, y)| x != y) {
         d.state_space.push(format!(
             "first differing level: depth {}: {} new states and {} transitions → {} and {}",
-            la.0, la.1, la.3, lb.1, lb.3
+            la.0,
+            human::count(la.1),
+            human::count(la.3),
+            human::count(lb.1),
+            human::count(lb.3)
         ));
     } else if a.levels.len() != b.levels.len() {
         d.state_space
@@ -264,14 +278,14 @@ pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
         "before: {} — {}, {} states",
         a.origin,
         a.summary_line(),
-        a.states
+        human::count(a.states)
     );
     let _ = writeln!(
         out,
         "after:  {} — {}, {} states",
         b.origin,
         b.summary_line(),
-        b.states
+        human::count(b.states)
     );
     for note in &d.notes {
         let _ = writeln!(out, "{note}");

@@ -33,7 +33,7 @@ pub use shrink::shrink;
 pub use walk::Walk;
 
 use crate::check::Counterexample;
-use crate::config::ModelConfig;
+use crate::config::{Expect, ModelConfig};
 use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{properties, MemtxModel, ModelSpec};
@@ -46,7 +46,7 @@ use walk::Seen;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RandomOptions {
     /// Walks (at least one).
-    pub traces: u64,
+    pub walks: u64,
     /// Steps per walk at most (at least one).
     pub steps: usize,
     pub seed: u64,
@@ -126,6 +126,21 @@ impl RandomReport {
         self.invariants.iter().any(|t| t.walks > 0)
     }
 
+    /// The invariants the walks violated that the model's `expect` block
+    /// expects to hold, by name or by not naming them
+    /// ([`crate::config::Expectations::judged`]). Only that is judged:
+    /// an expected violation the walks did not find is no failure (walks
+    /// are incomplete), and a violation's clause and depth are not
+    /// compared, since a shrunk walk need not be a shortest
+    /// counterexample.
+    pub fn unexpected(&self) -> Vec<Invariant> {
+        self.invariants
+            .iter()
+            .filter(|t| t.walks > 0 && self.config.expect.judged(t.invariant) == Expect::Holds)
+            .map(|t| t.invariant)
+            .collect()
+    }
+
     pub fn traces_per_second(&self) -> f64 {
         self.walks.len() as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
@@ -138,7 +153,7 @@ struct Block {
     coverage: Coverage,
 }
 
-/// Runs `options.traces` random walks of the model of `config`.
+/// Runs `options.walks` random walks of the model of `config`.
 pub fn run(
     config: &ModelConfig,
     options: &RandomOptions,
@@ -149,14 +164,14 @@ pub fn run(
     spec.select(options.properties);
     let model = MemtxModel::new(spec);
     let threads = options.threads.max(1) as u64;
-    let per_thread = options.traces.div_ceil(threads);
+    let per_thread = options.walks.div_ceil(threads);
     let done = AtomicU64::new(0);
-    let tick = (options.traces / 20).max(1);
+    let tick = (options.walks / 20).max(1);
     let blocks: Vec<Block> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let start = (t * per_thread).min(options.traces);
-                let end = ((t + 1) * per_thread).min(options.traces);
+                let start = (t * per_thread).min(options.walks);
+                let end = ((t + 1) * per_thread).min(options.walks);
                 let (model, done) = (&model, &done);
                 scope.spawn(move || {
                     let mut block = Block {
@@ -180,7 +195,7 @@ pub fn run(
                         });
                         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                         if let Some(report) = progress.filter(|_| n % tick == 0) {
-                            report(n, options.traces);
+                            report(n, options.walks);
                         }
                     }
                     block
@@ -192,7 +207,7 @@ pub fn run(
             .map(|h| h.join().expect("a walk thread does not panic"))
             .collect()
     });
-    let mut walks = Vec::with_capacity(options.traces as usize);
+    let mut walks = Vec::with_capacity(options.walks as usize);
     let mut seen: HashSet<u64> = HashSet::new();
     let mut coverage = Coverage::new();
     for block in blocks {

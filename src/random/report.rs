@@ -5,6 +5,7 @@
 
 use super::RandomReport;
 use crate::check::summary::{coverage_lines, CoverageJson};
+use crate::human;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -153,9 +154,9 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "model {} — {} random traces of at most {} steps, seed {}, {} thread{}",
+        "model {} — {} random walks of at most {} steps, seed {}, {} thread{}",
         report.config.name,
-        report.walks.len(),
+        human::count(report.walks.len() as u64),
         o.steps,
         o.seed,
         o.threads,
@@ -163,20 +164,20 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
     );
     let _ = writeln!(
         out,
-        "took {} steps, saw {} distinct states (fingerprints) in {:.2} s ({:.0} traces/s)",
-        report.steps_taken,
-        report.distinct_states,
-        report.elapsed.as_secs_f64(),
-        report.traces_per_second()
+        "took {} steps, saw {} distinct states (fingerprints) in {} ({} walks/s)",
+        human::count(report.steps_taken),
+        human::count(report.distinct_states),
+        human::duration(report.elapsed),
+        human::rate(report.traces_per_second())
     );
     for t in &report.invariants {
         let verdict = match t.first_walk {
             Some(first) => format!(
-                "VIOLATED in {} of {} traces (first: trace {first})",
-                t.walks,
-                report.walks.len()
+                "VIOLATED in {} of {} walks (first: walk {first})",
+                human::count(t.walks),
+                human::count(report.walks.len() as u64)
             ),
-            None => "holds on every trace".to_owned(),
+            None => "holds on every walk".to_owned(),
         };
         let _ = writeln!(
             out,
@@ -193,7 +194,7 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
     );
     for &(name, traces) in &report.companions {
         let what = if traces > 0 {
-            format!("reached in {traces} traces")
+            format!("reached in {} walks", human::count(traces))
         } else {
             "NOT REACHED — the invariants it guards may be vacuous here".to_owned()
         };
@@ -203,7 +204,7 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
     for (f, w) in report.failures.iter().zip(written) {
         let _ = writeln!(
             out,
-            "{} violation: trace {} ({} steps) shrunk to {} steps → {} (ITF {})\n  replay: memtx-check replay {}",
+            "{} violation: walk {} ({} steps) shrunk to {} steps → {} (ITF {})\n  replay: memtx-check replay {}",
             f.invariant.name(),
             f.walk,
             f.original_steps,

@@ -11,10 +11,10 @@ fn load(rel: &str) -> ModelConfig {
     ModelConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).expect("shipped model")
 }
 
-fn options(traces: u64, steps: usize, seed: u64, threads: usize) -> RandomOptions {
+fn options(walks: u64, steps: usize, seed: u64, threads: usize) -> RandomOptions {
     RandomOptions {
         properties: crate::invariants::Selection::ALL,
-        traces,
+        walks,
         steps,
         seed,
         threads,

@@ -163,11 +163,3 @@ fn only_a_predicted_gain_is_set_apart() {
         ["newly reached gate.reversible_pass (first at depth 5) (predicted by expect.coverage)"]
     );
 }
-
-#[test]
-fn thousands_are_separated() {
-    assert_eq!(thousands(0), "0");
-    assert_eq!(thousands(999), "999");
-    assert_eq!(thousands(1000), "1,000");
-    assert_eq!(thousands(130288884), "130,288,884");
-}
