@@ -1,12 +1,11 @@
 //! `memtx-check completions SHELL`: a completion script for bash, zsh,
 //! fish, elvish or PowerShell on stdout, generated from the clap
-//! definition ([`super::Cli`]), so it cannot drift from the flags. Install
+//! definition (the `Cli` of `cli`), so it cannot drift from the flags. Install
 //! it as the shell expects, e.g. `memtx-check completions bash >
 //! ~/.local/share/bash-completion/completions/memtx-check`.
 
 use super::exit::{CliError, Verdict};
-use super::Cli;
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 use std::io::{self, Write};
 
@@ -17,9 +16,10 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: &CompletionsArgs) -> Result<Verdict, CliError> {
+/// `cli` is the whole command line's definition (the caller's).
+pub fn run(args: &CompletionsArgs, mut cli: clap::Command) -> Result<Verdict, CliError> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "memtx-check", &mut script);
+    clap_complete::generate(args.shell, &mut cli, "memtx-check", &mut script);
     write_stdout(&script)
 }
 

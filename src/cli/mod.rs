@@ -96,8 +96,10 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
         Command::Ci(args) => ci::run(args),
         Command::Driver(args) => driver::run(args),
         Command::Conform(args) => conform::run(args),
-        Command::Completions(args) => completions::run(args),
-        Command::Man(args) => man::run(args),
+        Command::Completions(args) => {
+            completions::run(args, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(args) => man::run(args, <Cli as clap::CommandFactory>::command()),
     }
 }
 

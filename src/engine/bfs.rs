@@ -423,18 +423,7 @@ where
             }
         }
         std::mem::swap(&mut self.frontier, &mut self.next);
-        self.depth += 1;
-        self.push_level(new, pass.transitions, &pass.labels);
-        if level.leaf {
-            self.decisions.record_leaf(self.depth, &pass.leaf_hits);
-            return Some(if new == 0 {
-                End::Complete
-            } else {
-                End::Bounded
-            });
-        }
-        self.level_done();
-        None
+        self.level_built(new, &pass, level.leaf)
     }
 
     /// [`Run::finish_level`] for a `--disk` run: the shards' merges give
@@ -459,9 +448,16 @@ where
             }
         };
         pass.leaf_hits = hits;
+        self.level_built(new, &pass, level.leaf)
+    }
+
+    /// The next level is built, with `new` states: it is counted and, at
+    /// the last level, the run is over; otherwise it is complete (and
+    /// checkpointed) and the run goes on.
+    fn level_built(&mut self, new: u64, pass: &Pass<W>, leaf: bool) -> Option<End> {
         self.depth += 1;
         self.push_level(new, pass.transitions, &pass.labels);
-        if level.leaf {
+        if leaf {
             self.decisions.record_leaf(self.depth, &pass.leaf_hits);
             return Some(if new == 0 {
                 End::Complete

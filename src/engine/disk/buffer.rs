@@ -6,9 +6,9 @@
 //! same way, so a level that fits in the budget writes no candidate at
 //! all.
 
-use super::super::fp::Fp;
-use super::super::links::Link;
 use super::runs::{Candidate, CandidateSource, CandidateWriter};
+use crate::engine::fp::Fp;
+use crate::engine::links::Link;
 use std::path::Path;
 
 #[derive(Default)]
@@ -134,48 +134,5 @@ impl<W: Fp> CandidateSource<W> for InMemory<'_, W> {
         into.encoding.clear();
         into.encoding.extend_from_slice(b.encoding(i));
         Ok(true)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::disk::runs::CandidateReader;
-
-    fn link(parent: u32) -> Link {
-        Link { parent, action: 0 }
-    }
-
-    #[test]
-    fn a_flushed_run_is_sorted_and_keeps_the_first_discoverer_of_each_state() {
-        let mut b = ShardBuffer::<u64>::default();
-        for (fp, parent) in [(30, 0), (10, 1), (30, 2), (20, 3), (10, 4)] {
-            b.push_state(fp, link(parent), &[1, fp as u8]);
-        }
-        let dir = std::env::temp_dir().join(format!("memtx-buffer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("cand-00-0000.bin");
-        // Read from memory and from the file alike.
-        let mut from_memory = Vec::new();
-        let mut source = b.source();
-        let mut c = Candidate::default();
-        while source.next(&mut c).unwrap() {
-            from_memory.push((c.fp, c.link.parent, c.encoding.clone()));
-        }
-        b.flush(&path, false).unwrap();
-        assert_eq!(b.len(), 0);
-        let mut reader = CandidateReader::<u64>::open(&path, false).unwrap();
-        let mut from_file = Vec::new();
-        while reader.next(&mut c).unwrap() {
-            from_file.push((c.fp, c.link.parent, c.encoding.clone()));
-        }
-        let expected = vec![
-            (10, 1, vec![1, 10]),
-            (20, 3, vec![1, 20]),
-            (30, 0, vec![1, 30]),
-        ];
-        assert_eq!(from_memory, expected);
-        assert_eq!(from_file, expected);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

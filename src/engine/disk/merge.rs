@@ -9,11 +9,11 @@
 //! bounded number of files); at the last level only the count and the
 //! smallest new state deciding each property are kept.
 
-use super::super::absorb::{keep_smallest, LeafHits};
-use super::super::fp::Fp;
-use super::super::level_files::SealedOut;
-use super::super::seal::Seal;
 use super::runs::{Candidate, CandidateMerge, CandidateSource, FpMerge};
+use crate::engine::absorb::{keep_smallest, LeafHits};
+use crate::engine::fp::Fp;
+use crate::engine::level_files::SealedOut;
+use crate::engine::seal::Seal;
 use std::path::PathBuf;
 
 /// A shard's visited runs past this many are merged into one.

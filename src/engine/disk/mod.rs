@@ -649,16 +649,4 @@ fn read_whole(path: &Path, seal: Seal) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_the_names_this_layout_gives_are_its_own() {
-        assert!(is_run_name("visited-07-0000-0012.bin"));
-        assert!(!is_run_name("visited-7-0000-0012.bin"));
-        assert!(!is_run_name("visited-07-0000-0012.bin.bak"));
-        assert!(!is_run_name("visited-07-00a0-0012.bin"));
-        assert!(is_part_name("part-63.fps") && is_part_name("part-00.enc"));
-        assert!(!is_part_name("part-63.txt") && !is_part_name("part-6.fps"));
-    }
-}
+mod tests;

@@ -6,9 +6,9 @@
 //! sequentially through a buffer of its own; and the k-way merges that
 //! read several runs of one kind as one ascending stream.
 
-use super::super::fp::Fp;
-use super::super::level_files::{cannot_write, create_new};
-use super::super::links::Link;
+use crate::engine::fp::Fp;
+use crate::engine::level_files::{cannot_write, create_new};
+use crate::engine::links::Link;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
@@ -324,73 +324,5 @@ impl<'a, W: Fp> CandidateMerge<'a, W> {
             self.heap.push(Reverse((self.heads[i].fp, i)));
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Candidates given in ascending order, from memory.
-    struct Given(std::vec::IntoIter<(u64, u32)>);
-
-    impl CandidateSource<u64> for Given {
-        fn next(&mut self, into: &mut Candidate<u64>) -> Result<bool, String> {
-            Ok(self.0.next().is_some_and(|(fp, parent)| {
-                into.fp = fp;
-                into.link = Link { parent, action: 0 };
-                true
-            }))
-        }
-    }
-
-    #[test]
-    fn a_merge_keeps_the_earliest_runs_copy_of_each_state() {
-        let runs: Vec<Box<dyn CandidateSource<u64>>> = vec![
-            Box::new(Given(vec![(2, 0), (5, 0)].into_iter())),
-            Box::new(Given(vec![(1, 1), (2, 1), (9, 1)].into_iter())),
-            Box::new(Given(vec![(2, 2), (5, 2), (7, 2)].into_iter())),
-        ];
-        let mut merge = CandidateMerge::new(runs).unwrap();
-        let mut c = Candidate::default();
-        let mut got = Vec::new();
-        while merge.next(&mut c).unwrap() {
-            got.push((c.fp, c.link.parent));
-        }
-        assert_eq!(got, vec![(1, 1), (2, 0), (5, 0), (7, 2), (9, 1)]);
-    }
-
-    #[test]
-    fn last_level_records_carry_a_link_only_when_they_decide_something() {
-        let path = std::env::temp_dir().join(format!("memtx-leaf-{}.bin", std::process::id()));
-        let mut out = CandidateWriter::create(&path, true).unwrap();
-        let link = Link {
-            parent: 7,
-            action: 3,
-        };
-        out.push(5u64, link, 0, &[]).unwrap();
-        out.push(9u64, link, 0b101, &[]).unwrap();
-        assert_eq!(out.finish().unwrap(), 9 + 25);
-        let mut reader = CandidateReader::<u64>::open(&path, true).unwrap();
-        let mut c = Candidate::default();
-        assert!(reader.next(&mut c).unwrap());
-        assert_eq!((c.fp, c.hits), (5, 0));
-        assert!(reader.next(&mut c).unwrap());
-        assert_eq!((c.fp, c.hits, c.link), (9, 0b101, link));
-        assert!(!reader.next(&mut c).unwrap());
-        std::fs::remove_file(&path).unwrap();
-    }
-
-    #[test]
-    fn a_run_cut_inside_a_record_is_an_error_naming_it() {
-        let path = std::env::temp_dir().join(format!("memtx-runs-{}.bin", std::process::id()));
-        std::fs::write(&path, [1u8, 2, 3]).unwrap();
-        let mut reader = FpReader::<u64>::open(&path).unwrap();
-        let err = reader.next().unwrap_err();
-        assert!(
-            err.contains(&path.display().to_string()) && err.contains("ends inside a record"),
-            "{err}"
-        );
-        std::fs::remove_file(&path).unwrap();
     }
 }
