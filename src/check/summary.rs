@@ -403,6 +403,9 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
             "stopped after {} levels (--max-levels): depths 0..={deepest} were discovered, the bound was NOT reached",
             report.levels.len()
         ),
+        Stopped::WriteFailed { depth: 0, error } => format!(
+            "stopped at depth 0: {error}; no depth is complete, the bound was NOT reached"
+        ),
         Stopped::WriteFailed { depth, error } => format!(
             "stopped before depth {depth}: {error}; depths 0..={} are complete and checked, the bound was NOT reached",
             depth - 1

@@ -126,9 +126,12 @@ struct Pass<W> {
     labels: Vec<u64>,
     expanded: u64,
     last_beat: Instant,
-    /// A `--disk` run's file could not be read or written: the level is
+    /// A `--disk` run's frontier could not be read back: the level is
     /// not complete.
     failed: Option<String>,
+    /// A `--disk` run's candidates could not be written: the level is
+    /// still checked, the next one not built.
+    write_failed: Option<String>,
 }
 
 impl<'a, M, T, W> Run<'a, M, T, W>
@@ -267,6 +270,12 @@ where
             }));
         }
         self.decisions.record_level(self.depth, &pass.level_hits);
+        if let Some(error) = pass.write_failed {
+            return Some(End::Stopped(Stopped::WriteFailed {
+                depth: self.depth + 1,
+                error,
+            }));
+        }
         match stop {
             Some(why) => Some(End::Stopped(why)),
             None => self.finish_level(pass, &level),
@@ -293,6 +302,7 @@ where
             expanded: 0,
             last_beat: Instant::now(),
             failed: None,
+            write_failed: None,
         };
         self.next.iter_mut().for_each(Part::clear);
         let chunks = level.chunks();
@@ -309,8 +319,9 @@ where
                 match &mut self.disk {
                     Some(disk) => {
                         if let Err(e) = disk.absorb_batch(slots, level.leaf, self.threads) {
-                            pass.failed = Some(e);
-                            break;
+                            disk.abandon_level();
+                            pass.write_failed = Some(e);
+                            level.expanding = false;
                         }
                     }
                     None => level.absorb_batch(

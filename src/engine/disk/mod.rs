@@ -430,6 +430,11 @@ impl<W: Fp> DiskLevels<W> {
         merge_shard(sources, &visited, outputs, properties)
     }
 
+    /// Gives up the level being built: its candidate runs are removed.
+    pub(super) fn abandon_level(&mut self) {
+        self.clear_scratch();
+    }
+
     /// Removes the level's candidate runs and empties the buffers.
     fn clear_scratch(&mut self) {
         for path in self.flushed.iter_mut().flat_map(std::mem::take) {
