@@ -5,6 +5,8 @@
 //! level is written out in many runs; and the folder it leaves is a
 //! checkpoint that `--resume` continues to the same end.
 
+mod scratch_dir;
+
 use memtx_check::check::{self, CheckOptions, CheckReport};
 use memtx_check::config::{Depth, ModelConfig};
 use memtx_check::engine::LevelStats;
@@ -54,9 +56,7 @@ fn key(r: &CheckReport) -> impl PartialEq + std::fmt::Debug {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memtx-disk-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir::absent(&format!("memtx-disk-{name}"))
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn a_damaged_disk_folder_is_refused_in_one_line_naming_the_file() {
     for victim in victims {
         let copy = root.join("copy");
         let _ = std::fs::remove_dir_all(&copy);
-        copy_tree(&dir, &copy);
+        scratch_dir::copy_dir(&dir, &copy);
         let target = copy.join(victim.strip_prefix(&dir).unwrap());
         let mut bytes = std::fs::read(&target).unwrap();
         assert!(!bytes.is_empty(), "{}", target.display());
@@ -315,17 +315,4 @@ fn a_damaged_disk_folder_is_refused_in_one_line_naming_the_file() {
         assert!(err.contains(&target.display().to_string()), "{err}");
     }
     std::fs::remove_dir_all(&root).unwrap();
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
