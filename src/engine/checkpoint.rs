@@ -26,8 +26,8 @@ use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
-    complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level, unhex,
-    write_file, write_meta,
+    complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, read_meta,
+    save_level, unhex, write_file, write_meta,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
@@ -187,7 +187,8 @@ pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<Resumable, St
 }
 
 /// The names a checkpoint folder holds (`level-DDDD/`, its temporary
-/// `.level-DDDD.tmp/`, `links-DDDD.bin`), and those a level holds.
+/// `.level-DDDD.tmp/`, a level whose removal a kill cut short
+/// `.level-DDDD.old/`, `links-DDDD.bin`), and those a level holds.
 const LEVEL_FILES: [&str; 3] = ["visited.bin", "frontier.bin", "meta.json"];
 
 /// What an entry of a checkpoint folder is, by its name and type.
@@ -215,7 +216,7 @@ fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
         number(d)?;
         return kind.is_dir().then_some(Entry::Temporary);
     }
-    if name == ".scratch" || name == "visited" {
+    if is_discarded_name(&name) || name == ".scratch" || name == "visited" {
         return kind.is_dir().then_some(Entry::Temporary);
     }
     let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;

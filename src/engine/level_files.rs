@@ -55,6 +55,7 @@ pub(crate) fn save_level(
 ) -> Result<(), String> {
     let tmp = dir.join(format!(".level-{depth:04}.tmp"));
     let _ = fs::remove_dir_all(&tmp);
+    clear_discarded(dir, remove_all);
     let done = level_dir(dir, depth);
     let written = fs::create_dir_all(&tmp)
         .map_err(|e| cannot_write(&tmp, e))
@@ -62,7 +63,7 @@ pub(crate) fn save_level(
         .and_then(|()| {
             // A level redone after a resume from an earlier one replaces
             // its old copy.
-            let _ = fs::remove_dir_all(&done);
+            discard_level(&done, remove_all);
             fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
         });
     if written.is_err() {
@@ -71,10 +72,60 @@ pub(crate) fn save_level(
     }
     for old in complete_levels(dir) {
         if old < keep_from {
-            let _ = fs::remove_dir_all(level_dir(dir, old));
+            discard_level(&level_dir(dir, old), remove_all);
         }
     }
     Ok(())
+}
+
+/// Removes the level directory `level` so that it is whole or gone by
+/// its name at every moment, as a level is written: it is renamed to
+/// `.level-DDDD.old` (no level's name) first, and only then emptied by
+/// `remove` and removed. Removed in place, a run killed half-way left a
+/// `level-DDDD/` without its `meta.json` that a resume then read as a
+/// damaged level. A `.old` left by such a kill is cleared by the next
+/// write of a level ([`clear_discarded`]).
+pub(crate) fn discard_level(level: &Path, remove: impl Fn(&Path)) {
+    let Some(retired) = discarded_name(level) else {
+        return remove(level);
+    };
+    remove(&retired);
+    match fs::rename(level, &retired) {
+        Ok(()) => remove(&retired),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        // (a `.old` that could not be cleared): in place, as before.
+        Err(_) => remove(level),
+    }
+}
+
+/// The name [`discard_level`] gives `level` while it removes it.
+fn discarded_name(level: &Path) -> Option<PathBuf> {
+    let name = level.file_name()?.to_str()?;
+    Some(level.with_file_name(format!(".{name}.old")))
+}
+
+/// Whether `name` is one [`discard_level`] gives a level it removes.
+pub(crate) fn is_discarded_name(name: &str) -> bool {
+    name.strip_prefix(".level-")
+        .and_then(|d| d.strip_suffix(".old"))
+        .is_some_and(|d| d.len() == 4 && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Removes with `remove` the levels of `dir` whose removal a kill
+/// interrupted ([`discard_level`]).
+pub(crate) fn clear_discarded(dir: &Path, remove: impl Fn(&Path)) {
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && entry.file_name().to_str().is_some_and(is_discarded_name) {
+            remove(&entry.path());
+        }
+    }
+}
+
+/// A level directory's removal, with everything in it (the engines'
+/// own folders: the distributed worker's, the checkpoint's levels).
+fn remove_all(dir: &Path) {
+    let _ = fs::remove_dir_all(dir);
 }
 
 /// Where a checkpoint file is written: its seal is taken on the way.
@@ -396,5 +447,46 @@ mod tests {
         );
         assert_eq!(complete_levels(&dir), [1]);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_level_whose_removal_is_cut_short_is_no_level_and_is_cleared_later() {
+        let dir = scratch("discard");
+        let body = |tmp: &Path| {
+            for name in ["visited.bin", "frontier.bin", "meta.json"] {
+                write_file(&tmp.join(name), |out| out.write_all(b"x"))?;
+            }
+            Ok(())
+        };
+        save_level(&dir, 3, 0, body).unwrap();
+        // A kill after the first file is unlinked: the rest stays.
+        discard_level(&level_dir(&dir, 3), |d| {
+            let _ = fs::remove_file(d.join("meta.json"));
+        });
+        assert!(
+            !level_dir(&dir, 3).exists() && complete_levels(&dir).is_empty(),
+            "a half-removed level keeps no level's name"
+        );
+        assert!(dir.join(".level-0003.old/visited.bin").exists());
+        save_level(&dir, 4, 0, body).unwrap();
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(left, ["level-0004"], "the next level clears it");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_the_names_discard_gives_are_discarded_names() {
+        assert!(is_discarded_name(".level-0012.old"));
+        for name in [
+            "level-0012",
+            ".level-0012.tmp",
+            ".level-12.old",
+            ".level-00a2.old",
+        ] {
+            assert!(!is_discarded_name(name), "{name}");
+        }
     }
 }

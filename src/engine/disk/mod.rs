@@ -33,7 +33,7 @@ mod merge;
 mod runs;
 
 use super::fp::{Fp, SHARDS};
-use super::level_files::{cannot_write, sync_files, SealedOut};
+use super::level_files::{cannot_write, discard_level, is_discarded_name, sync_files, SealedOut};
 use super::parallel::{for_each_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
@@ -476,7 +476,7 @@ impl<W: Fp> DiskLevels<W> {
         let sealed = sync_files(&files)
             .and_then(|()| write_meta(&tmp))
             .and_then(|()| {
-                remove_level_dir(&done);
+                discard_level(&done, remove_level_dir);
                 fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
             });
         if sealed.is_err() {
@@ -485,7 +485,10 @@ impl<W: Fp> DiskLevels<W> {
         }
         for old in super::level_files::complete_levels(&self.dir) {
             if old < depth {
-                remove_level_dir(&super::level_files::level_dir(&self.dir, old));
+                discard_level(
+                    &super::level_files::level_dir(&self.dir, old),
+                    remove_level_dir,
+                );
             }
         }
         for path in self.retired.drain(..) {
@@ -516,7 +519,7 @@ impl<W: Fp> DiskLevels<W> {
         }
         for entry in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(".level-") && name.ends_with(".tmp") {
+            if (name.starts_with(".level-") && name.ends_with(".tmp")) || is_discarded_name(&name) {
                 remove_level_dir(&entry.path());
             }
         }
