@@ -140,7 +140,15 @@ pub(crate) fn write_file(
     path: &Path,
     body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
 ) -> Result<Seal, String> {
-    let file = create_new(path)?;
+    write_created(path, create_new(path)?, body)
+}
+
+/// [`write_file`] into `file`, which the caller created anew at `path`.
+pub(crate) fn write_created(
+    path: &Path,
+    file: File,
+    body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
+) -> Result<Seal, String> {
     let written = fill(file, body);
     if written.is_err() {
         let _ = fs::remove_file(path);

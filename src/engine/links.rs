@@ -9,8 +9,9 @@
 //! the level is complete and read only to rebuild traces: a run's memory
 //! then holds no link at all.
 
-use super::level_files::{cannot_write, write_file};
+use super::level_files::{cannot_write, create_new, write_created, SealedFile};
 use super::seal::Seal;
+use crate::outputs::scratch;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,22 @@ impl Link {
             action: u32::from_le_bytes(b[4..8].try_into().expect("4 bytes")),
         }
     }
+}
+
+/// Writes the file `path` of a level's links in `dir` (made if missing),
+/// as [`write_created`] does; the folder and the file are made where a
+/// signal's removal of the run's temporaries comes wholly before or
+/// wholly after ([`scratch::creating`]), so none outlives a signal.
+fn write_level(
+    dir: &Path,
+    path: &Path,
+    body: impl FnOnce(&mut SealedFile) -> std::io::Result<()>,
+) -> Result<Seal, String> {
+    let file = scratch::creating(|| {
+        fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
+        create_new(path)
+    })?;
+    write_created(path, file, body)
 }
 
 /// The links of levels 1, 2, …, in memory or in files (with each file's
@@ -81,9 +98,8 @@ impl LinkStore {
         match self {
             LinkStore::Memory(levels) => levels.push(parts.concat()),
             LinkStore::Files { dir, seals } => {
-                fs::create_dir_all(&*dir).map_err(|e| cannot_write(dir, e))?;
                 let path = Self::file(dir, seals.len() + 1);
-                seals.push(write_file(&path, |out| {
+                seals.push(write_level(dir, &path, |out| {
                     for part in parts {
                         for link in part {
                             out.write_all(&link.to_bytes())?;
@@ -117,7 +133,7 @@ impl LinkStore {
         };
         let path = Self::file(dir, seals.len() + 1);
         let mut failed_read = None;
-        let seal = write_file(&path, |out| {
+        let seal = write_level(dir, &path, |out| {
             for part in parts {
                 match File::open(part) {
                     Ok(mut file) => {

@@ -59,6 +59,16 @@ pub fn renamed(tmp: &Path, dest: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Runs `create`, which makes a file or folder inside a registered
+/// spill folder, so that a signal's removal ([`remove_all_and_hold`])
+/// comes wholly before or wholly after it: once that removal has begun,
+/// `create` never runs (the process exits first), and what it made before
+/// is among what the removal finds.
+pub fn creating<T>(create: impl FnOnce() -> T) -> T {
+    let _held = registry();
+    create()
+}
+
 /// Removes every registered temporary, and keeps the registry locked so
 /// that no writer renames or registers anything after: for a process
 /// about to exit on a signal. Returns how many entries it removed.
