@@ -27,13 +27,18 @@ impl<W: Fp> ShardBuffer<W> {
         self.fps.len()
     }
 
-    /// Heap bytes the buffer holds.
+    /// Bytes the candidates held take. Not the vectors' capacity: a flush
+    /// empties them but keeps their memory for the next batch (so the
+    /// memory in use stays what the first batch took, at most twice the
+    /// budget), and a capacity still above the budget would flush again
+    /// after every batch (the unreduced r5 t4 run wrote 10,996 runs a
+    /// shard so, and its merge ran out of file descriptors).
     pub(super) fn held_bytes(&self) -> usize {
-        self.fps.capacity() * std::mem::size_of::<W>()
-            + self.links.capacity() * std::mem::size_of::<Link>()
-            + self.hits.capacity() * 8
-            + self.starts.capacity() * std::mem::size_of::<usize>()
-            + self.bytes.capacity()
+        self.fps.len() * std::mem::size_of::<W>()
+            + self.links.len() * std::mem::size_of::<Link>()
+            + self.hits.len() * 8
+            + self.starts.len() * std::mem::size_of::<usize>()
+            + self.bytes.len()
     }
 
     /// A last-level candidate.

@@ -39,7 +39,7 @@ use super::part::Part;
 use super::seal::{Seal, SealedReader};
 use buffer::ShardBuffer;
 use merge::{merge_shard, Merged, Outputs, MAX_RUNS};
-use runs::{CandidateReader, CandidateSource};
+use runs::{Candidate, CandidateMerge, CandidateReader, CandidateSource, CandidateWriter};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,6 +75,11 @@ pub(super) struct LevelEnd<W> {
 /// Where a shard's merge leaves what it found.
 type MergeSlot<W> = Mutex<Option<Result<Merged<W>, String>>>;
 
+/// The most candidate runs of one shard merged at once (see `narrow`):
+/// far below the usual limit of 1,024 open files, with a shard merged on
+/// each thread.
+const MAX_FAN_IN: usize = 64;
+
 /// The smallest budget a batch is given, whatever `--max-memory` says.
 const MIN_BUDGET: usize = 64 << 10;
 
@@ -87,6 +92,8 @@ pub(super) struct DiskLevels<W> {
     /// Per shard: the candidate runs written this level, earliest first.
     flushed: Vec<Vec<PathBuf>>,
     flushes: usize,
+    /// The most candidate runs of a shard a merge opens at once.
+    fan_in: usize,
     /// The frontier's parts: their sizes and their files' seals.
     pub(super) sizes: Vec<u64>,
     pub(super) parts: Vec<(Seal, Seal)>,
@@ -110,6 +117,7 @@ impl<W: Fp> DiskLevels<W> {
             buffers: (0..SHARDS).map(|_| ShardBuffer::default()).collect(),
             flushed: vec![Vec::new(); SHARDS],
             flushes: 0,
+            fan_in: MAX_FAN_IN,
             sizes: vec![0; SHARDS],
             parts: Vec::new(),
             runs: vec![Vec::new(); SHARDS],
@@ -305,6 +313,12 @@ impl<W: Fp> DiskLevels<W> {
         properties: usize,
         threads: usize,
     ) -> Result<LevelEnd<W>, String> {
+        for s in 0..SHARDS {
+            if let Err(e) = self.narrow(s, leaf) {
+                self.clear_scratch();
+                return Err(e);
+            }
+        }
         let next = depth + 1;
         let tmp = if leaf {
             None
@@ -408,6 +422,65 @@ impl<W: Fp> DiskLevels<W> {
             leaf_hits: Vec::new(),
             links,
         })
+    }
+
+    /// Merges shard `s`'s flushed runs, `fan_in` consecutive ones at a
+    /// time, until at most `fan_in` are left, so that the level's merge
+    /// opens a bounded number of files however many batches the level
+    /// took. Consecutive runs merged keep the earliest copy of each state,
+    /// so the first discoverer stays the parent. On an error every run
+    /// still on disk stays listed (and is removed with the level).
+    fn narrow(&mut self, s: usize, leaf: bool) -> Result<(), String> {
+        while self.flushed[s].len() > self.fan_in {
+            let files = std::mem::take(&mut self.flushed[s]);
+            let mut next = Vec::new();
+            let mut failed = None;
+            for group in files.chunks(self.fan_in) {
+                if failed.is_some() || group.len() == 1 {
+                    next.extend_from_slice(group);
+                    continue;
+                }
+                let n = self.flushes;
+                self.flushes += 1;
+                let path = self.scratch().join(format!("cand-{s:02}-{n:04}.bin"));
+                match self.merge_runs(group, &path, leaf) {
+                    Ok(()) => {
+                        for file in group {
+                            let _ = fs::remove_file(file);
+                        }
+                        next.push(path);
+                    }
+                    Err(e) => {
+                        let _ = fs::remove_file(&path);
+                        next.extend_from_slice(group);
+                        failed = Some(e);
+                    }
+                }
+            }
+            self.flushed[s] = next;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the candidate runs `group` (earliest first) merged into one
+    /// run at `path`.
+    fn merge_runs(&mut self, group: &[PathBuf], path: &Path, leaf: bool) -> Result<(), String> {
+        let mut sources: Vec<Box<dyn CandidateSource<W>>> = Vec::with_capacity(group.len());
+        for file in group {
+            sources.push(Box::new(CandidateReader::<W>::open(file, leaf)?));
+        }
+        let mut merge = CandidateMerge::new(sources)?;
+        let mut out = CandidateWriter::create(path, leaf)?;
+        let mut c = Candidate::default();
+        while merge.next(&mut c)? {
+            out.push(c.fp, c.link, c.hits, &c.encoding)?;
+        }
+        self.read += merge.bytes_read();
+        self.written += out.finish()?;
+        Ok(())
     }
 
     /// Shard `s`'s merge: its flushed runs, then what its buffer holds.

@@ -117,3 +117,56 @@ fn only_the_names_this_layout_gives_are_its_own() {
     assert!(is_part_name("part-63.fps") && is_part_name("part-00.enc"));
     assert!(!is_part_name("part-63.txt") && !is_part_name("part-6.fps"));
 }
+
+#[test]
+fn a_flushed_buffer_holds_nothing_so_the_next_batch_does_not_flush_at_once() {
+    let path = std::env::temp_dir().join(format!("memtx-flush-{}.bin", std::process::id()));
+    let mut buffer = super::buffer::ShardBuffer::<u64>::default();
+    for fp in 0..1000u64 {
+        buffer.push_state(fp, Link::default(), &[1, 2, 3]);
+    }
+    assert!(buffer.held_bytes() >= 1000 * 3);
+    buffer.flush(&path, false).unwrap();
+    assert_eq!(
+        buffer.held_bytes(),
+        0,
+        "a flush empties what the budget counts"
+    );
+    buffer.push_state(1, Link::default(), &[1]);
+    assert!(buffer.held_bytes() < 100);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn many_runs_of_a_shard_are_merged_down_to_the_fan_in_keeping_first_discoverers() {
+    let dir = std::env::temp_dir().join(format!("memtx-narrow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut disk = super::DiskLevels::<u64>::new(&dir, Some(1));
+    disk.fan_in = 2;
+    // Seven batches; state 5 is found by every batch, first by batch 0.
+    for batch in 0..7u32 {
+        disk.buffers[0].push_state(5, link(batch), &[5]);
+        disk.buffers[0].push_state(10 + u64::from(batch), link(batch), &[1]);
+        disk.flush(false, 1).unwrap();
+    }
+    assert_eq!(disk.flushed[0].len(), 7);
+    disk.narrow(0, false).unwrap();
+    assert!(disk.flushed[0].len() <= 2, "{:?}", disk.flushed[0]);
+    let sources: Vec<Box<dyn CandidateSource<u64>>> = disk.flushed[0]
+        .iter()
+        .map(|p| Box::new(CandidateReader::<u64>::open(p, false).unwrap()) as _)
+        .collect();
+    let mut merge = CandidateMerge::new(sources).unwrap();
+    let mut c = Candidate::default();
+    let mut got = Vec::new();
+    while merge.next(&mut c).unwrap() {
+        got.push((c.fp, c.link.parent));
+    }
+    let mut want = vec![(5, 0)];
+    want.extend((0..7).map(|b| (10 + u64::from(b), b)));
+    assert_eq!(got, want);
+    let left = std::fs::read_dir(disk.scratch()).unwrap().count();
+    assert_eq!(left, disk.flushed[0].len(), "merged runs are removed");
+    disk.abandon_level();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
