@@ -181,7 +181,7 @@ pub fn human_summary(report: &RandomReport, written: &[Written]) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<3} {:<40} {verdict}",
+            "  {:<18} {:<44} {verdict}",
             t.invariant.name(),
             t.invariant.title()
         );
