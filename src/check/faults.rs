@@ -770,3 +770,117 @@ fn a_rebuild_that_keeps_a_revoked_source_breaks_lifecycle_alone() {
         7,
     );
 }
+
+// The clauses a tool action's retraction is judged by. The model of the
+// silent revoke: a lookup committed, a refund called on it, then a revoke
+// of the lookup (the cascade reaches the refund) or of the refund itself.
+
+/// One lookup, one transaction, the irreversible refund: open, stage,
+/// commit, call, revoke.
+fn refund_model() -> ModelConfig {
+    model((2, 1, 5), r#""low""#, "null", &[lookup()])
+}
+
+#[test]
+fn a_leak_logged_as_compensated_breaks_i2_log_alone() {
+    // The outcome reports the leak (honest), the log holds one entry for
+    // the refund (complete): only I2's log clause reads which repair the
+    // log says the irreversible tool's action had.
+    only_clause_catches(
+        refund_model(),
+        Fault::LogCompensatesLeaks,
+        Invariant::I2,
+        "log",
+        5,
+    );
+}
+
+#[test]
+fn a_tool_repair_logged_twice_breaks_log_completeness_tool_action_entry_alone() {
+    // I2 finds the leaked entry it asks for; the outcome reports the
+    // repair once: only log completeness counts the entries.
+    only_clause_catches(
+        refund_model(),
+        Fault::ToolRepairLoggedTwice,
+        Invariant::LogCompleteness,
+        "tool_action_entry",
+        5,
+    );
+}
+
+#[test]
+fn a_revoked_tool_action_left_committed_breaks_i2_tool_action_and_its_empty_report_honest_outcome()
+{
+    // The log holds the refund's root and leaked entry (complete), no
+    // ancestor of the refund is revoked (G3 holds): I2, reading the
+    // retraction from the action taken, sees a retracted tool action
+    // still committed. The outcome claims no root: honest-outcome sees
+    // that lie (the roots a retraction reports are the ones it
+    // retracts), and an outcome that named the root would have to report
+    // a repair the record did not make, so I2 `tool_action` is the one
+    // clause not shown alone: G3 and honest-outcome imply it.
+    let report = caught(
+        refund_model(),
+        Fault::ToolActionRevokeOnlyLogs,
+        Invariant::I2,
+        "tool_action",
+        5,
+    );
+    assert_eq!(report.outcome(Invariant::G3), Some(Outcome::Holds));
+    let honest = report
+        .properties
+        .iter()
+        .find(|p| p.kind == crate::model::PropertyKind::Invariant(Invariant::HonestOutcome))
+        .expect("honest-outcome is judged");
+    assert_eq!(
+        (honest.outcome, honest.clause),
+        (Outcome::Violated { depth: 5 }, Some("repair"))
+    );
+}
+
+#[test]
+fn a_tool_action_born_raw_breaks_lifecycle_birth_alone() {
+    // The gate reports the one record the call created, calling the tool
+    // (honest); a raw record is active nowhere, and no revoke or cascade
+    // can move it: only the clause on how a record is born sees it.
+    only_clause_catches(
+        refund_model(),
+        Fault::ToolActionBornRaw,
+        Invariant::Lifecycle,
+        "birth",
+        4,
+    );
+}
+
+#[test]
+fn an_abort_that_drops_its_records_breaks_lifecycle_vanished_alone() {
+    // Open, stage, abort: the record is revoked, logged and reported, then
+    // gone. Every other property judges the records that exist (a record
+    // that is not there has no state to be wrong), so only the clause on a
+    // record that existed and is gone sees it.
+    let config = untooled((1, 1, 3), r#""low""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::AbortDropsItsRecords,
+        Invariant::Lifecycle,
+        "vanished",
+        3,
+    );
+}
+
+#[test]
+fn a_stage_that_replaces_the_staging_breaks_tx_hygiene_orphan_tentative_alone() {
+    // Open, stage r0, stage r1: r0 is tentative and staged by no
+    // transaction. The stage reports its own record truly (honest), and
+    // a commit or abort then judges or retracts what the staging holds,
+    // as the monitor reads it too: r0 is left tentative for good, which
+    // only the clause on records no open transaction holds sees.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::StageReplacesStaging,
+        Invariant::TxHygiene,
+        "orphan_tentative",
+        3,
+    );
+}

@@ -20,7 +20,9 @@
 //!   made (revoked, compensated and leaked end revoked, quarantined ends
 //!   quarantined, from another state), compensated and leaked name tool
 //!   actions of a reversible and an irreversible tool, each record is
-//!   reported once, and every root not already revoked is repaired;
+//!   reported once, the roots reported are the ones the operation
+//!   retracts (a revoke's record; an abort's staged records not already
+//!   revoked), and every root not already revoked is repaired;
 //! - `gate` (tool call): an allowed call created exactly one record, the
 //!   tool action it reports, calling that tool; a blocked call gives a
 //!   reason and changed nothing;
@@ -38,7 +40,7 @@
 //!   be in a later verdict's superseded rivals.
 
 use super::context::Context;
-use super::fields::active;
+use super::fields::{active, where_state};
 use super::invariant::Invariant;
 use super::violation::Violation;
 use crate::protocol::{
@@ -57,6 +59,9 @@ pub fn check(
         (Op::Commit { tx }, Outcome::Committed(c)) => commit(before, *tx, c, after)?,
         (Op::ToolCall { tool, .. }, Outcome::ToolCall(g)) => gate(before, *tool, g, after)?,
         (Op::Abort { .. } | Op::Revoke { .. }, Outcome::Retracted { roots, repairs }) => {
+            if let Some(wrong) = wrong_roots(before, op, *roots) {
+                return Some(wrong);
+            }
             retraction(ctx, before, *roots, repairs, after)?
         }
         (Op::Open { tier, .. }, Outcome::Opened { tx, snapshot }) => {
@@ -256,6 +261,32 @@ fn gate(before: StoreView<'_>, tool: u8, g: &GateOutcome, after: StoreView<'_>) 
         )));
     }
     Some(Ok(g.record.map_or(RecordSet::EMPTY, RecordSet::single)))
+}
+
+/// A retraction that reports other roots than its operation retracts: a
+/// revoke its record, an abort the records its transaction staged that
+/// were not already revoked (as the monitor reads it).
+fn wrong_roots(before: StoreView<'_>, op: &Op, roots: RecordSet) -> Option<Violation> {
+    let retracts = match *op {
+        Op::Revoke { record } => RecordSet::single(record),
+        Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
+            t.staged()
+                .difference(where_state(before, |s| s == Lifecycle::Revoked))
+        }),
+        _ => return None,
+    };
+    (roots != retracts).then(|| {
+        violation(
+            "repair",
+            retracts.union(roots),
+            format!(
+                "the {} reported roots {:?}, but it retracts {:?}",
+                op_name(op),
+                roots.iter().collect::<Vec<_>>(),
+                retracts.iter().collect::<Vec<_>>()
+            ),
+        )
+    })
 }
 
 fn retraction(

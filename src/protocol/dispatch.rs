@@ -192,6 +192,9 @@ impl Protocol {
             None,
         ));
         store.move_to(id, Lifecycle::Tentative)?;
+        if self.faulty(Fault::StageReplacesStaging) {
+            store.txs[tx as usize].staged = RecordSet::EMPTY;
+        }
         store.txs[tx as usize].staged.insert(id);
         if self.faulty(Fault::StageJoinsSnapshot) {
             store.txs[tx as usize].snapshot.insert(id);
@@ -251,7 +254,11 @@ impl Protocol {
         store.records.push(Record::new(
             tool_action_fields(spec, t.agent, basis),
             t.agent,
-            Lifecycle::Committed,
+            if self.faulty(Fault::ToolActionBornRaw) {
+                Lifecycle::Raw
+            } else {
+                Lifecycle::Committed
+            },
             None,
             Some(tool),
         ));

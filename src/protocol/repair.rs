@@ -34,6 +34,15 @@ impl Protocol {
         // Staged records a cascade already revoked stay as they are.
         let roots = staged.difference(store.in_state(Lifecycle::Revoked));
         let repairs = self.retract(store, roots)?;
+        if self.faulty(Fault::AbortDropsItsRecords) {
+            if let Some(first) = staged.iter().next() {
+                let tail = RecordSet::below(store.records.len())
+                    .difference(RecordSet::below(first as usize));
+                if staged == tail {
+                    store.records.truncate(first as usize);
+                }
+            }
+        }
         Ok(Outcome::Retracted { roots, repairs })
     }
 
@@ -48,6 +57,22 @@ impl Protocol {
             store.move_to(record, Lifecycle::Revoked)?;
             return Ok(Outcome::Retracted {
                 roots,
+                repairs: Repairs::new(),
+            });
+        }
+        if self.faulty(Fault::ToolActionRevokeOnlyLogs)
+            && store.records[record as usize].kind() == Kind::ToolAction
+        {
+            let entry = LogEntry {
+                record,
+                repair: self.compensate_or_leak(store, record),
+                root: true,
+                from: store.records[record as usize].state,
+                horizon: store.records.len() as u8,
+            };
+            store.log.push(entry);
+            return Ok(Outcome::Retracted {
+                roots: RecordSet::EMPTY,
                 repairs: Repairs::new(),
             });
         }
@@ -169,13 +194,23 @@ impl Protocol {
         }
         store.registry.insert(id);
         if !(root && self.faulty(Fault::UnloggedRetraction)) {
-            store.log.push(LogEntry {
+            let logged = if self.faulty(Fault::LogCompensatesLeaks) && repair == Repair::Leaked {
+                Repair::Compensated
+            } else {
+                repair
+            };
+            let entry = LogEntry {
                 record: id,
-                repair,
+                repair: logged,
                 root,
                 from,
                 horizon,
-            });
+            };
+            let tool_repair = matches!(repair, Repair::Compensated | Repair::Leaked);
+            if !root && tool_repair && self.faulty(Fault::ToolRepairLoggedTwice) {
+                store.log.push(entry);
+            }
+            store.log.push(entry);
         }
         let reported =
             if self.faulty(Fault::QuarantineReportedRevoked) && repair == Repair::Quarantined {

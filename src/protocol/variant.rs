@@ -201,6 +201,26 @@ pub(crate) enum Fault {
     /// A revalidation quietly drops the record's revoked parents, as a
     /// rebuild would (lifecycle, provenance).
     RevalidateDropsRevokedSources,
+    /// The rollback log writes an irreversible tool action's repair as
+    /// compensated; the outcome still reports it leaked (I2, log).
+    LogCompensatesLeaks,
+    /// A cascade logs the repair of a tool action it reaches twice
+    /// (log completeness, tool_action_entry).
+    ToolRepairLoggedTwice,
+    /// A revoke of a tool action writes its log entry and stops: the
+    /// record stays committed, and the outcome reports no root and no
+    /// repair (I2, tool_action).
+    ToolActionRevokeOnlyLogs,
+    /// An executed call creates its tool action raw, not committed
+    /// (lifecycle, birth).
+    ToolActionBornRaw,
+    /// An abort whose staged records are the newest drops them from the
+    /// store once it has repaired and logged them (lifecycle, vanished).
+    AbortDropsItsRecords,
+    /// A stage replaces its transaction's staging with the new record, so
+    /// the records staged before it belong to no transaction (tx-hygiene,
+    /// orphan_tentative).
+    StageReplacesStaging,
 }
 
 /// The variant a protocol runs: every switch plus the mechanisms it ablates.
