@@ -12,7 +12,8 @@
 //! guard still writes its reports, for the depths it completed, and exits
 //! 3 (inconclusive) unless it found a violation.
 
-use super::args::{overrides, BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
+use super::args::{BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
+use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
@@ -27,8 +28,8 @@ use crate::check::summary::{
     Written,
 };
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
-use crate::config::{flags, BoundOverrides, ModelConfig};
-use crate::engine::{self, FingerprintWidth};
+use crate::config::{BoundOverrides, ModelConfig};
+use crate::engine;
 use crate::explore;
 use crate::model::coverage::unknown_branch;
 use crate::outputs::{growth_svg, ReportSet};
@@ -132,21 +133,26 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
-    let bounds = overrides(Some(&args.bounds), Some(&args.depth))?;
-    let threads = args.threads.count()?;
-    let config = load(&args.model, &bounds, args.symmetry)?;
-    let out = report_dir(args.out.as_deref(), &config.name)?;
-    check_connect_timeout(args)?;
-    if let Some(n) = &args.local_processes {
-        let n = flags::local_processes(n)?;
+    let plan = CheckPlan::from_args(args)?;
+    if plan.suite {
+        return super::suite::run(&plan);
+    }
+    run_plan(&plan)
+}
+
+/// Checks the one model of `plan`.
+fn run_plan(plan: &CheckPlan) -> Result<Verdict, CliError> {
+    let config = load(&plan.model, &plan.bounds, plan.symmetry)?;
+    let out = report_dir(plan.out.as_deref(), &config.name)?;
+    if let Distribution::Local { processes: n, .. } = plan.distribution {
         // One line here rather than one from each process.
         let placeholders = vec![String::new(); n];
-        hosts_run(args, threads)?.check_resumable(&config, placeholders, 0..n)?;
+        hosts_run(plan).check_resumable(&config, placeholders, 0..n)?;
         // Held by this parent while its processes (--hosts, unlocked) run.
-        let _locks = prepare_run_dirs(args, &out, || Ok(()))?;
+        let _locks = prepare_run_dirs(plan, &out, || Ok(()))?;
         return cluster::run_local(n);
     }
-    let Some((report, written)) = check_and_write(args, &config, threads, &out)? else {
+    let Some((report, written)) = check_and_write(plan, &config, &out)? else {
         // Another process of a distributed run: process 0 reports.
         return Ok(Verdict::Holds);
     };
@@ -173,9 +179,9 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
     }
     print(&text)?;
     Ok(
-        if report.stopped.is_some() && (args.expect || !report.violated()) {
+        if report.stopped.is_some() && (plan.expect || !report.violated()) {
             Verdict::Inconclusive
-        } else if args.expect {
+        } else if plan.expect {
             if report.as_expected() {
                 Verdict::Holds
             } else {
@@ -213,43 +219,40 @@ pub fn load(path: &Path, bounds: &BoundOverrides, symmetry: bool) -> Result<Mode
 /// `growth.csv`, `coverage.csv` and `summary.json` into `out`, a trace per
 /// counterexample into `--traces`.
 pub fn check_and_write(
-    args: &CheckArgs,
+    plan: &CheckPlan,
     config: &ModelConfig,
-    threads: usize,
     out: &Path,
 ) -> Result<Option<(CheckReport, Vec<Written>)>, CliError> {
-    if args.dump.is_some() && config.symmetry {
+    if plan.dump.is_some() && config.symmetry {
         return Err(CliError(format!(
             "{}: --dump writes every state, and --symmetry keeps one per class: use one or the other",
-            args.model.display()
+            plan.model.display()
         )));
     }
-    let options = run_options(args, threads, out)?;
-    let (report, locks) = match &args.hosts {
-        Some(hosts) => {
-            if args.dump.is_some() {
-                return Err(CliError(format!(
-                    "{}: --hosts runs the undumped check: leave out --dump",
-                    args.model.display()
-                )));
-            }
-            let unlocked = prepare_run_dirs(args, out, || Ok(()))?;
+    let options = run_options(plan, out);
+    let (report, locks) = match &plan.distribution {
+        Distribution::Hosts {
+            file,
+            process,
+            connect_timeout,
+        } => {
+            let unlocked = prepare_run_dirs(plan, out, || Ok(()))?;
             let run = cluster::HostsRun {
                 spill_dir: Some(out.join("links")),
-                ..hosts_run(args, threads)?
+                ..hosts_run(plan)
             };
-            match cluster::check_on_hosts(&run, hosts, config)? {
+            match cluster::check_on_hosts(&run, file, *process, *connect_timeout, config)? {
                 Some(report) => (report, unlocked),
                 None => return Ok(None),
             }
         }
-        None => {
+        Distribution::Single | Distribution::Local { .. } => {
             // The checkpoint is read once locked (not while another run
             // writes it), and before --out is made (a refused resume
             // writes nothing).
             // A fresh checkpoint goes into an empty folder or over one of
             // the same run, cleared by name; anything else is refused.
-            let locks = prepare_run_dirs(args, out, || {
+            let locks = prepare_run_dirs(plan, out, || {
                 match (
                     &options.resume,
                     options.checkpoint.as_ref().or(options.disk.as_ref()),
@@ -267,7 +270,7 @@ pub fn check_and_write(
             (check::run(config, options), locks)
         }
     };
-    let written = write_reports(&report, out, &args.traces, &[])?;
+    let written = write_reports(&report, out, &plan.traces, &[])?;
     drop(locks);
     Ok(Some((report, written)))
 }
@@ -281,59 +284,34 @@ pub fn check_and_write(
 /// share their folders (each writes its own part), so `--hosts` probes
 /// them unlocked.
 fn prepare_run_dirs(
-    args: &CheckArgs,
+    plan: &CheckPlan,
     out: &Path,
     before_out: impl FnOnce() -> Result<(), CliError>,
 ) -> Result<Vec<FolderLock>, CliError> {
-    let mut dirs: Vec<(&Path, &str)> = Vec::new();
-    match (&args.checkpoint, &args.resume, &args.disk) {
-        (Some(dir), _, _) => dirs.push((dir, "--checkpoint")),
-        (None, Some(dir), _) => dirs.push((dir, "--resume")),
-        (None, None, Some(dir)) => dirs.push((dir, "--disk")),
-        (None, None, None) => {}
-    }
-    if let Some(dir) = &args.dump {
+    let mut dirs: Vec<(&Path, &str)> = plan.storage.folder().into_iter().collect();
+    if let Some(dir) = &plan.dump {
         dirs.push((dir, "--dump"));
     }
     refuse_blessed(out, "--out").map_err(CliError)?;
-    probe_traces(&args.traces)?;
+    probe_traces(&plan.traces)?;
     // Not locked (runs share a traces folder): only the temporaries of
     // runs whose process is gone.
-    scratch::sweep_leftovers(&args.traces, false);
+    scratch::sweep_leftovers(&plan.traces, false);
     let mut locks = Vec::new();
     for (dir, flag) in dirs {
-        if args.hosts.is_some() {
+        if plan.on_hosts() {
             ensure_writable(dir, flag)?;
         } else {
             locks.push(prepare_dir(dir, flag)?);
         }
     }
     before_out()?;
-    if args.hosts.is_some() {
+    if plan.on_hosts() {
         ensure_writable(out, "--out")?;
     } else {
         locks.push(prepare_dir(out, "--out")?);
     }
     Ok(locks)
-}
-
-/// How long the processes of a distributed run wait for each other
-/// unless `--connect-timeout` says.
-const DEFAULT_CONNECT_TIMEOUT: &str = "30";
-
-/// `--connect-timeout` is read, and refused without a distributed run
-/// (where it would say nothing: issue 28.11).
-fn check_connect_timeout(args: &CheckArgs) -> Result<(), CliError> {
-    let Some(secs) = &args.connect_timeout else {
-        return Ok(());
-    };
-    if args.hosts.is_none() && args.local_processes.is_none() {
-        return Err(CliError(format!(
-            "--connect-timeout {secs}: only with --hosts or --local-processes, which connect processes"
-        )));
-    }
-    flags::connect_timeout(secs)?;
-    Ok(())
 }
 
 /// Refuses, before anything is made, a `--traces` folder the run could
@@ -362,71 +340,36 @@ fn probe_traces(dir: &Path) -> Result<(), CliError> {
     )))
 }
 
-/// The distributed check's options from the flags.
-fn hosts_run(args: &CheckArgs, threads: usize) -> Result<cluster::HostsRun<'_>, CliError> {
-    let bits = flags::fingerprint_bits(&args.fingerprint)?;
-    Ok(cluster::HostsRun {
-        process: args.process.as_deref(),
-        connect_timeout: args
-            .connect_timeout
-            .as_deref()
-            .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
-        properties: args.properties.selection()?,
-        threads,
-        fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
-        checkpoint: args.checkpoint.clone().or_else(|| args.resume.clone()),
-        resume: args.resume.is_some(),
-        max_levels: args.max_levels,
-        max_memory: args
-            .max_memory
-            .as_deref()
-            .map(flags::memory_size)
-            .transpose()?,
+/// The distributed check's options from the plan.
+fn hosts_run(plan: &CheckPlan) -> cluster::HostsRun {
+    cluster::HostsRun {
+        properties: plan.properties,
+        threads: plan.threads,
+        fingerprint: plan.fingerprint,
+        checkpoint: plan.storage.checkpoint().map(Path::to_path_buf),
+        resume: plan.storage.resumed().is_some(),
+        max_levels: plan.max_levels,
+        max_memory: plan.max_memory,
         spill_dir: None,
-    })
+    }
 }
 
-/// The check's options from the flags: parent links spilled under `out`
+/// The check's options from the plan: parent links spilled under `out`
 /// (or into the checkpoint directory), the memory guard at `--max-memory`
 /// or [`engine::default_max_memory`].
-fn run_options(args: &CheckArgs, threads: usize, out: &Path) -> Result<CheckOptions, CliError> {
-    let bits = flags::fingerprint_bits(&args.fingerprint)?;
-    let max_memory = match &args.max_memory {
-        Some(text) => Some(flags::memory_size(text)?),
-        None => engine::default_max_memory(),
-    };
-    let disk = disk_folder(args)?;
-    Ok(CheckOptions {
-        properties: args.properties.selection()?,
+fn run_options(plan: &CheckPlan, out: &Path) -> CheckOptions {
+    CheckOptions {
+        properties: plan.properties,
         observer: progress::observer(),
-        fingerprint: FingerprintWidth::from_bits(bits).expect("64 or 128"),
-        max_memory,
+        fingerprint: plan.fingerprint,
+        max_memory: plan.max_memory.or_else(engine::default_max_memory),
         spill_dir: Some(out.join("links")),
-        checkpoint: match disk {
-            Some(_) => None,
-            None => args.checkpoint.clone().or_else(|| args.resume.clone()),
-        },
-        resume: args.resume.clone(),
-        max_levels: args.max_levels,
-        dump: args.dump.clone(),
-        disk,
-        ..CheckOptions::quiet(if args.dump.is_some() { 1 } else { threads })
-    })
-}
-
-/// The folder of a `--disk` run: `--disk DIR`, or a `--resume DIR` whose
-/// DIR holds one; `--disk` beside a `--resume` of another folder is
-/// refused.
-fn disk_folder(args: &CheckArgs) -> Result<Option<PathBuf>, CliError> {
-    match (&args.disk, &args.resume) {
-        (Some(disk), Some(resume)) if disk != resume => Err(CliError(format!(
-            "--disk {}: a --disk run's folder is its checkpoint: resume it with --resume {0}, not --resume {}",
-            disk.display(),
-            resume.display()
-        ))),
-        (Some(disk), _) => Ok(Some(disk.clone())),
-        (None, Some(resume)) if engine::is_disk_folder(resume) => Ok(Some(resume.clone())),
-        (None, _) => Ok(None),
+        checkpoint: plan.storage.checkpoint().map(Path::to_path_buf),
+        resume: plan.storage.resumed().map(Path::to_path_buf),
+        max_levels: plan.max_levels,
+        dump: plan.dump.clone(),
+        disk: plan.storage.disk().map(Path::to_path_buf),
+        ..CheckOptions::quiet(if plan.dump.is_some() { 1 } else { plan.threads })
     }
 }
 

@@ -12,7 +12,7 @@ use super::exit::{CliError, Verdict};
 use super::interrupt;
 use super::progress::print_level;
 use crate::check::{self, CheckReport};
-use crate::config::{flags, Depth, ModelConfig};
+use crate::config::{Depth, ModelConfig};
 use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions, Semantics};
 use crate::engine::{self, FingerprintWidth};
 use crate::invariants::Selection;
@@ -25,12 +25,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A distributed check as the command line asks for it.
-pub(super) struct HostsRun<'a> {
-    /// `--process`, unparsed.
-    pub(super) process: Option<&'a str>,
-    /// `--connect-timeout`, unparsed.
-    pub(super) connect_timeout: &'a str,
+/// A distributed check's options, from the plan (`super::check_plan`).
+pub(super) struct HostsRun {
     pub(super) properties: Selection,
     pub(super) threads: usize,
     pub(super) fingerprint: FingerprintWidth,
@@ -44,7 +40,7 @@ pub(super) struct HostsRun<'a> {
     pub(super) spill_dir: Option<PathBuf>,
 }
 
-impl HostsRun<'_> {
+impl HostsRun {
     fn options(&self, config: &ModelConfig) -> RunOptions {
         RunOptions {
             max_depth: match config.bounds.depth {
@@ -95,10 +91,10 @@ impl HostsRun<'_> {
 pub(super) fn check_on_hosts(
     run: &HostsRun,
     hosts: &Path,
+    process: usize,
+    connect_timeout: Duration,
     config: &ModelConfig,
 ) -> Result<Option<CheckReport>, CliError> {
-    let process = flags::process_index(run.process.unwrap_or_default())?;
-    let connect_timeout = flags::connect_timeout(run.connect_timeout)?;
     let hosts = Hosts::read(hosts, process)?;
     run.check_resumable(config, hosts.addresses.clone(), process..process + 1)?;
     if (0..hosts.addresses.len()).any(|i| !hosts.is_loopback(i)) {

@@ -11,6 +11,7 @@
 
 mod args;
 pub mod check;
+mod check_plan;
 pub mod ci;
 mod cluster;
 pub mod completions;
@@ -87,7 +88,6 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     interrupt::install();
     match &cli.command {
         // A directory of models is a suite.
-        Command::Check(args) if args.model.is_dir() => suite::run(args),
         Command::Check(args) => check::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Random(args) => random::run(args),

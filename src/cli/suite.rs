@@ -6,8 +6,8 @@
 //! the suite passes only when every model's verdicts and coverage
 //! expectations hold.
 
-use super::args::overrides;
-use super::check::{check_and_write, load, CheckArgs};
+use super::check::{check_and_write, load};
+use super::check_plan::CheckPlan;
 use super::exit::{CliError, Verdict};
 use super::files::{inside, RUNS};
 use super::output::print;
@@ -19,45 +19,32 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Checks every model under `args.model` (a directory).
-pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
-    let bounds = &overrides(Some(&args.bounds), Some(&args.depth))?;
-    let threads = args.threads.count()?;
+/// Checks every model under `plan.model` (a directory).
+pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
+    let bounds = &plan.bounds;
     let started = Instant::now();
-    let files = model_files(&args.model)?;
+    let files = model_files(&plan.model)?;
     if files.is_empty() {
         return Err(CliError(format!(
             "{}: no model file (*.json) in this directory",
-            args.model.display()
-        )));
-    }
-    if args.checkpoint.is_some()
-        || args.resume.is_some()
-        || args.dump.is_some()
-        || args.disk.is_some()
-        || args.hosts.is_some()
-        || args.local_processes.is_some()
-    {
-        return Err(CliError(format!(
-            "{}: --checkpoint, --resume, --dump, --disk, --hosts and --local-processes take one model file, not a directory",
-            args.model.display()
+            plan.model.display()
         )));
     }
     let configs = files
         .iter()
-        .map(|path| load(path, bounds, args.symmetry))
+        .map(|path| load(path, bounds, plan.symmetry))
         .collect::<Result<Vec<_>, _>>()?;
     distinct_names(&files, configs.iter().map(|c| c.name.as_str()))?;
-    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from(RUNS));
+    let out_dir = plan.out.clone().unwrap_or_else(|| PathBuf::from(RUNS));
     let mut union = Coverage::new();
     let (mut violated, mut as_expected, mut stopped) = (false, true, false);
     for (path, config) in files.iter().zip(&configs) {
         let out = inside(&out_dir, &config.name)?;
-        let Some((report, _)) = check_and_write(args, config, threads, &out)? else {
+        let Some((report, _)) = check_and_write(plan, config, &out)? else {
             continue;
         };
         stopped |= report.stopped.is_some();
-        print(&model_line(path, &report, args.expect))?;
+        print(&model_line(path, &report, plan.expect))?;
         union.merge(&report.coverage);
         violated |= report.violated();
         as_expected &= report.as_expected();
@@ -70,8 +57,8 @@ pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
         out_dir.display()
     ));
     print(&text)?;
-    let failed = if args.expect { !as_expected } else { violated };
-    Ok(if stopped && (args.expect || !violated) {
+    let failed = if plan.expect { !as_expected } else { violated };
+    Ok(if stopped && (plan.expect || !violated) {
         Verdict::Inconclusive
     } else if failed {
         Verdict::Violated
