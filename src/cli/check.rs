@@ -12,7 +12,6 @@
 //! guard still writes its reports, for the depths it completed, and exits
 //! 3 (inconclusive) unless it found a violation.
 
-use super::args::{BoundArgs, DepthArg, PropertiesArg, ThreadsArg};
 use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;
 use super::exit::{CliError, Verdict};
@@ -35,113 +34,10 @@ use crate::model::coverage::unknown_branch;
 use crate::outputs::{growth_svg, ReportSet};
 use crate::outputs::{refuse_blessed, scratch, FolderLock};
 use crate::replay::render_text;
-use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-#[derive(Debug, Args)]
-pub struct CheckArgs {
-    /// The model configuration, or a directory: every model file under it
-    /// (recursively), checked in path order as a suite.
-    #[arg(default_value = "models/default.json")]
-    pub model: PathBuf,
-    #[command(flatten)]
-    pub bounds: BoundArgs,
-    #[command(flatten)]
-    pub depth: DepthArg,
-    #[command(flatten)]
-    pub threads: ThreadsArg,
-    #[command(flatten)]
-    pub properties: PropertiesArg,
-    /// Where growth.csv, coverage.csv and summary.json go (default:
-    /// runs/NAME; for a suite, DIR/NAME, by default runs/NAME). Never a
-    /// blessed baseline's folder (reports/NAME): only `ci --bless` writes
-    /// those.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Where counterexample traces go.
-    #[arg(long, value_name = "DIR", default_value = "runs/traces")]
-    pub traces: PathBuf,
-    /// Exit 0 when every invariant's verdict matches the model's `expect`
-    /// (a broken variant that is caught passes) and every branch its
-    /// `expect.coverage` names is reached, 1 otherwise; for a suite, when
-    /// this holds for every model.
-    #[arg(long)]
-    pub expect: bool,
-    /// Count one state per class of states equal up to a renaming of
-    /// transaction ids (as `"symmetry": true` in the model): same verdicts,
-    /// real counterexamples, fewer states (docs/symmetry.md).
-    #[arg(long)]
-    pub symmetry: bool,
-    /// Bits of the stored state fingerprints: 64 (8 bytes a state) or 128
-    /// (16 bytes, a negligible collision probability).
-    #[arg(
-        long,
-        value_name = "64|128",
-        default_value = "64",
-        allow_hyphen_values = true
-    )]
-    pub fingerprint: String,
-    /// Before each level, estimate its peak memory and stop cleanly (exit
-    /// 3) if it would pass SIZE, e.g. 8G or 512M (default: the least of
-    /// 90% of physical memory, 90% of the cgroup's memory limit and what
-    /// `ulimit -v`/`-d` leave; with --hosts, per process, the default
-    /// shared by the processes on one host).
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub max_memory: Option<String>,
-    /// After each completed level, write what is needed to continue into
-    /// DIR (parent links included); with --hosts, each process its own
-    /// part, under DIR/process-I.
-    #[arg(long, value_name = "DIR")]
-    pub checkpoint: Option<PathBuf>,
-    /// Continue from the last complete level checkpointed in DIR (same
-    /// model and bounds), checkpointing on into DIR.
-    #[arg(long, value_name = "DIR", conflicts_with = "checkpoint")]
-    pub resume: Option<PathBuf>,
-    /// Keep the visited set and the levels in DIR instead of memory, so
-    /// that a bound larger than memory is reached (memory then holds
-    /// batches sized from --max-memory); DIR is also the run's
-    /// checkpoint: --resume DIR continues it (docs/disk.md).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["checkpoint", "dump", "hosts", "local_processes"])]
-    pub disk: Option<PathBuf>,
-    /// Stream every state to DIR/states.csv and every transition to
-    /// DIR/transitions.csv as the run goes (on one thread, so that rows
-    /// and parents come in the engine's order), DIR/dump.json last
-    /// (docs/dumps.md).
-    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
-    pub dump: Option<PathBuf>,
-    /// Stop after N levels, as an interruption would (for testing resume).
-    #[arg(long, value_name = "N", hide = true)]
-    pub max_levels: Option<usize>,
-    /// Run as one of several processes (on timely dataflow): FILE lists
-    /// one host:port a line, process I listening on line I; every process
-    /// runs the same command with its own --process, and process 0 writes
-    /// the reports. Results are those of a plain check.
-    #[arg(long, value_name = "FILE", requires = "process")]
-    pub hosts: Option<PathBuf>,
-    /// This process's line in the --hosts file, counting from 0.
-    #[arg(long, value_name = "I", requires = "hosts", allow_hyphen_values = true)]
-    pub process: Option<String>,
-    /// Start N processes of this program on free loopback ports, as
-    /// --hosts would on N machines, and wait for them.
-    #[arg(long, value_name = "N", allow_hyphen_values = true,
-          conflicts_with_all = ["hosts", "process"])]
-    pub local_processes: Option<String>,
-    /// With --hosts or --local-processes: end the run (exit 2) when a
-    /// process has not connected within SECS seconds [default: 30].
-    #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
-    pub connect_timeout: Option<String>,
-}
-
-pub fn run(args: &CheckArgs) -> Result<Verdict, CliError> {
-    let plan = CheckPlan::from_args(args)?;
-    if plan.suite {
-        return super::suite::run(&plan);
-    }
-    run_plan(&plan)
-}
-
-/// Checks the one model of `plan`.
-fn run_plan(plan: &CheckPlan) -> Result<Verdict, CliError> {
+/// Checks the one model of `plan` (a suite is `super::suite`'s).
+pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
     let config = load(&plan.model, &plan.bounds, plan.symmetry)?;
     let out = report_dir(plan.out.as_deref(), &config.name)?;
     if let Distribution::Local { processes: n, .. } = plan.distribution {

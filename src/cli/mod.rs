@@ -11,7 +11,7 @@
 
 mod args;
 pub mod check;
-mod check_plan;
+pub mod check_plan;
 pub mod ci;
 mod cluster;
 pub mod completions;
@@ -51,7 +51,7 @@ pub struct Cli {
 pub enum Command {
     /// Exhaustively check every interleaving up to the model's bounds
     /// against I1, I2 and G3.
-    Check(check::CheckArgs),
+    Check(check_plan::CheckArgs),
     /// Replay a trace file through the protocol, step by step, and check
     /// every invariant after each step.
     Replay(replay::ReplayArgs),
@@ -87,8 +87,15 @@ pub enum Command {
 pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
     interrupt::install();
     match &cli.command {
-        // A directory of models is a suite.
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => {
+            let plan = check_plan::CheckPlan::from_args(args)?;
+            if plan.suite {
+                // A directory of models is a suite.
+                suite::run(&plan)
+            } else {
+                check::run(&plan)
+            }
+        }
         Command::Replay(args) => replay::run(args),
         Command::Random(args) => random::run(args),
         Command::Explore(args) => explore::run(args),
