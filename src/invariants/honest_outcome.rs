@@ -40,8 +40,9 @@
 //!   be in a later verdict's superseded rivals.
 
 use super::context::Context;
-use super::fields::{active, where_state};
+use super::fields::active;
 use super::invariant::Invariant;
+use super::monitor::retracted_by;
 use super::violation::Violation;
 use crate::protocol::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Kind, Lifecycle, Op, Outcome, RecordId,
@@ -263,18 +264,10 @@ fn gate(before: StoreView<'_>, tool: u8, g: &GateOutcome, after: StoreView<'_>) 
     Some(Ok(g.record.map_or(RecordSet::EMPTY, RecordSet::single)))
 }
 
-/// A retraction that reports other roots than its operation retracts: a
-/// revoke its record, an abort the records its transaction staged that
-/// were not already revoked (as the monitor reads it).
+/// A retraction that reports other roots than its operation retracts
+/// ([`retracted_by`], as the monitor reads them).
 fn wrong_roots(before: StoreView<'_>, op: &Op, roots: RecordSet) -> Option<Violation> {
-    let retracts = match *op {
-        Op::Revoke { record } => RecordSet::single(record),
-        Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
-            t.staged()
-                .difference(where_state(before, |s| s == Lifecycle::Revoked))
-        }),
-        _ => return None,
-    };
+    let retracts = retracted_by(before, op)?;
     (roots != retracts).then(|| {
         violation(
             "repair",

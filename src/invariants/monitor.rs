@@ -89,13 +89,8 @@ impl Monitor {
         let mut next = *self;
         next.breached |=
             super::transition_breaches(ctx, self.transition(before, op, outcome, after));
-        let roots = match *op {
-            Op::Abort { tx } => before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
-                t.staged()
-                    .difference(where_state(before, |s| s == Lifecycle::Revoked))
-            }),
-            Op::Revoke { record } => RecordSet::single(record),
-            _ => return next,
+        let Some(roots) = retracted_by(before, op) else {
+            return next;
         };
         if roots.is_empty() {
             return next;
@@ -167,5 +162,22 @@ impl std::hash::Hash for Monitor {
             h.write_u64(self.covered.bits());
             h.write_u64(self.revoked_unquarantinable.bits());
         }
+    }
+}
+
+/// The records `op` retracts, read from the store before it: an abort the
+/// records its transaction staged that were not already revoked, a revoke
+/// its record (DESIGN.md "Abort retracts every record the transaction
+/// staged"); `None` for an operation that retracts nothing. The monitor
+/// records these, and honest-outcome holds a retraction's reported roots
+/// to them.
+pub(super) fn retracted_by(before: StoreView<'_>, op: &Op) -> Option<RecordSet> {
+    match *op {
+        Op::Abort { tx } => Some(before.transaction(tx).map_or(RecordSet::EMPTY, |t| {
+            t.staged()
+                .difference(where_state(before, |s| s == Lifecycle::Revoked))
+        })),
+        Op::Revoke { record } => Some(RecordSet::single(record)),
+        _ => None,
     }
 }
