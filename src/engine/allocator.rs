@@ -60,40 +60,74 @@ fn set_threshold() -> bool {
 #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
 mod tests {
     use super::*;
+    use std::os::raw::c_void;
 
-    /// Whether `block` is a mapping of its own: glibc maps a large block
-    /// as one page-aligned anonymous mapping with a 16-byte chunk header,
-    /// so the mapping that holds it (`/proc/self/maps`) starts 16 bytes
-    /// below it. A block from a heap or an arena sits inside a mapping
-    /// that starts elsewhere (checked apart: without the setting, the
-    /// same block after a freed 16 MiB one is not its own mapping). Read
-    /// per block, so other test threads' allocations do not disturb it as
-    /// they did the process-wide `mallinfo2` counter.
-    fn is_own_mapping(block: &[u8]) -> bool {
-        let at = block.as_ptr() as usize;
-        let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
-        maps.lines().any(|line| {
-            let range = line.split(' ').next().unwrap_or("");
-            let Some((lo, hi)) = range.split_once('-') else {
-                return false;
-            };
-            let parse = |h: &str| usize::from_str_radix(h, 16).unwrap_or(0);
-            let (lo, hi) = (parse(lo), parse(hi));
-            lo == at - 16 && at + block.len() <= hi
-        })
+    extern "C" {
+        fn malloc(size: usize) -> *mut c_void;
+        fn free(block: *mut c_void);
+    }
+
+    /// A fresh `size`-byte block from glibc's malloc, and whether glibc
+    /// made it a mapping of its own, read from the block's own chunk
+    /// header: the word below the block holds the chunk's size, whose bit
+    /// 1 (`IS_MMAPPED`) glibc sets on a mapped chunk and never on one
+    /// carved from a heap or an arena (the layout of `malloc/malloc.c`,
+    /// unchanged since glibc 2.0). Read per block, so neither other test
+    /// threads' allocations (which disturbed the process-wide `mallinfo2`
+    /// counter) nor the kernel merging a neighbour's mapping with ours
+    /// (which moved the start of the mapping `/proc/self/maps` listed,
+    /// failing CI once) can change it. The caller frees the block.
+    fn block(size: usize) -> (*mut c_void, bool) {
+        // SAFETY: the block comes from glibc's malloc, which always puts
+        // its chunk's size word in the 8 bytes just below the pointer it
+        // returns. The pointer goes through `black_box` and the word is
+        // read volatile, so that the compiler, which knows what `malloc`
+        // is, neither removes the allocation nor reads anything else.
+        unsafe {
+            let block = std::hint::black_box(malloc(size));
+            assert!(!block.is_null(), "malloc({size}) failed");
+            let size_word = std::ptr::read_volatile((block as *const usize).sub(1));
+            (block, size_word & 0x2 != 0)
+        }
+    }
+
+    /// Whether some fresh `size`-byte block is mapped on its own. Each
+    /// block is held while the next is asked for: a free chunk of that
+    /// size an earlier test left in this thread's arena is reused before
+    /// new memory is asked of the system (where the threshold applies),
+    /// and a held block uses it up. From the heap every one would come.
+    fn mapped_on_its_own(size: usize) -> bool {
+        let mut held = Vec::new();
+        let mapped = (0..8).any(|_| {
+            let (b, mapped) = block(size);
+            held.push(b);
+            mapped
+        });
+        for b in held {
+            // SAFETY: each came from `malloc` above and is freed once.
+            unsafe { free(std::hint::black_box(b)) };
+        }
+        mapped
     }
 
     #[test]
     fn a_block_past_the_threshold_is_mapped_even_after_a_bigger_one_is_freed() {
         assert!(map_large_blocks());
         // Without the setting, freeing this raises glibc's threshold past
-        // the block below, which would then come from the heap.
+        // the block below, which would then come from the heap (seen: the
+        // same probe after freeing a mapped 16 MiB block, in a program
+        // without the setting, reads a heap chunk).
         drop(std::hint::black_box(vec![1u8; 16 << 20]));
         let size = 2 * MMAP_THRESHOLD as usize;
-        // Another thread's mapping made just below ours can merge with it
-        // in the kernel's list, moving the start: a few fresh blocks, one
-        // clean look is enough; a block from the heap fails every one.
-        let mapped = (0..20).any(|_| is_own_mapping(&std::hint::black_box(vec![1u8; size])));
-        assert!(mapped, "a {size}-byte block was not mapped on its own");
+        assert!(
+            mapped_on_its_own(size),
+            "a {size}-byte block was not mapped on its own"
+        );
+        // And a block well below the threshold is not: the bit tells the
+        // two apart.
+        let (small, mapped) = block(64);
+        // SAFETY: from `malloc` above, freed once.
+        unsafe { free(small) };
+        assert!(!mapped, "a 64-byte block was mapped");
     }
 }
