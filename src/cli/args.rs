@@ -81,3 +81,18 @@ impl ThreadsArg {
         }
     }
 }
+
+/// For the plans' unit tests: `line` parsed as the flags of one
+/// subcommand named `name` (its `Args` struct), or clap's error text.
+#[cfg(test)]
+pub(super) fn parse_args<A: clap::Args>(name: &str, line: &[&str]) -> Result<A, String> {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Wrapper<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    Wrapper::<A>::try_parse_from(std::iter::once(name).chain(line.iter().copied()))
+        .map(|w| w.args)
+        .map_err(|e| e.to_string())
+}

@@ -325,18 +325,10 @@ fn distribution(args: &CheckArgs) -> Result<Distribution, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        check: CheckArgs,
-    }
+    use crate::cli::args::parse_args;
 
     fn plan(line: &[&str]) -> Result<CheckPlan, String> {
-        let args = Wrapper::try_parse_from(std::iter::once("check").chain(line.iter().copied()))
-            .map_err(|e| e.to_string())?;
-        CheckPlan::from_args(&args.check).map_err(|e| e.0)
+        CheckPlan::from_args(&parse_args::<CheckArgs>("check", line)?).map_err(|e| e.0)
     }
 
     #[test]

@@ -78,14 +78,67 @@ pub struct CiArgs {
     pub threads: ThreadsArg,
 }
 
-pub fn run(args: &CiArgs) -> Result<Verdict, CliError> {
-    let threads = args.threads.count()?;
-    let cap = args
-        .max_depth
-        .as_deref()
-        .map(|d| whole_number("--max-depth", d, 0, MAX_DEPTH as u64).map(|d| d as usize))
-        .transpose()?;
-    let files = suite::model_files(&args.dir).map_err(CliError)?;
+/// `ci`'s flags, validated once: every number parsed and every folder
+/// resolved before a model is read.
+#[derive(Debug)]
+pub struct CiPlan {
+    /// The folder of models.
+    pub dir: PathBuf,
+    /// Write the runs as the baselines instead of judging them.
+    pub bless: bool,
+    /// With `bless`: rewrite each model's `expect` block too.
+    pub update_expect: bool,
+    /// JUnit XML goes here.
+    pub junit: Option<PathBuf>,
+    /// Where the baselines are, one folder per model name.
+    pub baselines: PathBuf,
+    /// Where each run's report set goes, one folder per model name
+    /// (`baselines` when blessing).
+    pub out: PathBuf,
+    /// Where counterexample traces go.
+    pub traces: PathBuf,
+    /// `--max-depth`: models deeper than this are checked to it.
+    pub cap: Option<usize>,
+    /// Worker threads per check.
+    pub threads: usize,
+}
+
+impl CiPlan {
+    /// The plan `args` ask for, or the one-line error of the first flag
+    /// that cannot be read.
+    pub fn from_args(args: &CiArgs) -> Result<CiPlan, CliError> {
+        let threads = args.threads.count()?;
+        let cap = args
+            .max_depth
+            .as_deref()
+            .map(|d| whole_number("--max-depth", d, 0, MAX_DEPTH as u64).map(|d| d as usize))
+            .transpose()?;
+        let (out, traces) = if args.bless {
+            let traces = args.traces.clone().unwrap_or_else(|| "traces".into());
+            (args.baselines.clone(), traces)
+        } else {
+            let traces = args
+                .traces
+                .clone()
+                .unwrap_or_else(|| args.out.join("traces"));
+            (args.out.clone(), traces)
+        };
+        Ok(CiPlan {
+            dir: args.dir.clone(),
+            bless: args.bless,
+            update_expect: args.update_expect,
+            junit: args.junit.clone(),
+            baselines: args.baselines.clone(),
+            out,
+            traces,
+            cap,
+            threads,
+        })
+    }
+}
+
+pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
+    let files = suite::model_files(&plan.dir).map_err(CliError)?;
     let mut models = Vec::new();
     for file in files {
         let config = load_model(&file)?;
@@ -96,26 +149,16 @@ pub fn run(args: &CiArgs) -> Result<Verdict, CliError> {
         .map(|(f, c)| (f.clone(), c.name.clone()))
         .collect();
     suite::unique_names(&named).map_err(CliError)?;
-    let (out, traces) = if args.bless {
-        let traces = args.traces.clone().unwrap_or_else(|| "traces".into());
-        (args.baselines.clone(), traces)
-    } else {
-        let traces = args
-            .traces
-            .clone()
-            .unwrap_or_else(|| args.out.join("traces"));
-        (args.out.clone(), traces)
-    };
     let mut results = Vec::new();
     let mut expect_changes = Vec::new();
     for (file, mut config) in models {
-        let capped = cap.filter(|&d| deeper_than(config.bounds.depth, d));
+        let capped = plan.cap.filter(|&d| deeper_than(config.bounds.depth, d));
         if let Some(d) = capped {
             config.bounds.depth = Depth::Bounded(d);
         }
-        let (result, report) = run_one(args, &config, &file, &out, &traces, threads)?;
+        let (result, report) = run_one(plan, &config, &file)?;
         print(&model_line(&result))?;
-        if args.update_expect {
+        if plan.update_expect {
             let changes = update_expect(&file, &report)?;
             for line in &changes {
                 print(&format!("       {line}\n"))?;
@@ -124,13 +167,13 @@ pub fn run(args: &CiArgs) -> Result<Verdict, CliError> {
         }
         results.push(result);
     }
-    if args.update_expect {
+    if plan.update_expect {
         print(&format!(
             "updated expect blocks: {} changes\n",
             expect_changes.len()
         ))?;
     }
-    finish(args, cap, &results)
+    finish(plan, &results)
 }
 
 /// Rewrites `file`'s `expect` block to what `report` found (its coverage
@@ -188,16 +231,14 @@ fn deeper_than(depth: Depth, cap: usize) -> bool {
 
 /// Checks one model, writes its report set and judges it.
 fn run_one(
-    args: &CiArgs,
+    plan: &CiPlan,
     config: &ModelConfig,
     file: &Path,
-    out: &Path,
-    traces: &Path,
-    threads: usize,
 ) -> Result<(ModelResult, check::CheckReport), CliError> {
-    let dir = inside(out, &config.name)?;
+    let threads = plan.threads;
+    let dir = inside(&plan.out, &config.name)?;
     // Held until this model's reports are written.
-    let _lock = if args.bless {
+    let _lock = if plan.bless {
         prepare_dir(&dir, "--baselines")?
     } else {
         prepare_report_dir(&dir, "--out")?
@@ -213,16 +254,16 @@ fn run_one(
             ..CheckOptions::quiet(threads)
         },
     );
-    let marker = args.bless.then(|| baseline_marker(&report));
+    let marker = plan.bless.then(|| baseline_marker(&report));
     let extra: Vec<(&str, &[u8])> = marker
         .as_deref()
         .map(|m| (BASELINE_MARKER, m.as_bytes()))
         .into_iter()
         .collect();
-    let written = write_reports(&report, &dir, traces, &extra)?;
+    let written = write_reports(&report, &dir, &plan.traces, &extra)?;
     let run = Side::of_report(&report, dir.display().to_string());
-    let base_dir = inside(&args.baselines, &config.name)?;
-    let baseline = if args.bless {
+    let base_dir = inside(&plan.baselines, &config.name)?;
+    let baseline = if plan.bless {
         Baseline::Blessed(base_dir.display().to_string())
     } else if !base_dir.join("summary.json").exists() {
         Baseline::Missing(base_dir.display().to_string())
@@ -335,9 +376,9 @@ fn fit(text: &str, width: usize) -> String {
 }
 
 /// The closing line, the JUnit file and the step summary; the verdict.
-fn finish(args: &CiArgs, cap: Option<usize>, results: &[ModelResult]) -> Result<Verdict, CliError> {
+fn finish(plan: &CiPlan, results: &[ModelResult]) -> Result<Verdict, CliError> {
     let failing = results.iter().filter(|r| r.failures() > 0).count();
-    let title = match cap {
+    let title = match plan.cap {
         Some(d) => format!("memtx-check ci (depth at most {d})"),
         None => "memtx-check ci".to_owned(),
     };
@@ -351,7 +392,7 @@ fn finish(args: &CiArgs, cap: Option<usize>, results: &[ModelResult]) -> Result<
             format!("{failing} failing")
         }
     ));
-    if let Some(path) = &args.junit {
+    if let Some(path) = &plan.junit {
         write_atomic(path, junit::render(&title, results).as_bytes())
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         text.push_str(&format!("wrote {}\n", path.display()));
@@ -371,4 +412,36 @@ fn finish(args: &CiArgs, cap: Option<usize>, results: &[ModelResult]) -> Result<
     } else {
         Verdict::Violated
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::parse_args;
+
+    fn plan(line: &[&str]) -> Result<CiPlan, String> {
+        CiPlan::from_args(&parse_args::<CiArgs>("ci", line)?).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn the_plan_resolves_the_folders_and_reads_every_number_once() {
+        let p = plan(&["models", "--max-depth", "8", "--threads", "2"]).unwrap();
+        assert_eq!((p.cap, p.threads, p.bless), (Some(8), 2, false));
+        assert_eq!(p.out, PathBuf::from("ci-reports"));
+        assert_eq!(p.traces, PathBuf::from("ci-reports/traces"));
+        let blessed = plan(&["--bless", "--baselines", "base"]).unwrap();
+        assert_eq!(blessed.out, PathBuf::from("base"));
+        assert_eq!(blessed.traces, PathBuf::from("traces"));
+        let own = plan(&["--traces", "t", "--out", "o"]).unwrap();
+        assert_eq!((own.out, own.traces), ("o".into(), "t".into()));
+    }
+
+    #[test]
+    fn a_bad_number_is_refused_before_a_model_is_read() {
+        // The folder does not exist: the flag is what is named.
+        let e = plan(&["no/such/folder", "--max-depth", "-1"]).unwrap_err();
+        assert!(e.contains("--max-depth") && e.contains("-1"), "{e}");
+        let e = plan(&["no/such/folder", "--threads", "0"]).unwrap_err();
+        assert!(e.contains("--threads"), "{e}");
+    }
 }

@@ -116,121 +116,190 @@ fn words(text: &str) -> Result<Vec<String>, CliError> {
     Ok(out)
 }
 
-/// The suite the flags ask for.
-fn suite(args: &ConformArgs, config: &ModelConfig) -> Result<Suite, CliError> {
-    let model_depth = match config.bounds.depth {
-        Depth::Bounded(d) => Some(d),
-        Depth::Full => None,
-    };
-    let depth = match &args.depth {
-        Some(text) if text == "full" => Some(Depth::Full),
-        Some(text) => Some(Depth::Bounded(
-            whole_number("--depth", text, 0, MAX_DEPTH as u64)? as usize,
-        )),
-        None => None,
-    };
-    let random_only = [
-        ("--walks", args.walks.is_some()),
-        ("--steps", args.steps.is_some()),
-        ("--seed", args.seed.is_some()),
-    ];
-    let refuse_random_flags = |suite: &str| -> Result<(), CliError> {
-        match random_only.iter().find(|(_, given)| *given) {
-            Some((flag, _)) => Err(CliError(format!(
-                "{flag}: only the random suite takes it (this is --suite {suite})"
+/// The suite the flags ask for, validated; the depth defaults wait for
+/// the model ([`SuiteRequest::resolve`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuiteRequest {
+    /// `branches`, to a depth (`Some(Full)`: to the end) or the default.
+    Branches { depth: Option<Depth> },
+    /// `transitions`, to a bounded depth or the default.
+    Transitions { depth: Option<usize> },
+    /// `random`: the walks are fully given by the flags.
+    Random { walks: u64, steps: usize, seed: u64 },
+}
+
+impl SuiteRequest {
+    /// The request `args` make, or the one-line error of the first flag
+    /// that does not fit the suite.
+    fn from_args(args: &ConformArgs) -> Result<SuiteRequest, CliError> {
+        let depth = match &args.depth {
+            Some(text) if text == "full" => Some(Depth::Full),
+            Some(text) => Some(Depth::Bounded(
+                whole_number("--depth", text, 0, MAX_DEPTH as u64)? as usize,
+            )),
+            None => None,
+        };
+        let random_only = [
+            ("--walks", args.walks.is_some()),
+            ("--steps", args.steps.is_some()),
+            ("--seed", args.seed.is_some()),
+        ];
+        let refuse_random_flags = |suite: &str| -> Result<(), CliError> {
+            match random_only.iter().find(|(_, given)| *given) {
+                Some((flag, _)) => Err(CliError(format!(
+                    "{flag}: only the random suite takes it (this is --suite {suite})"
+                ))),
+                None => Ok(()),
+            }
+        };
+        match args.suite.as_str() {
+            "branches" => {
+                refuse_random_flags("branches")?;
+                Ok(SuiteRequest::Branches { depth })
+            }
+            "transitions" => {
+                refuse_random_flags("transitions")?;
+                Ok(SuiteRequest::Transitions {
+                    depth: match depth {
+                        Some(Depth::Full) => {
+                            return Err(CliError(
+                                "--depth full: the transitions suite walks to a bounded depth (its traces grow with the state space)".to_owned(),
+                            ))
+                        }
+                        Some(Depth::Bounded(d)) => Some(d),
+                        None => None,
+                    },
+                })
+            }
+            "random" => {
+                if depth.is_some() {
+                    return Err(CliError(
+                        "--depth: the random suite takes --steps instead".to_owned(),
+                    ));
+                }
+                let number = |flag: &str, v: &Option<String>, default: u64, max: u64| match v {
+                    Some(text) => {
+                        whole_number(flag, text, if flag == "--seed" { 0 } else { 1 }, max)
+                    }
+                    None => Ok(default),
+                };
+                Ok(SuiteRequest::Random {
+                    walks: number("--walks", &args.walks, 100, MAX_TRACES)?,
+                    steps: number("--steps", &args.steps, 20, MAX_STEPS)? as usize,
+                    seed: number("--seed", &args.seed, 0, u64::MAX)?,
+                })
+            }
+            other => Err(CliError(format!(
+                "--suite: {other:?} is not one of branches, transitions, random"
             ))),
-            None => Ok(()),
         }
-    };
-    let capped = |default: usize| model_depth.map_or(default, |d| d.min(default));
-    match args.suite.as_str() {
-        "branches" => {
-            refuse_random_flags("branches")?;
-            Ok(Suite::Branches {
+    }
+
+    /// The suite run on `config`: a depth not given is the suite's
+    /// default, capped by the model's own bound.
+    fn resolve(self, config: &ModelConfig) -> Suite {
+        let capped = |default: usize| match config.bounds.depth {
+            Depth::Bounded(d) => d.min(default),
+            Depth::Full => default,
+        };
+        match self {
+            SuiteRequest::Branches { depth } => Suite::Branches {
                 depth: match depth {
                     Some(Depth::Full) => None,
                     Some(Depth::Bounded(d)) => Some(d),
                     None => Some(capped(BRANCHES_DEFAULT_DEPTH)),
                 },
-            })
+            },
+            SuiteRequest::Transitions { depth } => Suite::Transitions {
+                depth: depth.unwrap_or_else(|| capped(TRANSITIONS_DEFAULT_DEPTH)),
+            },
+            SuiteRequest::Random { walks, steps, seed } => Suite::Random { walks, steps, seed },
         }
-        "transitions" => {
-            refuse_random_flags("transitions")?;
-            Ok(Suite::Transitions {
-                depth: match depth {
-                    Some(Depth::Full) => {
-                        return Err(CliError(
-                            "--depth full: the transitions suite walks to a bounded depth (its traces grow with the state space)".to_owned(),
-                        ))
-                    }
-                    Some(Depth::Bounded(d)) => d,
-                    None => capped(TRANSITIONS_DEFAULT_DEPTH),
-                },
-            })
-        }
-        "random" => {
-            if depth.is_some() {
-                return Err(CliError(
-                    "--depth: the random suite takes --steps instead".to_owned(),
-                ));
-            }
-            let number = |flag: &str, v: &Option<String>, default: u64, max: u64| match v {
-                Some(text) => whole_number(flag, text, if flag == "--seed" { 0 } else { 1 }, max),
-                None => Ok(default),
-            };
-            Ok(Suite::Random {
-                walks: number("--walks", &args.walks, 100, MAX_TRACES)?,
-                steps: number("--steps", &args.steps, 20, MAX_STEPS)? as usize,
-                seed: number("--seed", &args.seed, 0, u64::MAX)?,
-            })
-        }
-        other => Err(CliError(format!(
-            "--suite: {other:?} is not one of branches, transitions, random"
-        ))),
     }
 }
 
-pub fn run(args: &ConformArgs) -> Result<Verdict, CliError> {
-    let command = words(&args.driver)?;
-    let config = load_model(&args.model)?;
-    let suite = suite(args, &config)?;
-    let jobs = match &args.jobs {
-        Some(text) => flags::jobs(text)?,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let step_timeout = match &args.step_timeout {
-        Some(text) => flags::step_timeout(text)?,
-        None => Duration::from_secs(10),
-    };
-    let out = report_dir(args.out.as_deref(), &config.name)?;
+/// `conform`'s flags, validated once, before the model is read or the
+/// driver started.
+#[derive(Debug)]
+pub struct ConformPlan {
+    /// The model file whose traces are sent.
+    pub model: PathBuf,
+    /// `--driver` as typed (for messages) and split into words.
+    pub driver_line: String,
+    pub driver: Vec<String>,
+    /// Which traces.
+    pub suite: SuiteRequest,
+    /// Drivers at once.
+    pub jobs: usize,
+    /// How long one answer may take.
+    pub step_timeout: Duration,
+    /// `--out`, or `None` for runs/NAME.
+    pub out: Option<PathBuf>,
+    /// Where the shrunk traces go.
+    pub traces: PathBuf,
+    /// JUnit XML goes here.
+    pub junit: Option<PathBuf>,
+}
+
+impl ConformPlan {
+    /// The plan `args` ask for, or the one-line error of the first flag
+    /// that cannot be read.
+    pub fn from_args(args: &ConformArgs) -> Result<ConformPlan, CliError> {
+        Ok(ConformPlan {
+            model: args.model.clone(),
+            driver_line: args.driver.clone(),
+            driver: words(&args.driver)?,
+            suite: SuiteRequest::from_args(args)?,
+            jobs: match &args.jobs {
+                Some(text) => flags::jobs(text)?,
+                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            },
+            step_timeout: match &args.step_timeout {
+                Some(text) => flags::step_timeout(text)?,
+                None => Duration::from_secs(10),
+            },
+            out: args.out.clone(),
+            traces: args.traces.clone(),
+            junit: args.junit.clone(),
+        })
+    }
+}
+
+pub fn run(plan: &ConformPlan) -> Result<Verdict, CliError> {
+    let config = load_model(&plan.model)?;
+    let suite = plan.suite.resolve(&config);
+    let out = report_dir(plan.out.as_deref(), &config.name)?;
     for k in 1..=MAX_SHRUNK {
-        inside(&args.traces, &format!("{}.itf.json", stem(&config, k)))?;
+        inside(&plan.traces, &format!("{}.itf.json", stem(&config, k)))?;
     }
     // Held until the report set is written.
     let _lock = prepare_report_dir(&out, "--out")?;
     let driver = Process {
-        program: command[0].clone(),
-        args: command[1..].to_vec(),
-        step_timeout,
+        program: plan.driver[0].clone(),
+        args: plan.driver[1..].to_vec(),
+        step_timeout: plan.step_timeout,
     };
     let bar = TraceBar::new(suite.name());
-    let report =
-        conform::run(&config, &driver, &ConformOptions { suite, jobs }, &bar).map_err(|b| match &b
-            .breach
-            .fault
-        {
-            DriverFault::Start(_) => {
-                CliError(format!("{}: {}", args.model.display(), b.breach.fault))
-            }
-            _ => CliError(format!(
-                "{}: the driver `{}` broke the driver protocol on {b}; it was stopped and killed",
-                args.model.display(),
-                args.driver
-            )),
-        });
+    let report = conform::run(
+        &config,
+        &driver,
+        &ConformOptions {
+            suite,
+            jobs: plan.jobs,
+        },
+        &bar,
+    )
+    .map_err(|b| match &b.breach.fault {
+        DriverFault::Start(_) => CliError(format!("{}: {}", plan.model.display(), b.breach.fault)),
+        _ => CliError(format!(
+            "{}: the driver `{}` broke the driver protocol on {b}; it was stopped and killed",
+            plan.model.display(),
+            plan.driver_line
+        )),
+    });
     drop(bar);
     let report = report?;
-    let mut set = report_set(&out, &args.traces, "conform", &config);
+    let mut set = report_set(&out, &plan.traces, "conform", &config);
     let files = write_traces(&mut set, &report)?;
     set.retire_traces((1..=MAX_SHRUNK).flat_map(|k| {
         let s = stem(&config, k);
@@ -238,7 +307,7 @@ pub fn run(args: &ConformArgs) -> Result<Verdict, CliError> {
     }));
     let json_path = set.add("conform.json", conform_json(&report, &files).as_bytes())?;
     set.commit()?;
-    if let Some(path) = &args.junit {
+    if let Some(path) = &plan.junit {
         let xml = junit::render("memtx-check conform", &[junit_result(&report, &files)]);
         write_atomic(path, xml.as_bytes())
             .map_err(|e| CliError(format!("{}: cannot write: {e}", path.display())))?;
@@ -365,6 +434,60 @@ fn junit_result(r: &ConformReport, files: &[Files]) -> ModelResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::args::parse_args;
+
+    fn plan(line: &[&str]) -> Result<ConformPlan, String> {
+        let line: Vec<&str> = ["no/such/model.json", "--driver", "memtx-check driver"]
+            .into_iter()
+            .chain(line.iter().copied())
+            .collect();
+        ConformPlan::from_args(&parse_args::<ConformArgs>("conform", &line)?).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn the_suite_is_judged_before_the_model_is_read() {
+        let p = plan(&["--suite", "random", "--walks", "5", "--jobs", "2"]).unwrap();
+        assert_eq!(
+            p.suite,
+            SuiteRequest::Random {
+                walks: 5,
+                steps: 20,
+                seed: 0
+            }
+        );
+        assert_eq!((p.jobs, p.driver.len()), (2, 2));
+        for (line, named) in [
+            (&["--walks", "5"][..], "--walks"),
+            (&["--suite", "random", "--depth", "3"], "--depth"),
+            (
+                &["--suite", "transitions", "--depth", "full"],
+                "--depth full",
+            ),
+            (&["--suite", "every"], "--suite"),
+            (&["--step-timeout", "0"], "--step-timeout"),
+        ] {
+            let e = plan(line).unwrap_err();
+            assert!(e.contains(named), "{line:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_depth_not_given_is_the_suites_default_capped_by_the_model() {
+        let text = std::fs::read_to_string("models/default.json").unwrap();
+        let mut config = ModelConfig::parse(&text, "models/default.json").unwrap();
+        config.bounds.depth = Depth::Bounded(3);
+        let request = SuiteRequest::Branches { depth: None };
+        assert_eq!(request.resolve(&config), Suite::Branches { depth: Some(3) });
+        config.bounds.depth = Depth::Full;
+        assert_eq!(
+            request.resolve(&config),
+            Suite::Branches {
+                depth: Some(BRANCHES_DEFAULT_DEPTH)
+            }
+        );
+        let given = SuiteRequest::Transitions { depth: Some(9) };
+        assert_eq!(given.resolve(&config), Suite::Transitions { depth: 9 });
+    }
 
     #[test]
     fn a_driver_command_line_splits_at_spaces_and_quotes_hold_them() {

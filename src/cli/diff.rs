@@ -92,10 +92,72 @@ pub struct DiffArgs {
 /// a driver round per transition.
 const BUILDS_DEFAULT_DEPTH: usize = 6;
 
-pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
-    let across_builds = args.before_exe.is_some() || args.before_rev.is_some();
-    if across_builds {
-        return run_builds(args);
+/// The other build of a diff across builds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OtherSide {
+    /// `--before-exe EXE`.
+    Exe(PathBuf),
+    /// `--before-rev REV`, built once.
+    Rev(String),
+}
+
+/// What a diff compares, each with the flags it reads, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffMode {
+    /// Two results (report folders, summaries or models checked now).
+    Results {
+        before: PathBuf,
+        after: PathBuf,
+        depth: Option<Depth>,
+        threads: usize,
+    },
+    /// Two dumps, state by state, as they were written.
+    Dumps { before: PathBuf, after: PathBuf },
+    /// Two models explored in lockstep.
+    Behaviour {
+        before: PathBuf,
+        after: PathBuf,
+        depth: Option<Depth>,
+        threads: usize,
+    },
+    /// One model, this build against another, over the driver protocol.
+    Builds {
+        model: PathBuf,
+        other: OtherSide,
+        /// A bounded depth, or `None` for the default.
+        depth: Option<usize>,
+        jobs: usize,
+        step_timeout: std::time::Duration,
+    },
+}
+
+/// `diff`'s flags, validated once: the mode, its numbers and its folders,
+/// judged before anything is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffPlan {
+    pub mode: DiffMode,
+    /// `--out`, or `None` for runs/A-vs-B.
+    pub out: Option<PathBuf>,
+    /// Where parting and one-sided traces go.
+    pub traces: PathBuf,
+}
+
+impl DiffPlan {
+    /// The plan `args` ask for, or the one-line error of the first flag
+    /// that cannot be read or does not fit the mode.
+    pub fn from_args(args: &DiffArgs) -> Result<DiffPlan, CliError> {
+        Ok(DiffPlan {
+            mode: mode(args)?,
+            out: args.out.clone(),
+            traces: args.traces.clone(),
+        })
+    }
+}
+
+/// The mode `args` ask for.
+fn mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
+    if args.before_exe.is_some() || args.before_rev.is_some() {
+        return builds_mode(args);
     }
     for (flag, given) in [
         ("--jobs", args.jobs.is_some()),
@@ -107,25 +169,130 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
             )));
         }
     }
-    let Some(after) = &args.after else {
+    let Some(after) = args.after.clone() else {
         return Err(CliError(
             "diff takes two results (BEFORE AFTER), or one model with --behaviour and --before-exe or --before-rev".to_owned(),
         ));
     };
-    if args.behaviour {
-        return run_behaviour(args, after);
-    }
-    if is_dump(&args.before) && is_dump(after) {
-        return run_states(args, after);
-    }
+    let before = args.before.clone();
     let depth = overrides(None, Some(&args.depth))?.depth;
-    let threads = args.threads.count()?;
-    let load = |path: &PathBuf| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
-    let (a, b) = (load(&args.before)?, load(after)?);
+    if args.behaviour {
+        return Ok(DiffMode::Behaviour {
+            before,
+            after,
+            depth,
+            threads: args.threads.count()?,
+        });
+    }
+    if is_dump(&before) && is_dump(&after) {
+        // A dump is compared as written: nothing is explored.
+        for (flag, given) in [
+            ("--depth", args.depth.depth.is_some()),
+            ("--threads", args.threads.threads.is_some()),
+        ] {
+            if given {
+                return Err(CliError(format!(
+                    "{flag}: two dumps are compared as they were written, to their own depth; \
+                     nothing is explored"
+                )));
+            }
+        }
+        return Ok(DiffMode::Dumps { before, after });
+    }
+    Ok(DiffMode::Results {
+        before,
+        after,
+        depth,
+        threads: args.threads.count()?,
+    })
+}
+
+/// The mode of a diff across builds: `--behaviour`, one model, a bounded
+/// depth.
+fn builds_mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
+    if !args.behaviour {
+        return Err(CliError(
+            "--before-exe and --before-rev compare behaviour: give --behaviour too".to_owned(),
+        ));
+    }
+    if let Some(extra) = &args.after {
+        return Err(CliError(format!(
+            "a diff across builds takes one model; {} is one too many (the other side is the other build)",
+            extra.display()
+        )));
+    }
+    if args.threads.threads.is_some() {
+        return Err(CliError(
+            "--threads: a diff across builds runs drivers, as many as --jobs says".to_owned(),
+        ));
+    }
+    let depth = match overrides(None, Some(&args.depth))?.depth {
+        Some(Depth::Bounded(d)) => Some(d),
+        Some(Depth::Full) => {
+            return Err(CliError(
+                "--depth full: a diff across builds walks to a bounded depth (each level costs a driver round per transition)".to_owned(),
+            ))
+        }
+        None => None,
+    };
+    let other = match (&args.before_exe, &args.before_rev) {
+        (Some(exe), _) => OtherSide::Exe(exe.clone()),
+        (None, Some(rev)) => OtherSide::Rev(rev.clone()),
+        (None, None) => unreachable!("builds_mode is for a diff across builds"),
+    };
+    Ok(DiffMode::Builds {
+        model: args.before.clone(),
+        other,
+        depth,
+        jobs: match &args.jobs {
+            Some(text) => flags::jobs(text)?,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        },
+        step_timeout: match &args.step_timeout {
+            Some(text) => flags::step_timeout(text)?,
+            None => std::time::Duration::from_secs(10),
+        },
+    })
+}
+
+pub fn run(plan: &DiffPlan) -> Result<Verdict, CliError> {
+    match &plan.mode {
+        DiffMode::Results {
+            before,
+            after,
+            depth,
+            threads,
+        } => run_results(plan, before, after, *depth, *threads),
+        DiffMode::Dumps { before, after } => run_states(plan, before, after),
+        DiffMode::Behaviour {
+            before,
+            after,
+            depth,
+            threads,
+        } => run_behaviour(plan, before, after, *depth, *threads),
+        DiffMode::Builds {
+            model,
+            other,
+            depth,
+            jobs,
+            step_timeout,
+        } => run_builds(plan, model, other, *depth, *jobs, *step_timeout),
+    }
+}
+
+fn run_results(
+    plan: &DiffPlan,
+    before: &Path,
+    after: &Path,
+    depth: Option<Depth>,
+    threads: usize,
+) -> Result<Verdict, CliError> {
+    let load = |path: &Path| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
+    let (a, b) = (load(before)?, load(after)?);
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
-    let mut set = diff_set(args, "diff", &pair_name(&a, &b))?;
+    let mut set = diff_set(plan, "diff", &pair_name(&a, &b))?;
     let chart = growth_svg(
         &format!(
             "{} (A, solid) and {} (B, dashed): growth per depth",
@@ -151,17 +318,21 @@ pub fn run(args: &DiffArgs) -> Result<Verdict, CliError> {
 /// The report set of a diff named `name` (`A-vs-B` of two models,
 /// `NAME-BUILD_A-vs-BUILD_B` of two builds of one): one folder per pair,
 /// whatever the command that wrote into it.
-fn diff_set(args: &DiffArgs, command: &str, name: &str) -> Result<ReportSet, CliError> {
-    let dir = report_dir(args.out.as_deref(), name)?;
+fn diff_set(plan: &DiffPlan, command: &str, name: &str) -> Result<ReportSet, CliError> {
+    let dir = report_dir(plan.out.as_deref(), name)?;
     refuse_blessed(&dir, "--out").map_err(CliError)?;
     let digest = checksum(name.as_bytes()).fnv1a64;
-    Ok(ReportSet::new(&dir, command, name, &digest).with_traces(&args.traces))
+    Ok(ReportSet::new(&dir, command, name, &digest).with_traces(&plan.traces))
 }
 
-fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
-    let flag_depth = overrides(None, Some(&args.depth))?.depth;
-    let threads = args.threads.count()?;
-    let a = load_model(&args.before)?;
+fn run_behaviour(
+    plan: &DiffPlan,
+    before: &Path,
+    after: &Path,
+    flag_depth: Option<Depth>,
+    threads: usize,
+) -> Result<Verdict, CliError> {
+    let a = load_model(before)?;
     let b = load_model(after)?;
     let depth = match flag_depth.unwrap_or_else(|| smaller(&a, &b)) {
         Depth::Bounded(d) => Some(d),
@@ -177,10 +348,10 @@ fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
         },
     )
     .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
-    let mut set = diff_set(args, "behaviour", &format!("{}-vs-{}", a.name, b.name))?;
+    let mut set = diff_set(plan, "behaviour", &format!("{}-vs-{}", a.name, b.name))?;
     let trace_name = format!("{}-vs-{}.json", a.name, b.name);
     // A path check before any work is written.
-    inside(&args.traces, &trace_name)?;
+    inside(&plan.traces, &trace_name)?;
     let trace = match &report.parting {
         Some(p) => Some(
             set.add_trace(&trace_name, p.trace.to_json_string().as_bytes())?
@@ -203,15 +374,15 @@ fn run_behaviour(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
     })
 }
 
-fn run_states(args: &DiffArgs, after: &Path) -> Result<Verdict, CliError> {
-    let a = Dump::load(&args.before)?;
+fn run_states(plan: &DiffPlan, before: &Path, after: &Path) -> Result<Verdict, CliError> {
+    let a = Dump::load(before)?;
     let b = Dump::load(after)?;
     let d = compare_dumps(&a, &b)?;
     let (na, nb) = (&a.config.name, &b.config.name);
-    let mut set = diff_set(args, "states", &format!("{na}-vs-{nb}"))?;
+    let mut set = diff_set(plan, "states", &format!("{na}-vs-{nb}"))?;
     let trace_name = |side: char| format!("{na}-vs-{nb}-only-in-{side}.json");
     for side in ['A', 'B'] {
-        inside(&args.traces, &trace_name(side))?;
+        inside(&plan.traces, &trace_name(side))?;
     }
     let mut csv = String::from("depth,only_in_a,only_in_b\n");
     let mut text = format!(
@@ -344,46 +515,26 @@ fn or_none(text: &str) -> &str {
 /// `diff --behaviour MODEL --before-exe EXE | --before-rev REV`: this
 /// build's protocol against another build's, driven over the driver
 /// protocol ([`crate::diff::builds`]).
-fn run_builds(args: &DiffArgs) -> Result<Verdict, CliError> {
-    if !args.behaviour {
-        return Err(CliError(
-            "--before-exe and --before-rev compare behaviour: give --behaviour too".to_owned(),
-        ));
-    }
-    if let Some(extra) = &args.after {
-        return Err(CliError(format!(
-            "a diff across builds takes one model; {} is one too many (the other side is the other build)",
-            extra.display()
-        )));
-    }
-    let config = load_model(&args.before)?;
-    let depth = match overrides(None, Some(&args.depth))?.depth {
-        Some(Depth::Bounded(d)) => d,
-        Some(Depth::Full) => {
-            return Err(CliError(
-                "--depth full: a diff across builds walks to a bounded depth (each level costs a driver round per transition)".to_owned(),
-            ))
-        }
-        None => match config.bounds.depth {
-            Depth::Bounded(d) => d.min(BUILDS_DEFAULT_DEPTH),
-            Depth::Full => BUILDS_DEFAULT_DEPTH,
-        },
-    };
-    let jobs = match &args.jobs {
-        Some(text) => flags::jobs(text)?,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let step_timeout = match &args.step_timeout {
-        Some(text) => flags::step_timeout(text)?,
-        None => std::time::Duration::from_secs(10),
-    };
-    let other = match (&args.before_exe, &args.before_rev) {
-        (Some(exe), _) => OtherBuild {
+fn run_builds(
+    plan: &DiffPlan,
+    model: &Path,
+    other: &OtherSide,
+    depth: Option<usize>,
+    jobs: usize,
+    step_timeout: std::time::Duration,
+) -> Result<Verdict, CliError> {
+    let config = load_model(model)?;
+    let depth = depth.unwrap_or(match config.bounds.depth {
+        Depth::Bounded(d) => d.min(BUILDS_DEFAULT_DEPTH),
+        Depth::Full => BUILDS_DEFAULT_DEPTH,
+    });
+    let other = match other {
+        OtherSide::Exe(exe) => OtherBuild {
             program: exe.display().to_string(),
             args: vec!["driver".to_owned()],
             shown: exe.display().to_string(),
         },
-        (None, Some(rev)) => {
+        OtherSide::Rev(rev) => {
             let built =
                 build_revision(rev, &|line| eprintln!("memtx-check: {line}")).map_err(CliError)?;
             OtherBuild {
@@ -396,7 +547,6 @@ fn run_builds(args: &DiffArgs) -> Result<Verdict, CliError> {
                 ),
             }
         }
-        (None, None) => unreachable!("run_builds is for a diff across builds"),
     };
     let report = builds::run(
         &config,
@@ -416,9 +566,9 @@ fn run_builds(args: &DiffArgs) -> Result<Verdict, CliError> {
         .and_then(BuildInfo::of_implementation)
         .map_or_else(|| "driver".to_owned(), |b| b.short());
     let pair = format!("{before_name}-vs-{}", report.this_build.short());
-    let mut set = diff_set(args, "behaviour", &format!("{}-{pair}", config.name))?;
+    let mut set = diff_set(plan, "behaviour", &format!("{}-{pair}", config.name))?;
     let trace_name = format!("{}-{pair}.json", config.name);
-    inside(&args.traces, &trace_name)?;
+    inside(&plan.traces, &trace_name)?;
     let trace = match &report.parting {
         Some(p) => {
             let trace = Trace::new(config.clone(), p.steps.clone(), None);
@@ -458,4 +608,96 @@ fn shown(config: &ModelConfig) -> String {
         .source_path
         .as_deref()
         .map_or_else(|| config.name.clone(), |p: &Path| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::parse_args;
+
+    fn plan(line: &[&str]) -> Result<DiffPlan, String> {
+        DiffPlan::from_args(&parse_args::<DiffArgs>("diff", line)?).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn each_mode_takes_its_own_flags() {
+        let p = plan(&["a.json", "b.json", "--depth", "4", "--threads", "2"]).unwrap();
+        assert_eq!(
+            p.mode,
+            DiffMode::Results {
+                before: "a.json".into(),
+                after: "b.json".into(),
+                depth: Some(Depth::Bounded(4)),
+                threads: 2
+            }
+        );
+        let p = plan(&["a.json", "b.json", "--behaviour", "--depth", "full"]).unwrap();
+        assert!(matches!(
+            p.mode,
+            DiffMode::Behaviour {
+                depth: Some(Depth::Full),
+                ..
+            }
+        ));
+        let p = plan(&[
+            "m.json",
+            "--behaviour",
+            "--before-exe",
+            "old",
+            "--jobs",
+            "3",
+        ])
+        .unwrap();
+        assert!(matches!(
+            p.mode,
+            DiffMode::Builds {
+                other: OtherSide::Exe(_),
+                depth: None,
+                jobs: 3,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_flag_the_mode_would_ignore_is_refused_naming_it() {
+        for (line, named) in [
+            (&["a", "b", "--jobs", "2"][..], "--jobs"),
+            (&["a", "b", "--step-timeout", "3"], "--step-timeout"),
+            (&["m", "--before-rev", "HEAD"], "--behaviour"),
+            (
+                &["m", "x", "--behaviour", "--before-rev", "HEAD"],
+                "one too many",
+            ),
+            (
+                &["m", "--behaviour", "--before-exe", "e", "--threads", "2"],
+                "--threads",
+            ),
+            (
+                &["m", "--behaviour", "--before-exe", "e", "--depth", "full"],
+                "--depth full",
+            ),
+            (&["a"], "two results"),
+            (&["a", "b", "--depth", "x"], "--depth"),
+        ] {
+            let e = plan(line).unwrap_err();
+            assert!(e.contains(named), "{line:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn two_dumps_are_compared_as_written() {
+        let dir = std::env::temp_dir().join(format!("memtx-diff-plan-{}", std::process::id()));
+        for side in ["a", "b"] {
+            std::fs::create_dir_all(dir.join(side)).unwrap();
+            std::fs::write(dir.join(side).join("states.csv"), "").unwrap();
+        }
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        let p = plan(&[a, b]);
+        let refused = plan(&[a, b, "--depth", "3"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(p.unwrap().mode, DiffMode::Dumps { .. }));
+        assert!(refused.unwrap_err().contains("as they were written"));
+    }
 }

@@ -5,9 +5,13 @@
 //! is one line, [`parse_command_line`]), 3 a check stopped before its
 //! bound (inconclusive).
 //!
-//! Adding a subcommand: a file here with an `Args` struct and a
-//! `run(&Args) -> Result<Verdict, CliError>`, a variant in [`Command`], a
-//! line in [`run`].
+//! Each subcommand with flags to judge turns its clap struct into one
+//! validated plan first (`CheckPlan`, `CiPlan`, `DiffPlan`, `RandomPlan`,
+//! `ConformPlan`: every number parsed and every combination judged, before
+//! a model is read), and its `run` takes the plan, never the raw
+//! arguments. Adding a subcommand: a file here with an `Args` struct, its
+//! plan's `from_args` and a `run(&Plan) -> Result<Verdict, CliError>`, a
+//! variant in [`Command`], a line in [`run`].
 
 mod args;
 pub mod check;
@@ -97,12 +101,12 @@ pub fn run(cli: &Cli) -> Result<Verdict, CliError> {
             }
         }
         Command::Replay(args) => replay::run(args),
-        Command::Random(args) => random::run(args),
+        Command::Random(args) => random::run(&random::RandomPlan::from_args(args)?),
         Command::Explore(args) => explore::run(args),
-        Command::Diff(args) => diff::run(args),
-        Command::Ci(args) => ci::run(args),
+        Command::Diff(args) => diff::run(&diff::DiffPlan::from_args(args)?),
+        Command::Ci(args) => ci::run(&ci::CiPlan::from_args(args)?),
         Command::Driver(args) => driver::run(args),
-        Command::Conform(args) => conform::run(args),
+        Command::Conform(args) => conform::run(&conform::ConformPlan::from_args(args)?),
         Command::Completions(args) => {
             completions::run(args, <Cli as clap::CommandFactory>::command())
         }

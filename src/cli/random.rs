@@ -17,6 +17,7 @@ use super::model::load_model;
 use super::output::print;
 use crate::check::summary::coverage_csv;
 use crate::config::limits::{MAX_STEPS, MAX_TRACES};
+use crate::config::BoundOverrides;
 use crate::input::flag::whole_number;
 use crate::invariants::Invariant;
 use crate::outputs::ReportSet;
@@ -121,30 +122,56 @@ fn vocabulary(args: &RandomArgs) -> Result<(Option<Typed>, PathBuf), CliError> {
     ))
 }
 
-/// The validated options and the traces folder.
-pub fn options(args: &RandomArgs) -> Result<(RandomOptions, PathBuf), CliError> {
-    let threads = args.threads.count()?;
-    let (walks, traces) = vocabulary(args)?;
-    let walks = match walks {
-        Some((flag, text)) => whole_number(flag, &text, 1, MAX_TRACES)?,
-        None => DEFAULT_WALKS,
-    };
-    let options = RandomOptions {
-        walks,
-        steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
-        seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
-        threads,
-        properties: args.properties.selection()?,
-    };
-    Ok((options, traces))
+/// `random`'s flags, validated once: every number parsed and the old
+/// spellings read before the model is.
+#[derive(Debug)]
+pub struct RandomPlan {
+    /// The model file.
+    pub model: PathBuf,
+    /// Walks, steps, seed, threads and the properties judged.
+    pub options: RandomOptions,
+    /// The bounds that replace the model's own.
+    pub bounds: BoundOverrides,
+    /// `--out`, or `None` for runs/NAME.
+    pub out: Option<PathBuf>,
+    /// Where the traces of violating walks go.
+    pub traces: PathBuf,
+    /// Judge the walks against the model's `expect` block.
+    pub expect: bool,
 }
 
-pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
-    let (options, traces) = options(args)?;
-    let bounds = overrides(Some(&args.bounds), None)?;
-    let mut config = load_model(&args.model)?;
-    bounds.apply(&mut config.bounds);
-    let out = report_dir(args.out.as_deref(), &config.name)?;
+impl RandomPlan {
+    /// The plan `args` ask for, or the one-line error of the first flag
+    /// that cannot be read.
+    pub fn from_args(args: &RandomArgs) -> Result<RandomPlan, CliError> {
+        let threads = args.threads.count()?;
+        let (walks, traces) = vocabulary(args)?;
+        let walks = match walks {
+            Some((flag, text)) => whole_number(flag, &text, 1, MAX_TRACES)?,
+            None => DEFAULT_WALKS,
+        };
+        let options = RandomOptions {
+            walks,
+            steps: whole_number("--steps", &args.steps, 1, MAX_STEPS)? as usize,
+            seed: whole_number("--seed", &args.seed, 0, u64::MAX)?,
+            threads,
+            properties: args.properties.selection()?,
+        };
+        Ok(RandomPlan {
+            model: args.model.clone(),
+            options,
+            bounds: overrides(Some(&args.bounds), None)?,
+            out: args.out.clone(),
+            traces,
+            expect: args.expect,
+        })
+    }
+}
+
+pub fn run(plan: &RandomPlan) -> Result<Verdict, CliError> {
+    let mut config = load_model(&plan.model)?;
+    plan.bounds.apply(&mut config.bounds);
+    let out = report_dir(plan.out.as_deref(), &config.name)?;
     // Held until the report set is written.
     let _lock = prepare_report_dir(&out, "--out")?;
     let started = Instant::now();
@@ -153,8 +180,8 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
             eprintln!("  {done:>10} of {total} walks");
         }
     };
-    let report = random::run(&config, &options, Some(&progress));
-    let mut set = report_set(&out, &traces, "random", &config);
+    let report = random::run(&config, &plan.options, Some(&progress));
+    let mut set = report_set(&out, &plan.traces, "random", &config);
     let written = write_failures(&mut set, &report)?;
     retire_traces(&mut set, |inv| Failure::stem_for(&config.name, inv));
     let csv = csv_bytes(&report)
@@ -186,11 +213,11 @@ pub fn run(args: &RandomArgs) -> Result<Verdict, CliError> {
         summary_path.display()
     ));
     let unexpected = report.unexpected();
-    if args.expect {
+    if plan.expect {
         text.push_str(&expect_line(&unexpected));
     }
     print(&text)?;
-    Ok(if args.expect {
+    Ok(if plan.expect {
         if unexpected.is_empty() {
             Verdict::Holds
         } else {
@@ -229,4 +256,65 @@ fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Writ
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::parse_args;
+
+    fn plan(line: &[&str]) -> Result<RandomPlan, String> {
+        RandomPlan::from_args(&parse_args::<RandomArgs>("random", line)?).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn every_flag_is_parsed_once_into_the_plan() {
+        let p = plan(&[
+            "m.json",
+            "--walks",
+            "7",
+            "--steps",
+            "9",
+            "--seed",
+            "3",
+            "--records",
+            "2",
+            "--threads",
+            "1",
+            "--traces",
+            "tr",
+            "--expect",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                p.options.walks,
+                p.options.steps,
+                p.options.seed,
+                p.options.threads
+            ),
+            (7, 9, 3, 1)
+        );
+        assert_eq!(p.bounds.records, Some(2));
+        assert_eq!(p.traces, PathBuf::from("tr"));
+        assert!(p.expect && p.out.is_none());
+        let defaults = plan(&[]).unwrap();
+        assert_eq!(defaults.options.walks, DEFAULT_WALKS);
+        assert_eq!(defaults.traces, PathBuf::from(DEFAULT_TRACES));
+    }
+
+    #[test]
+    fn old_spellings_keep_their_meaning_and_bad_numbers_name_their_flag() {
+        assert_eq!(plan(&["--traces", "12"]).unwrap().options.walks, 12);
+        assert_eq!(
+            plan(&["--traces-dir", "d"]).unwrap().traces,
+            PathBuf::from("d")
+        );
+        let e = plan(&["--walks", "3", "--traces", "12"]).unwrap_err();
+        assert!(e.contains("--traces ./12"), "{e}");
+        for (flag, value) in [("--walks", "0"), ("--steps", "x"), ("--records", "99")] {
+            let e = plan(&["no/such/model.json", flag, value]).unwrap_err();
+            assert!(e.contains(flag), "{flag} {value}: {e}");
+        }
+    }
 }
