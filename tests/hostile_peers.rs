@@ -4,7 +4,10 @@
 //! resolve; a hosts file with a line of megabytes, or a byte-order mark,
 //! and a checkpoint whose process parts were swapped (issue 28.11). Each
 //! ends the process before the run with one line naming the
-//! peer and exit 2, within the connect timeout. The hostile peers are
+//! peer and exit 2, within the connect timeout. And a real peer stopped
+//! mid-run (SIGSTOP: its links stay open, it says nothing): the other
+//! process ends within about the connect timeout, one line naming it,
+//! exit 3. The hostile peers are
 //! listeners of the test on ports the system picks; every process and
 //! thread started is waited for or ends with the test.
 
@@ -219,4 +222,104 @@ fn a_checkpoint_whose_process_parts_are_swapped_is_refused_before_connecting() {
         err.contains("process-0/worker-0: holds the part of process 1 worker 0"),
         "{err}"
     );
+}
+
+/// The two processes of a run, continued and killed when the test ends
+/// however it ends.
+struct Pair(Vec<std::process::Child>);
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            signal(child.id(), "-CONT");
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Sends `sig` to process `pid` (by kill(1): no libc binding needed).
+fn signal(pid: u32, sig: &str) {
+    let _ = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .stderr(Stdio::null())
+        .status();
+}
+
+#[test]
+fn a_peer_stopped_mid_run_ends_the_run_within_the_timeout_naming_it() {
+    let dir = scratch_dir::fresh("hostile-peers-stopped");
+    let ports = [free_port(), free_port()];
+    let hosts = hosts_file(&dir, &ports.map(|p| format!("127.0.0.1:{p}")));
+    let start = |process: usize| {
+        let err = std::fs::File::create(dir.join(format!("err-{process}"))).unwrap();
+        // Depth 10 of the default model runs for minutes: long enough to
+        // be stopped in the middle.
+        Command::new(env!("CARGO_BIN_EXE_memtx-check"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "check",
+                "models/default.json",
+                "--depth",
+                "10",
+                "--threads",
+                "1",
+            ])
+            .arg("--hosts")
+            .arg(&hosts)
+            .args(["--process", &process.to_string(), "--connect-timeout", "3"])
+            .arg("--out")
+            .arg(dir.join(format!("out-{process}")))
+            .arg("--traces")
+            .arg(dir.join(format!("traces-{process}")))
+            .stdout(Stdio::null())
+            .stderr(err)
+            .spawn()
+            .expect("the binary runs")
+    };
+    let mut pair = Pair(vec![start(0), start(1)]);
+    let stderr = |process: usize| {
+        std::fs::read_to_string(dir.join(format!("err-{process}"))).unwrap_or_default()
+    };
+    // Under way: process 0 has reported a level's progress.
+    let began = Instant::now();
+    while !stderr(0).contains("depth") {
+        assert!(
+            pair.0[0].try_wait().unwrap().is_none(),
+            "process 0 ended before the run was under way: {}",
+            stderr(0)
+        );
+        assert!(began.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(pair.0[1].id(), "-STOP");
+    let stopped = Instant::now();
+    let status = loop {
+        if let Some(status) = pair.0[0].try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(60),
+            "process 0 still waits a minute after its peer stopped: {}",
+            stderr(0)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = stopped.elapsed();
+    let err = stderr(0);
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(20),
+        "ended {took:?} after the stop: {err}"
+    );
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!(
+            "process 1 (127.0.0.1:{}) has sent nothing for 3 s",
+            ports[1]
+        )) && last.contains("the run is abandoned"),
+        "{err}"
+    );
+    assert!(!dir.join("out-0/summary.json").exists(), "nothing reported");
+    drop(pair);
 }

@@ -109,7 +109,9 @@ pub struct CheckArgs {
           conflicts_with_all = ["hosts", "process"])]
     pub local_processes: Option<String>,
     /// With --hosts or --local-processes: end the run (exit 2) when a
-    /// process has not connected within SECS seconds [default: 30].
+    /// process has not connected within SECS seconds, and (exit 3) when
+    /// a connected one has then sent no heartbeat for as long [default:
+    /// 30].
     #[arg(long, value_name = "SECS", allow_hyphen_values = true)]
     pub connect_timeout: Option<String>,
 }

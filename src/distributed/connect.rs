@@ -14,6 +14,10 @@
 //! A peer that answers anything else is refused at once, naming it; a
 //! stray connection to our own port that does not greet is dropped, and
 //! named if the deadline then passes.
+//!
+//! Each pair of processes is linked twice: once for timely's data, once
+//! for the heartbeats that tell a silent peer from a busy one
+//! (`heartbeat`); the greeting says which link it opens ([`Channel`]).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -23,16 +27,50 @@ use std::time::{Duration, Instant};
 /// One stream per process, in process order, `None` at `me`'s own place.
 pub(crate) type Links = Vec<Option<TcpStream>>;
 
-/// What each side sends first, then its index as a big-endian u64.
+/// The links of a process: timely's, and the heartbeats'.
+pub(crate) struct Connected {
+    pub(crate) data: Links,
+    pub(crate) beats: Links,
+}
+
+/// What a link carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Channel {
+    /// Timely's packets.
+    Data,
+    /// Heartbeats (`heartbeat`).
+    Beat,
+}
+
+impl Channel {
+    /// What each side of a link of this channel sends first, then its
+    /// index as a big-endian u64.
+    fn hello(self) -> &'static [u8; 16] {
+        match self {
+            Channel::Data => HELLO,
+            Channel::Beat => b"memtx-check/1 hb",
+        }
+    }
+}
+
+/// The greeting of a data link.
 pub(crate) const HELLO: &[u8; 16] = b"memtx-check/1 ok";
+
+/// What every greeting begins with; the two bytes after it name the
+/// channel.
+const HELLO_PREFIX: usize = 14;
 
 /// How long a connection to our port may take to greet: a stray that
 /// says nothing holds the accepting loop no longer than this.
 const GREETING: Duration = Duration::from_secs(5);
 
 /// Connects process `me` to every other process of `addresses` within
-/// `timeout`.
-pub(crate) fn connect(addresses: &[String], me: usize, timeout: Duration) -> Result<Links, String> {
+/// `timeout`, twice (data and heartbeats).
+pub(crate) fn connect(
+    addresses: &[String],
+    me: usize,
+    timeout: Duration,
+) -> Result<Connected, String> {
     let deadline = Instant::now() + timeout;
     let resolved = resolve_all(addresses, me)?;
     let listener = TcpListener::bind(&resolved[me][..])
@@ -46,9 +84,13 @@ pub(crate) fn connect(addresses: &[String], me: usize, timeout: Duration) -> Res
     let dialed = dialer.join().expect("the dialing thread does not panic");
     let mut missing = Vec::new();
     let mut links: Links = Vec::with_capacity(addresses.len());
+    let mut beats: Links = Vec::with_capacity(addresses.len());
     for (k, dialed) in dialed.into_iter().enumerate() {
         match dialed {
-            Ok(stream) => links.push(Some(stream)),
+            Ok((stream, beat)) => {
+                links.push(Some(stream));
+                beats.push(Some(beat));
+            }
             Err(Dial::Refused(why)) => {
                 return Err(format!(
                     "process {me}: process {k} ({}) {why}",
@@ -67,18 +109,27 @@ pub(crate) fn connect(addresses: &[String], me: usize, timeout: Duration) -> Res
             Err(Dial::Absent) => {
                 missing.push(k);
                 links.push(None);
+                beats.push(None);
             }
         }
     }
     links.push(None);
-    for (k, stream) in accepted.into_iter().enumerate() {
-        if stream.is_none() {
-            missing.push(me + 1 + k);
+    beats.push(None);
+    for (k, pair) in accepted.into_iter().enumerate() {
+        match pair {
+            (Some(stream), Some(beat)) => {
+                links.push(Some(stream));
+                beats.push(Some(beat));
+            }
+            _ => {
+                missing.push(me + 1 + k);
+                links.push(None);
+                beats.push(None);
+            }
         }
-        links.push(stream);
     }
     if missing.is_empty() {
-        return Ok(links);
+        return Ok(Connected { data: links, beats });
     }
     let named: Vec<String> = missing
         .iter()
@@ -125,29 +176,41 @@ enum Dial {
     Refused(String),
 }
 
-/// Streams to each process before `me`, retried until `deadline`.
+/// The data and heartbeat streams to each process before `me`, each
+/// retried until `deadline`.
 fn dial_all(
     addresses: &[Vec<SocketAddr>],
     me: usize,
     deadline: Instant,
-) -> Vec<Result<TcpStream, Dial>> {
+) -> Vec<Result<(TcpStream, TcpStream), Dial>> {
+    let dial_until = |targets: &[SocketAddr], k: usize, channel: Channel| loop {
+        match dial(targets, k, me, deadline, channel) {
+            Err(Dial::Absent) if Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(100))
+            }
+            done => break done,
+        }
+    };
     addresses
         .iter()
         .enumerate()
-        .map(|(k, targets)| loop {
-            match dial(targets, k, me, deadline) {
-                Err(Dial::Absent) if Instant::now() < deadline => {
-                    thread::sleep(Duration::from_millis(100))
-                }
-                done => break done,
-            }
+        .map(|(k, targets)| {
+            let data = dial_until(targets, k, Channel::Data)?;
+            let beat = dial_until(targets, k, Channel::Beat)?;
+            Ok((data, beat))
         })
         .collect()
 }
 
-/// One attempt to connect to process `k` at `targets` and exchange the
-/// greeting with it by `deadline`.
-fn dial(targets: &[SocketAddr], k: usize, me: usize, deadline: Instant) -> Result<TcpStream, Dial> {
+/// One attempt to open a link of `channel` to process `k` at `targets`
+/// and exchange the greeting with it by `deadline`.
+fn dial(
+    targets: &[SocketAddr],
+    k: usize,
+    me: usize,
+    deadline: Instant,
+    channel: Channel,
+) -> Result<TcpStream, Dial> {
     let mut stream = targets
         .iter()
         .find_map(|target| TcpStream::connect_timeout(target, Duration::from_secs(1)).ok())
@@ -159,16 +222,19 @@ fn dial(targets: &[SocketAddr], k: usize, me: usize, deadline: Instant) -> Resul
         return Err(Dial::Absent);
     }
     stream.set_nodelay(true).map_err(|_| Dial::Absent)?;
-    let mut hello = HELLO.to_vec();
+    let mut hello = channel.hello().to_vec();
     hello.extend_from_slice(&(me as u64).to_be_bytes());
     // A peer that closed at once is one that is going away: try again.
     stream.write_all(&hello).map_err(|_| Dial::Absent)?;
     match read_greeting(&mut stream, deadline) {
-        Greeting::From(index) if index == k as u64 => {
+        Greeting::From(index, answered) if index == k as u64 && answered == channel => {
             stream.set_read_timeout(None).map_err(|_| Dial::Absent)?;
             Ok(stream)
         }
-        Greeting::From(index) => Err(Dial::Refused(format!(
+        Greeting::From(index, answered) if index == k as u64 => Err(Dial::Refused(format!(
+            "answered a {channel:?} link as a {answered:?} link: is it another build of memtx-check?"
+        ))),
+        Greeting::From(index, _) => Err(Dial::Refused(format!(
             "answered as process {index}: do the hosts files of the processes differ?"
         ))),
         Greeting::Garbage(bytes) => Err(Dial::Refused(format!(
@@ -184,8 +250,8 @@ fn dial(targets: &[SocketAddr], k: usize, me: usize, deadline: Instant) -> Resul
 /// What the other side sent first.
 #[derive(Debug, PartialEq, Eq)]
 enum Greeting {
-    /// The greeting and this index.
-    From(u64),
+    /// The greeting of this channel and this index.
+    From(u64, Channel),
     /// Anything else: its first bytes.
     Garbage(Vec<u8>),
     /// Nothing by the deadline.
@@ -220,12 +286,20 @@ fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Greeting {
         }
         // Garbage is refused as soon as it differs, not at the deadline.
         let seen = filled.min(HELLO.len());
-        if got[..seen] != HELLO[..seen] {
+        let greets = [Channel::Data, Channel::Beat]
+            .iter()
+            .any(|c| got[..seen] == c.hello()[..seen]);
+        if !greets {
             return Greeting::Garbage(got[..filled].to_vec());
         }
     }
+    let channel = if got[HELLO_PREFIX..HELLO.len()] == HELLO[HELLO_PREFIX..] {
+        Channel::Data
+    } else {
+        Channel::Beat
+    };
     let index: [u8; 8] = got[HELLO.len()..].try_into().expect("8 bytes");
-    Greeting::From(u64::from_be_bytes(index))
+    Greeting::From(u64::from_be_bytes(index), channel)
 }
 
 /// At most 16 bytes of what a peer sent, printable.
@@ -239,23 +313,39 @@ fn shown(bytes: &[u8]) -> String {
     format!("\"{text}\"")
 }
 
-/// Streams from each process after `me`, accepted until `deadline`, in
-/// process order; and what the last stray connection was, for the error.
+/// A process's data and heartbeat streams, as accepted so far.
+type Pair = (Option<TcpStream>, Option<TcpStream>);
+
+/// The data and heartbeat streams from each process after `me`, accepted
+/// until `deadline`, in process order; and what the last stray connection
+/// was, for the error.
 fn accept_all(
     listener: &TcpListener,
     processes: usize,
     me: usize,
     deadline: Instant,
-) -> (Vec<Option<TcpStream>>, Option<String>) {
-    let mut accepted: Vec<Option<TcpStream>> = (me + 1..processes).map(|_| None).collect();
+) -> (Vec<Pair>, Option<String>) {
+    let mut accepted: Vec<Pair> = (me + 1..processes).map(|_| (None, None)).collect();
+    let whole = |p: &Pair| p.0.is_some() && p.1.is_some();
     let mut stray = None;
-    while accepted.iter().any(Option::is_none) && Instant::now() < deadline {
+    while !accepted.iter().all(whole) && Instant::now() < deadline {
         match listener.accept() {
             Ok((stream, from)) => match introduce(stream, me, deadline) {
-                Ok((k, stream)) if k > me && k < processes && accepted[k - me - 1].is_none() => {
-                    accepted[k - me - 1] = Some(stream);
+                Ok((k, channel, stream)) if k > me && k < processes => {
+                    let pair = &mut accepted[k - me - 1];
+                    let slot = match channel {
+                        Channel::Data => &mut pair.0,
+                        Channel::Beat => &mut pair.1,
+                    };
+                    if slot.is_none() {
+                        *slot = Some(stream);
+                    } else {
+                        stray = Some(format!(
+                            "a connection from {from} said it was process {k}, linked already"
+                        ));
+                    }
                 }
-                Ok((k, _)) => {
+                Ok((k, _, _)) => {
                     stray = Some(format!("a connection from {from} said it was process {k}"))
                 }
                 Err(what) => stray = Some(format!("a connection from {from} {what}")),
@@ -266,17 +356,17 @@ fn accept_all(
     (accepted, stray)
 }
 
-/// The index a connecting process sends after the greeting, read within
-/// [`GREETING`] (and the deadline), answered with ours.
+/// The index and channel a connecting process sends with its greeting,
+/// read within [`GREETING`] (and the deadline), answered with ours.
 fn introduce(
     mut stream: TcpStream,
     me: usize,
     deadline: Instant,
-) -> Result<(usize, TcpStream), String> {
+) -> Result<(usize, Channel, TcpStream), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     let soon = (Instant::now() + GREETING).min(deadline);
-    let index = match read_greeting(&mut stream, soon) {
-        Greeting::From(index) => index,
+    let (index, channel) = match read_greeting(&mut stream, soon) {
+        Greeting::From(index, channel) => (index, channel),
         Greeting::Garbage(bytes) => {
             return Err(format!(
                 "sent what is not a memtx-check handshake ({})",
@@ -286,7 +376,7 @@ fn introduce(
         Greeting::Timeout => return Err("sent no handshake".into()),
         Greeting::Closed => return Err("closed before its handshake".into()),
     };
-    let mut hello = HELLO.to_vec();
+    let mut hello = channel.hello().to_vec();
     hello.extend_from_slice(&(me as u64).to_be_bytes());
     stream
         .write_all(&hello)
@@ -294,7 +384,7 @@ fn introduce(
         .and_then(|()| stream.set_nodelay(true))
         .map_err(|e| format!("closed during the handshake: {e}"))?;
     let index = usize::try_from(index).unwrap_or(usize::MAX);
-    Ok((index, stream))
+    Ok((index, channel, stream))
 }
 
 #[cfg(test)]
@@ -323,7 +413,15 @@ mod tests {
         let mut hello = HELLO.to_vec();
         hello.extend_from_slice(&7u64.to_be_bytes());
         let hello: &'static [u8] = hello.leak();
-        assert_eq!(greeting_of(hello, false), Greeting::From(7));
+        assert_eq!(greeting_of(hello, false), Greeting::From(7, Channel::Data));
+        let mut beat = Channel::Beat.hello().to_vec();
+        beat.extend_from_slice(&3u64.to_be_bytes());
+        let beat: &'static [u8] = beat.leak();
+        assert_eq!(greeting_of(beat, false), Greeting::From(3, Channel::Beat));
+        assert_eq!(
+            greeting_of(b"memtx-check/1 xx", false),
+            Greeting::Garbage(b"memtx-check/1 xx".to_vec())
+        );
         assert_eq!(greeting_of(b"", true), Greeting::Timeout);
         assert_eq!(greeting_of(b"", false), Greeting::Closed);
         assert_eq!(greeting_of(&hello[..10], true), Greeting::Timeout);

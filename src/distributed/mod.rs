@@ -19,7 +19,7 @@
 //! and replayed forward on worker 0 (`report`).
 //!
 //! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
-//! deadline), `net` (the dataflow and its rounds), `wire` (packets),
+//! deadline), `heartbeat` (a peer silent mid-run ends it), `net` (the dataflow and its rounds), `wire` (packets),
 //! `word` (fingerprints and owners), `shard` (a worker's receiving side),
 //! `frontier` (a level a worker holds), `worker` (a worker's levels),
 //! `links` (a worker's parent links, in memory or in a file per level),
@@ -41,13 +41,15 @@
 //! Timely is fail-stop: a process that dies (or a link that breaks) makes
 //! the others' timely threads panic; a command calls
 //! [`install_failure_hook`] first, to turn that into one line and exit
-//! code 3.
+//! code 3. A process that stops without dying is told by its silence on
+//! the heartbeat links (`heartbeat`), with the same line and exit code.
 
 mod chain;
 mod checkpoint;
 mod connect;
 mod frontier;
 mod guard;
+mod heartbeat;
 mod hosts;
 mod links;
 mod net;
@@ -92,7 +94,8 @@ pub struct Cluster {
     pub process: usize,
     /// Worker threads in each process (the same in every process).
     pub threads: usize,
-    /// How long to wait for the other processes to connect.
+    /// How long to wait for the other processes to connect, and, once
+    /// the run is on, for a heartbeat of each.
     pub connect_timeout: Duration,
     /// What this process was asked to run (model, bounds, options), as
     /// the caller names it: every process must name the same, or the run
@@ -161,6 +164,10 @@ where
     let threads = cluster.threads.max(1);
     let me = cluster.process;
     let links = connect::connect(&cluster.addresses, me, cluster.connect_timeout)?;
+    // Held until the dataflow is over: a peer silent that long mid-run
+    // ends this process (exit 3), one line naming it.
+    let watch = heartbeat::watch(links.beats, me, &cluster.addresses, cluster.connect_timeout);
+    let links = links.data;
     let hooks = Hooks::default();
     let local =
         ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
@@ -206,6 +213,7 @@ where
     )
     .map_err(|e| format!("process {me}: cannot start timely: {e}"))?;
     let mut results = guards.join().into_iter();
+    drop(watch);
     let first = results
         .next()
         .expect("a process runs at least one worker")
