@@ -47,10 +47,14 @@ impl BuildInfo {
     /// `.FEATURE` for each cargo feature; `unknown-PROTOCOL8` outside a
     /// checkout.
     pub fn short(&self) -> String {
-        let mut name = if self.commit.len() >= 10 && self.commit != "unknown" {
-            self.commit[..10].to_owned()
-        } else {
-            format!("unknown-{}", &self.protocol[..self.protocol.len().min(8)])
+        // Read from files another build wrote (a dump, a driver's
+        // answer): only hex digits become a name.
+        let mut name = match hex_prefix(&self.commit, 10) {
+            Some(commit) => commit.to_owned(),
+            None => format!(
+                "unknown-{}",
+                hex_prefix(&self.protocol, 8).unwrap_or("protocol")
+            ),
         };
         if self.dirty == Some(true) {
             name.push_str(".dirty");
@@ -80,7 +84,7 @@ impl BuildInfo {
 
     /// The protocol hash's first 12 hex digits.
     pub fn protocol_short(&self) -> &str {
-        &self.protocol[..self.protocol.len().min(12)]
+        prefix(&self.protocol, 12)
     }
 
     /// The build an implementation object names (a driver's reset answer,
@@ -102,11 +106,23 @@ impl BuildInfo {
 }
 
 fn short_commit(commit: &str) -> &str {
-    if commit.len() >= 10 {
-        &commit[..10]
-    } else {
-        commit
-    }
+    prefix(commit, 10)
+}
+
+/// The first `chars` characters of `text` (all of it when shorter): a
+/// cut on a character boundary, as text read from another build's files
+/// may hold any (a byte-order mark in a dump's commit panicked a byte
+/// slice, found by `tests/fuzz_surfaces.rs`).
+pub fn prefix(text: &str, chars: usize) -> &str {
+    text.char_indices()
+        .nth(chars)
+        .map_or(text, |(end, _)| &text[..end])
+}
+
+/// The first `n` characters of `text` when they are all hex digits.
+fn hex_prefix(text: &str, n: usize) -> Option<&str> {
+    let head = text.as_bytes().get(..n)?;
+    head.iter().all(u8::is_ascii_hexdigit).then(|| &text[..n])
 }
 
 /// `--version`'s text: the version, commit, dirtiness and protocol hash.
@@ -131,6 +147,28 @@ mod tests {
         );
         assert!(!b.short().is_empty());
         assert!(b.describe().starts_with(env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn names_cut_text_from_other_builds_on_character_boundaries() {
+        assert_eq!(prefix("1276305f4b\u{feff}5a7", 11), "1276305f4b\u{feff}");
+        assert_eq!(prefix("12", 10), "12");
+        let b = BuildInfo {
+            version: "0.1.0".into(),
+            commit: "1276305f4b\u{feff}5a713b7a".into(),
+            dirty: Some(false),
+            features: String::new(),
+            protocol: "ab\u{feff}cdef0123456789".into(),
+        };
+        assert_eq!(b.short(), "1276305f4b");
+        assert_eq!(b.protocol_short(), "ab\u{feff}cdef01234");
+        assert!(b.describe().contains("(commit 1276305f4b; protocol ab"));
+        let odd = BuildInfo {
+            commit: "12\u{feff}".into(),
+            protocol: "\u{feff}".into(),
+            ..b
+        };
+        assert_eq!(odd.short(), "unknown-protocol");
     }
 
     #[test]

@@ -224,8 +224,9 @@ impl SuiteRequest {
 pub struct ConformPlan {
     /// The model file whose traces are sent.
     pub model: PathBuf,
-    /// `--driver` as typed (for messages) and split into words.
+    /// `--driver` as typed, for messages.
     pub driver_line: String,
+    /// `--driver` split into words: the program, then its arguments.
     pub driver: Vec<String>,
     /// Which traces.
     pub suite: SuiteRequest,

@@ -542,7 +542,7 @@ fn run_builds(
                 args: vec!["driver".to_owned()],
                 shown: format!(
                     "{rev} ({}, built at {})",
-                    &built.commit[..10],
+                    crate::build_info::prefix(&built.commit, 10),
                     built.exe.display()
                 ),
             }

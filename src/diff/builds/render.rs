@@ -88,14 +88,17 @@ fn other_build(r: &BuildsReport) -> String {
     let mut text = format!("{} {}", field("name"), field("version"));
     let commit = field("commit");
     if !commit.is_empty() {
-        text.push_str(&format!(" (commit {}", &commit[..commit.len().min(10)]));
+        text.push_str(&format!(
+            " (commit {}",
+            crate::build_info::prefix(commit, 10)
+        ));
         if b.get("dirty") == Some(&Value::Bool(true)) {
             text.push_str(", dirty");
         }
         let protocol = field("protocol");
         text.push_str(&format!(
             "; protocol {}",
-            &protocol[..protocol.len().min(12)]
+            crate::build_info::prefix(protocol, 12)
         ));
         let features = field("features");
         if !features.is_empty() {

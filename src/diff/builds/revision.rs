@@ -111,7 +111,7 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
     .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"))?;
     say(&format!(
         "building memtx-check at {rev} ({}) into {} (once; later runs reuse it)",
-        &commit[..10],
+        crate::build_info::prefix(&commit, 10),
         entry.display()
     ));
     let built = cargo_build(&src, &cache.join("cargo-target"));
