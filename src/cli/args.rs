@@ -82,6 +82,28 @@ impl ThreadsArg {
     }
 }
 
+/// How long a driver may take to answer one request unless
+/// `--step-timeout` says.
+const DEFAULT_STEP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The driver flags `conform` and a diff across builds share: `--jobs`
+/// (default: one a core) and `--step-timeout` (default
+/// [`DEFAULT_STEP_TIMEOUT`]), each parsed once.
+pub fn driver_flags(
+    jobs: Option<&str>,
+    step_timeout: Option<&str>,
+) -> Result<(usize, std::time::Duration), CliError> {
+    let jobs = match jobs {
+        Some(text) => flags::jobs(text)?,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let step_timeout = match step_timeout {
+        Some(text) => flags::step_timeout(text)?,
+        None => DEFAULT_STEP_TIMEOUT,
+    };
+    Ok((jobs, step_timeout))
+}
+
 /// For the plans' unit tests: `line` parsed as the flags of one
 /// subcommand named `name` (its `Args` struct), or clap's error text.
 #[cfg(test)]

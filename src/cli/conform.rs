@@ -10,6 +10,7 @@
 //! and for a driver that breaks the protocol (one line naming the trace
 //! and the step; the driver is killed).
 
+use super::args::driver_flags;
 use super::exit::{CliError, Verdict};
 use super::files::{inside, prepare_report_dir, report_dir, report_set};
 use super::model::load_model;
@@ -17,7 +18,6 @@ use super::output::print;
 use super::progress::TraceBar;
 use crate::atomic_file::write_atomic;
 use crate::ci::{junit, Case, Failure, ModelResult};
-use crate::config::flags;
 use crate::config::limits::{MAX_DEPTH, MAX_STEPS, MAX_TRACES};
 use crate::config::{Depth, ModelConfig};
 use crate::conform::endpoint::Process;
@@ -177,16 +177,14 @@ impl SuiteRequest {
                         "--depth: the random suite takes --steps instead".to_owned(),
                     ));
                 }
-                let number = |flag: &str, v: &Option<String>, default: u64, max: u64| match v {
-                    Some(text) => {
-                        whole_number(flag, text, if flag == "--seed" { 0 } else { 1 }, max)
-                    }
-                    None => Ok(default),
+                let number = |flag: &str, v: &Option<String>, default: u64, min: u64, max: u64| {
+                    v.as_deref()
+                        .map_or(Ok(default), |text| whole_number(flag, text, min, max))
                 };
                 Ok(SuiteRequest::Random {
-                    walks: number("--walks", &args.walks, 100, MAX_TRACES)?,
-                    steps: number("--steps", &args.steps, 20, MAX_STEPS)? as usize,
-                    seed: number("--seed", &args.seed, 0, u64::MAX)?,
+                    walks: number("--walks", &args.walks, 100, 1, MAX_TRACES)?,
+                    steps: number("--steps", &args.steps, 20, 1, MAX_STEPS)? as usize,
+                    seed: number("--seed", &args.seed, 0, 0, u64::MAX)?,
                 })
             }
             other => Err(CliError(format!(
@@ -246,19 +244,17 @@ impl ConformPlan {
     /// The plan `args` ask for, or the one-line error of the first flag
     /// that cannot be read.
     pub fn from_args(args: &ConformArgs) -> Result<ConformPlan, CliError> {
+        let driver = words(&args.driver)?;
+        let suite = SuiteRequest::from_args(args)?;
+        let (jobs, step_timeout) =
+            driver_flags(args.jobs.as_deref(), args.step_timeout.as_deref())?;
         Ok(ConformPlan {
             model: args.model.clone(),
             driver_line: args.driver.clone(),
-            driver: words(&args.driver)?,
-            suite: SuiteRequest::from_args(args)?,
-            jobs: match &args.jobs {
-                Some(text) => flags::jobs(text)?,
-                None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            },
-            step_timeout: match &args.step_timeout {
-                Some(text) => flags::step_timeout(text)?,
-                None => Duration::from_secs(10),
-            },
+            driver,
+            suite,
+            jobs,
+            step_timeout,
             out: args.out.clone(),
             traces: args.traces.clone(),
             junit: args.junit.clone(),

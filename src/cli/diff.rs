@@ -16,14 +16,13 @@
 //! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
 //! parts them, 2 when their action alphabets differ.
 
-use super::args::{overrides, DepthArg, ThreadsArg};
+use super::args::{driver_flags, overrides, DepthArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
 use super::files::{inside, report_dir};
 use super::model::{load_model, warn};
 use super::output::print;
 use super::progress;
 use crate::build_info::BuildInfo;
-use crate::config::flags;
 use crate::config::limits::{MAX_DEPTH, MAX_THREADS};
 use crate::config::{Depth, ModelConfig};
 use crate::diff::behaviour::{self, behaviour_json, BehaviourOptions};
@@ -240,18 +239,13 @@ fn builds_mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
         (None, Some(rev)) => OtherSide::Rev(rev.clone()),
         (None, None) => unreachable!("builds_mode is for a diff across builds"),
     };
+    let (jobs, step_timeout) = driver_flags(args.jobs.as_deref(), args.step_timeout.as_deref())?;
     Ok(DiffMode::Builds {
         model: args.before.clone(),
         other,
         depth,
-        jobs: match &args.jobs {
-            Some(text) => flags::jobs(text)?,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        },
-        step_timeout: match &args.step_timeout {
-            Some(text) => flags::step_timeout(text)?,
-            None => std::time::Duration::from_secs(10),
-        },
+        jobs,
+        step_timeout,
     })
 }
 

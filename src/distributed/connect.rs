@@ -56,9 +56,8 @@ impl Channel {
 /// The greeting of a data link.
 pub(crate) const HELLO: &[u8; 16] = b"memtx-check/1 ok";
 
-/// What every greeting begins with; the two bytes after it name the
-/// channel.
-const HELLO_PREFIX: usize = 14;
+/// Every channel, in the order a greeting is matched against them.
+const CHANNELS: [Channel; 2] = [Channel::Data, Channel::Beat];
 
 /// How long a connection to our port may take to greet: a stray that
 /// says nothing holds the accepting loop no longer than this.
@@ -286,17 +285,15 @@ fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Greeting {
         }
         // Garbage is refused as soon as it differs, not at the deadline.
         let seen = filled.min(HELLO.len());
-        let greets = [Channel::Data, Channel::Beat]
-            .iter()
-            .any(|c| got[..seen] == c.hello()[..seen]);
-        if !greets {
+        if !CHANNELS.iter().any(|c| got[..seen] == c.hello()[..seen]) {
             return Greeting::Garbage(got[..filled].to_vec());
         }
     }
-    let channel = if got[HELLO_PREFIX..HELLO.len()] == HELLO[HELLO_PREFIX..] {
-        Channel::Data
-    } else {
-        Channel::Beat
+    let Some(channel) = CHANNELS
+        .into_iter()
+        .find(|c| got[..HELLO.len()] == c.hello()[..])
+    else {
+        return Greeting::Garbage(got.to_vec());
     };
     let index: [u8; 8] = got[HELLO.len()..].try_into().expect("8 bytes");
     Greeting::From(u64::from_be_bytes(index), channel)
