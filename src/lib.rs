@@ -55,14 +55,15 @@
 //! each `pub mod`: rustdoc would then resolve the links in each module's
 //! own `//!` page from this file.)
 //!
-//! - [`atomic_file`]: writing a file all at once; [`build_info`]: which
+//! - [`build_info`]: which
 //!   build this is (commit, dirtiness, protocol hash); [`input`]: reading
 //!   any input (regular files only, bounded; JSON with each key once and
 //!   structs from objects only; one-line errors); and [`engine`], the
 //!   exact level-by-level BFS over any stateright model, which knows
 //!   nothing of MemTX.
 //! - [`outputs`]: where a run's files go: every path inside the chosen
-//!   folder, a model's report set written whole.
+//!   folder, a model's report set written whole, each file written all at
+//!   once.
 //! - [`protocol`]: the MemTX protocol itself: records, transactions,
 //!   commit checks, the action gate, cascade repair.
 //! - [`invariants`]: independent checkers of I1, I2, G3 and their
@@ -86,7 +87,6 @@
 //!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
-pub mod atomic_file;
 pub mod build_info;
 pub mod check;
 pub mod ci;

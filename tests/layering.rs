@@ -246,7 +246,7 @@ fn no_two_files_import_each_other() {
 /// and those below.
 const LAYERS: &[&[&str]] = &[
     &["input", "outputs", "build_info", "human"],
-    &["protocol", "engine"],
+    &["protocol", "engine", "distributed"],
     &["invariants"],
     &["config", "trace"],
     &["model"],
@@ -259,6 +259,7 @@ const LAYERS: &[&[&str]] = &[
         "outcome_text",
         "driver",
         "conform",
+        "ci",
     ],
     &["cli"],
 ];
@@ -286,6 +287,23 @@ fn no_module_imports_a_higher_layer() {
     assert!(
         upward.is_empty(),
         "imports from a lower layer to a higher one: {upward:?}"
+    );
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    // A module the table does not name would escape both checks above.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let unlayered: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| module_of(&src, f).first().cloned())
+        .filter(|top| top != "main" && layer(top).is_none())
+        .collect();
+    assert!(
+        unlayered.is_empty(),
+        "modules in no layer of LAYERS: {unlayered:?}"
     );
 }
 

@@ -5,8 +5,8 @@
 
 use super::exit::{CliError, Verdict};
 use super::output::print;
-use crate::atomic_file::write_atomic;
 use crate::config::ModelConfig;
+use crate::outputs::atomic_file::write_atomic;
 use crate::replay::{render_json, render_text, replay};
 use crate::trace::{to_itf, ConfigRef, Trace};
 use clap::Args;

@@ -33,8 +33,9 @@ pub const MAX_JOBS: usize = 64;
 pub const MAX_TRACES: u64 = 100_000_000;
 /// Steps one random walk may ask for.
 pub const MAX_STEPS: u64 = 100_000;
-/// Processes one run across machines may name in its hosts file.
-pub const MAX_PROCESSES: usize = 1024;
+/// Processes one run across machines may name in its hosts file (the
+/// hosts file's own limit, read there).
+pub use crate::distributed::MAX_PROCESSES;
 /// Processes `--local-processes` may start on one machine.
 pub const MAX_LOCAL_PROCESSES: usize = 64;
 /// The longest `--connect-timeout`, in seconds (an hour).

@@ -5,9 +5,11 @@
 //! naming the file, the line and the value, a long value cut (issue
 //! 28.11: a line of 5 MB was echoed whole).
 
-use crate::config::limits::MAX_PROCESSES;
 use std::net::IpAddr;
 use std::path::Path;
+
+/// Processes one run across machines may name in its hosts file.
+pub const MAX_PROCESSES: usize = 1024;
 
 /// The processes of a run: their addresses, in process order.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -65,7 +65,7 @@ mod setup;
 mod tests;
 
 pub use checkpoint::{check_resumable, Layout};
-pub use hosts::Hosts;
+pub use hosts::{Hosts, MAX_PROCESSES};
 pub use setup::Progress;
 pub use setup::Semantics;
 use setup::{Checkpointing, Setup};

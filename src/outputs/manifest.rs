@@ -13,8 +13,8 @@
 //!                     "traces": {"default-I1.json": {…}, …}}}}
 //! ```
 
+use super::atomic_file::write_atomic;
 use super::checksum::{checksum, Checksum};
-use crate::atomic_file::write_atomic;
 use crate::input::{from_value, parse_json, read_bytes};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -5,8 +5,9 @@
 //! checks a run is whole before reading it ([`verify_set`]); one run at
 //! a time writes into a folder ([`FolderLock`]); a run's temporaries are
 //! removed on a signal, and those of killed runs by the next run
-//! ([`scratch`]).
+//! ([`scratch`]); and a file is written all at once ([`atomic_file`]).
 
+pub mod atomic_file;
 mod baseline;
 mod checksum;
 mod folder_lock;

@@ -13,7 +13,7 @@ use std::path::Path;
 impl Trace {
     /// Writes the trace to `path` atomically (parent directories created).
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        crate::atomic_file::write_atomic(path, self.to_json_string().as_bytes())
+        crate::outputs::atomic_file::write_atomic(path, self.to_json_string().as_bytes())
     }
 
     /// The trace as pretty JSON with a stable field order; it parses back

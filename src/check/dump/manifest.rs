@@ -52,7 +52,7 @@ impl DumpManifest {
         let path = dir.join(MANIFEST);
         let mut text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         text.push('\n');
-        crate::atomic_file::write_atomic(&path, text.as_bytes())
+        crate::outputs::atomic_file::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 

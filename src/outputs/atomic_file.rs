@@ -7,7 +7,7 @@
 //! written through, never replaced; a symlink is followed to what it
 //! names, and that is judged the same way; a directory is an error.
 
-use crate::outputs::scratch;
+use super::scratch;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
