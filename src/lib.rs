@@ -55,8 +55,8 @@
 //! each `pub mod`: rustdoc would then resolve the links in each module's
 //! own `//!` page from this file.)
 //!
-//! - [`build_info`]: which
-//!   build this is (commit, dirtiness, protocol hash); [`input`]: reading
+//! - [`build_info`], which build this is (commit, dirtiness, protocol
+//!   hash); [`input`]: reading
 //!   any input (regular files only, bounded; JSON with each key once and
 //!   structs from objects only; one-line errors); and [`engine`], the
 //!   exact level-by-level BFS over any stateright model, which knows

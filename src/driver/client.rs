@@ -293,16 +293,112 @@ fn read_answers(stdout: impl Read, answers: Sender<Result<String, String>>) {
     }
 }
 
+/// The most of one standard-error line kept: far more than the 300
+/// characters a message shows, so a long line is still shown by its head,
+/// and a driver writing one endless line costs this much and no more.
+const STDERR_LINE_BYTES: usize = 4 << 10;
+
 fn keep_stderr(stderr: impl Read, lines: Arc<Mutex<VecDeque<String>>>) {
-    let reader = BufReader::new(stderr);
-    for line in reader.split(b'\n') {
-        let Ok(line) = line else { return };
-        let line = String::from_utf8_lossy(&line).trim_end().to_owned();
-        if let Ok(mut kept) = lines.lock() {
-            if kept.len() == STDERR_LINES {
-                kept.pop_front();
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::with_capacity(STDERR_LINE_BYTES);
+    let mut length = 0usize;
+    loop {
+        let Ok(buf) = reader.fill_buf() else { return };
+        if buf.is_empty() {
+            if length > 0 {
+                keep_line(&lines, &line, length);
             }
-            kept.push_back(cut(&line, 300));
+            return;
         }
+        let (chunk, ended) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (&buf[..at], true),
+            None => (buf, false),
+        };
+        let room = STDERR_LINE_BYTES - line.len();
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        length += chunk.len();
+        let used = chunk.len() + usize::from(ended);
+        reader.consume(used);
+        if ended {
+            keep_line(&lines, &line, length);
+            line.clear();
+            length = 0;
+        }
+    }
+}
+
+/// Keeps one line (its first bytes, `length` in all) as the newest of
+/// the last [`STDERR_LINES`].
+fn keep_line(lines: &Mutex<VecDeque<String>>, head: &[u8], length: usize) {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_end();
+    let shown = if length > head.len() {
+        // Its head only was kept (perhaps cut mid-character): its length
+        // is said in bytes, the only measure read.
+        let head: String = text.chars().take(300).collect();
+        format!("{head}… ({length} bytes)")
+    } else {
+        cut(text, 300)
+    };
+    if let Ok(mut kept) = lines.lock() {
+        if kept.len() == STDERR_LINES {
+            kept.pop_front();
+        }
+        kept.push_back(shown);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` bytes of `byte`, then the rest, read in pieces.
+    struct Endless {
+        left: u64,
+        byte: u8,
+        rest: std::io::Cursor<Vec<u8>>,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return self.rest.read(buf);
+            }
+            let n = buf.len().min(self.left as usize);
+            buf[..n].fill(self.byte);
+            self.left -= n as u64;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn one_endless_stderr_line_is_kept_by_its_head() {
+        // Issue 38.2: the line was read whole, so a driver writing one
+        // endless line made the client run out of memory. 3 GB of it here
+        // would take that much; now it is skipped past its head.
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        let endless = Endless {
+            left: 3 << 30,
+            byte: b'x',
+            rest: std::io::Cursor::new(b"\nthe last words\n".to_vec()),
+        };
+        keep_stderr(endless, Arc::clone(&kept));
+        let kept = kept.lock().unwrap();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(kept[0].starts_with("xxxx"), "{}", &kept[0][..20]);
+        assert!(kept[0].ends_with("… (3221225472 bytes)"), "{}", kept[0]);
+        assert!(kept[0].len() < 400, "{}", kept[0].len());
+        assert_eq!(kept[1], "the last words");
+    }
+
+    #[test]
+    fn a_long_line_of_wide_characters_is_cut_on_a_character() {
+        // Three-byte characters: the head kept ends mid-character, the
+        // line is shown by whole characters and its length in bytes.
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        let line = format!("{}\n", "€".repeat(5000));
+        keep_stderr(line.as_bytes(), Arc::clone(&kept));
+        let kept = kept.lock().unwrap();
+        assert_eq!(kept[0], format!("{}… (15000 bytes)", "€".repeat(300)));
     }
 }

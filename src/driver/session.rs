@@ -34,14 +34,26 @@ struct Loaded {
     config: ModelConfig,
     compiled: Compiled,
     store: Store,
-    /// Each step request line taken so far, as the operation it became:
-    /// a client sends the same few steps again and again.
+    /// The symbols the configuration itself interned: those past it were
+    /// interned by steps.
+    own_symbols: usize,
+    /// Each step request line the protocol took, as the operation it
+    /// became: a client sends the same few steps again and again.
     ops: HashMap<String, Op>,
+    /// The bytes of the lines in `ops`.
+    ops_bytes: usize,
 }
 
-/// Step lines remembered at most (a client sending endless distinct steps
-/// is not slowed down, only no longer helped).
-const MAX_REMEMBERED_STEPS: usize = 1 << 16;
+/// The bytes of step lines remembered at most (a client sending endless
+/// distinct steps is not slowed down, only no longer helped). A line
+/// longer than [`MAX_REMEMBERED_LINE`] is never remembered.
+pub(super) const MAX_REMEMBERED_BYTES: usize = 32 << 20;
+/// The longest step line remembered: a step is far shorter unless padded.
+const MAX_REMEMBERED_LINE: usize = 4 << 10;
+/// Symbols interned by steps past which a reset forgets them (and the
+/// remembered lines naming them): far below the table's 65,536, far above
+/// what one store of the model's bounds names.
+const MAX_STEP_SYMBOLS: usize = 16 << 10;
 
 /// One answer line.
 pub struct Answer(String);
@@ -107,7 +119,7 @@ impl Session {
     fn take(&mut self, text: &str, origin: &str) -> Result<Answer, InputError> {
         if let Some(loaded) = self.loaded.as_mut() {
             if let Some(op) = loaded.ops.get(text).copied() {
-                return Ok(loaded.apply(&op));
+                return Ok(loaded.apply(&op).0);
             }
         }
         let value = parse_json(text, origin)?;
@@ -135,7 +147,7 @@ impl Session {
 
     fn reset(&mut self, sent: &Value, origin: &str) -> Result<Answer, InputError> {
         match self.loaded.as_mut() {
-            Some(loaded) if loaded.sent == *sent => loaded.store = Store::new(),
+            Some(loaded) if loaded.sent == *sent => loaded.restart(),
             _ => {
                 #[allow(unused_mut)] // a test build may add a fault
                 let mut config = validate_config(sent, &Validator::new(origin, "reset"), "driver")?;
@@ -147,9 +159,11 @@ impl Session {
                 self.loaded = Some(Loaded {
                     sent: sent.clone(),
                     config,
+                    own_symbols: compiled.symbols.len(),
                     compiled,
                     store: Store::new(),
                     ops: HashMap::new(),
+                    ops_bytes: 0,
                 });
             }
         }
@@ -170,24 +184,56 @@ impl Session {
             )));
         };
         let step = parse_step_value(step, &loaded.config, origin, "step")?;
-        let op = step
-            .to_op(&mut loaded.compiled)
-            .map_err(|e| InputError::at(origin, "step", e))?;
-        if loaded.ops.len() < MAX_REMEMBERED_STEPS {
+        let interned = loaded.compiled.symbols.len();
+        let op = step.to_op(&mut loaded.compiled);
+        let Ok(op) = op else {
+            loaded.compiled.symbols.truncate(interned);
+            return Err(InputError::at(origin, "step", op.unwrap_err()));
+        };
+        let (answer, taken) = loaded.apply(&op);
+        if !taken {
+            // A refused step keeps nothing: no store names what it interned.
+            loaded.compiled.symbols.truncate(interned);
+        } else if text.len() <= MAX_REMEMBERED_LINE
+            && loaded.ops_bytes + text.len() <= MAX_REMEMBERED_BYTES
+        {
+            loaded.ops_bytes += text.len();
             loaded.ops.insert(text.to_owned(), op);
         }
-        Ok(loaded.apply(&op))
+        Ok(answer)
+    }
+
+    /// The step lines remembered, and their bytes (tests).
+    #[cfg(test)]
+    pub(super) fn remembered(&self) -> (usize, usize) {
+        self.loaded
+            .as_ref()
+            .map_or((0, 0), |l| (l.ops.len(), l.ops_bytes))
     }
 }
 
 impl Loaded {
-    /// Applies `op` to the store; the answer.
-    fn apply(&mut self, op: &Op) -> Answer {
+    /// Applies `op` to the store; the answer, and whether the protocol
+    /// took the step.
+    fn apply(&mut self, op: &Op) -> (Answer, bool) {
         let result = self.compiled.protocol.apply(&mut self.store, op);
-        Answer(to_line(&StepAnswer::new(
+        let answer = Answer(to_line(&StepAnswer::new(
             &result,
             &self.store,
             &self.compiled,
-        )))
+        )));
+        (answer, result.is_ok())
+    }
+
+    /// An empty store under the same configuration. Once steps have
+    /// interned many names, they are forgotten, with the remembered lines
+    /// whose operations name them, so the symbol table never fills.
+    fn restart(&mut self) {
+        self.store = Store::new();
+        if self.compiled.symbols.len() - self.own_symbols > MAX_STEP_SYMBOLS {
+            self.compiled.symbols.truncate(self.own_symbols);
+            self.ops.clear();
+            self.ops_bytes = 0;
+        }
     }
 }

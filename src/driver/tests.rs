@@ -1,3 +1,4 @@
+use super::session::MAX_REMEMBERED_BYTES;
 use super::*;
 use crate::trace::Trace;
 use serde_json::{json, Value};
@@ -138,4 +139,80 @@ fn a_reset_starts_over() {
             .map(str::len),
         Some(32)
     );
+}
+
+/// A stage of record `n`, each naming strings no other does.
+fn distinct_stage(n: usize, tx: u8) -> String {
+    json!({"step": {"op": "stage", "tx": tx, "record": {
+        "kind": "belief", "entity": format!("e{n}"), "attribute": format!("a{n}"),
+        "value": format!("v{n}"), "source": format!("s{n}"), "authority": 0.7,
+        "confidence": 0.8, "scope": "shared", "derived_from": [],
+        "valid_from": null, "valid_to": null, "owner": null}}})
+    .to_string()
+}
+
+#[test]
+fn refused_steps_keep_nothing_and_the_cache_is_bounded_in_bytes() {
+    // Issue 38.1: 200 MB of refused steps grew the step cache to ~600 MB,
+    // and their names stayed interned: after 16,384 stages of four new
+    // names each the symbol table was full, and every later stage naming
+    // a new string was answered as a bad request.
+    let mut session = Session::new();
+    assert!(session
+        .answer(&json!({"reset": {}}).to_string(), 1)
+        .line()
+        .contains("\"ok\":true"));
+    let base = session.remembered();
+    for n in 0..20_000 {
+        let answer = session.answer(&distinct_stage(n, 0), n as u64 + 2);
+        assert!(
+            answer.line().contains("unknown transaction T0"),
+            "{}",
+            answer.line()
+        );
+    }
+    assert_eq!(session.remembered(), base, "refused steps are not kept");
+    // Accepted steps are remembered up to the byte budget, never past it:
+    // distinct opens (padded apart), each after a reset so each is taken.
+    let reset = json!({"reset": {}}).to_string();
+    let line = |n: usize| {
+        format!(
+            "{{{:width$}\"step\": {{\"op\": \"open\", \"agent\": 0, \"tier\": \"low\"}}}}",
+            "",
+            width = 3000 + n % 1000
+        ) + &" ".repeat(n / 1000)
+    };
+    let mut sent = 0;
+    for n in 0..22_000 {
+        session.answer(&reset, 1);
+        let open = line(n);
+        sent += open.len();
+        let answer = session.answer(&open, 2);
+        assert!(answer.line().contains("\"outcome\""), "{}", answer.line());
+    }
+    let (lines, bytes) = session.remembered();
+    assert!(sent > 2 * MAX_REMEMBERED_BYTES, "{sent}");
+    assert!(bytes <= MAX_REMEMBERED_BYTES, "{bytes} bytes kept");
+    assert!(
+        bytes > MAX_REMEMBERED_BYTES - 5000,
+        "{bytes}: the budget is used"
+    );
+    assert!(lines > 1000, "{lines}");
+}
+
+#[test]
+fn a_reset_frees_what_the_last_store_interned() {
+    // Accepted stages intern their names; resets with the same
+    // configuration used to keep them all, so after enough traces of
+    // distinct names a valid stage was answered as a bad request ("too
+    // many distinct strings to intern").
+    let mut session = Session::new();
+    let reset = json!({"reset": {"bounds": {"records": 4}}}).to_string();
+    let open = json!({"step": {"op": "open", "agent": 0, "tier": "low"}}).to_string();
+    for n in 0..20_000 {
+        session.answer(&reset, 1);
+        session.answer(&open, 2);
+        let answer = session.answer(&distinct_stage(n, 0), 3);
+        assert!(answer.line().contains("\"outcome\""), "{}", answer.line());
+    }
 }

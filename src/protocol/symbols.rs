@@ -35,6 +35,14 @@ impl Symbols {
         sym
     }
 
+    /// Forgets every symbol from the `len`th on (those interned since the
+    /// table held `len`): nothing may name them any more.
+    pub fn truncate(&mut self, len: usize) {
+        for name in self.names.drain(len.min(self.names.len())..) {
+            self.index.remove(&name);
+        }
+    }
+
     pub fn lookup(&self, name: &str) -> Option<Sym> {
         self.index.get(name).copied()
     }
