@@ -8,8 +8,9 @@
 //! side left out, is gathered over every step ([`FieldsSeen`]).
 
 use super::endpoint::Connection;
-use super::shape::{check_ready, check_step_answer};
+use super::shape::check_step_answer;
 use crate::config::ModelConfig;
+use crate::driver::check_ready;
 use crate::driver::client::DriverFault;
 use crate::driver::compare::{compare_answers, same_answer, Comparison, Fields};
 use crate::model::{Action, MemtxModel};

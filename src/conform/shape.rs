@@ -106,18 +106,6 @@ pub fn check_step_answer(op: &str, answer: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// `Err` unless the answer to a reset is `{"ok": true, …}`.
-pub fn check_ready(answer: &Value) -> Result<(), String> {
-    if answer.get("ok") == Some(&Value::Bool(true)) {
-        Ok(())
-    } else {
-        Err(format!(
-            "to a reset is not {{\"ok\": true, …}}: {}",
-            crate::input::one_line(&answer.to_string())
-        ))
-    }
-}
-
 fn list(to: &str, path: &str, v: &Value, each: &[(&str, Type)]) -> Result<(), String> {
     let Some(items) = v.as_array() else {
         return Err(format!("{to}: `{path}` is not a list"));
@@ -187,7 +175,5 @@ mod tests {
             let e = check_step_answer("stage", &answer).unwrap_err();
             assert!(e.contains(why), "{e}");
         }
-        assert!(check_ready(&json!({"ok": true})).is_ok());
-        assert!(check_ready(&json!({"ok": 1})).is_err());
     }
 }

@@ -32,6 +32,29 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 /// The version of the driver protocol this build speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// `Err`, in words that follow "the driver's answer", unless `answer` is
+/// a driver's ready answer to a reset: `{"ok": true, …}`, and, when it
+/// names the version it speaks (`driver_protocol`, optional), this one.
+/// A driver of another version could read the same requests otherwise
+/// and answer in shapes this client compares as agreement.
+pub fn check_ready(answer: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    if answer.get("ok") != Some(&Value::Bool(true)) {
+        return Err(format!(
+            "to a reset is not {{\"ok\": true, …}}: {}",
+            crate::input::one_line(&answer.to_string())
+        ));
+    }
+    match answer.get("driver_protocol") {
+        None => Ok(()),
+        Some(v) if v.as_u64() == Some(u64::from(PROTOCOL_VERSION)) => Ok(()),
+        Some(v) => Err(format!(
+            "to a reset says it speaks driver protocol {}; this build speaks version {PROTOCOL_VERSION} only (docs/driver-protocol.md)",
+            crate::input::one_line(&v.to_string())
+        )),
+    }
+}
+
 /// The longest request line taken (a longer one is a bad request).
 pub const MAX_REQUEST_BYTES: usize = 16 << 20;
 

@@ -216,3 +216,23 @@ fn a_reset_frees_what_the_last_store_interned() {
         assert!(answer.line().contains("\"outcome\""), "{}", answer.line());
     }
 }
+
+#[test]
+fn a_ready_answer_of_another_protocol_version_is_refused() {
+    // Issue 38.4: nothing read the version, so a driver saying version 2
+    // "agreed on all branches".
+    assert!(
+        check_ready(&json!({"ok": true})).is_ok(),
+        "the version is optional"
+    );
+    assert!(check_ready(&json!({"ok": true, "driver_protocol": 1})).is_ok());
+    assert!(check_ready(&json!({"ok": 1})).is_err());
+    for version in [json!(2), json!("1"), json!(0), json!(1.5), json!(null)] {
+        let why = check_ready(&json!({"ok": true, "driver_protocol": version})).unwrap_err();
+        assert!(why.contains("speaks driver protocol"), "{why}");
+        assert!(why.contains(&version.to_string()), "{why}");
+    }
+    // This build's own driver passes its own check.
+    let ready = serve_lines(&[json!({"reset": {}}).to_string()]);
+    assert!(check_ready(&ready[0]).is_ok());
+}

@@ -7,6 +7,7 @@
 
 use crate::build_info::BuildInfo;
 use crate::config::ModelConfig;
+use crate::driver::check_ready;
 use crate::driver::client::{Driver, DriverFault};
 use crate::driver::compare::{compare_answers, same_answer, Comparison, Fields};
 use crate::engine::{LevelProgress, LevelStats, RunObserver};
@@ -142,11 +143,7 @@ pub fn run(
             .map_err(start_fault)?;
         d.send([reset.clone()]).map_err(start_fault)?;
         let ready = d.recv().map_err(start_fault)?;
-        if ready.get("ok") != Some(&Value::Bool(true)) {
-            return Err(start_fault(DriverFault::Shape(format!(
-                "to a reset is not {{\"ok\": true, …}}: {ready}"
-            ))));
-        }
+        check_ready(&ready).map_err(|why| start_fault(DriverFault::Shape(why)))?;
         other_build = ready.get("implementation").cloned();
         drivers.push(d);
     }
@@ -502,8 +499,8 @@ impl LevelWalk<'_> {
     /// checked against what the driver answered when it was a transition
     /// of its own level.
     fn replayed(&self, driver: &mut Driver, plan: &Plan) -> Result<(), WalkError> {
-        expect_ready(driver.recv().map_err(|f| self.fail(plan, f))?)
-            .map_err(|f| self.fail(plan, f))?;
+        check_ready(&driver.recv().map_err(|f| self.fail(plan, f))?)
+            .map_err(|why| self.fail(plan, DriverFault::Shape(why)))?;
         for k in 0..plan.path_lines.len() {
             let answer = self.answer(driver, plan)?;
             if k + 1 == plan.path_lines.len() {
@@ -645,17 +642,6 @@ impl LevelWalk<'_> {
             discovered: self.discovered,
             elapsed_ms: self.started.elapsed().as_millis() as u64,
         });
-    }
-}
-
-fn expect_ready(answer: Value) -> Result<(), DriverFault> {
-    if answer.get("ok") == Some(&Value::Bool(true)) {
-        Ok(())
-    } else {
-        Err(DriverFault::Shape(format!(
-            "to a reset is not {{\"ok\": true, …}}: {}",
-            crate::input::one_line(&answer.to_string())
-        )))
     }
 }
 
