@@ -28,6 +28,7 @@ mod generated;
 mod hostile;
 mod layering;
 mod models_pinned;
+mod mutants;
 mod progress;
 mod python_driver;
 mod random;
