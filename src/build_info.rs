@@ -112,7 +112,7 @@ fn short_commit(commit: &str) -> &str {
 /// The first `chars` characters of `text` (all of it when shorter): a
 /// cut on a character boundary, as text read from another build's files
 /// may hold any (a byte-order mark in a dump's commit panicked a byte
-/// slice, found by `tests/fuzz_surfaces.rs`).
+/// slice, found by `tests/suite/fuzz/surfaces.rs`).
 pub fn prefix(text: &str, chars: usize) -> &str {
     text.char_indices()
         .nth(chars)

@@ -14,14 +14,21 @@
 //!   no-dependency-stability ablation disappears.
 //!
 //! Outputs are read with this file's own parsing, not the crate's.
+//!
+//! A binary of its own, not an area of `tests/suite/`: its two builds of
+//! the crate take most of the test run's time and both cores, and beside
+//! them the suite's timed cases (signals, peer timeouts, progress rates)
+//! would run starved. Cargo runs the test binaries one after another, so
+//! here it runs alone; it shares the suite's `support` module.
 
-mod scratch_dir;
+#[path = "suite/support/mod.rs"]
+mod support;
+
+use support::{fresh, root, run, Run, BIN as PLAIN};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Mutex;
-
-const PLAIN: &str = env!("CARGO_BIN_EXE_memtx-check");
 
 /// Both builds share one target folder (the dependencies are built once);
 /// each binary is copied out before the other build replaces it.
@@ -46,7 +53,7 @@ fn built(feature: &str) -> PathBuf {
         ])
         .args(["--features", feature])
         .arg("--manifest-path")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .arg(root().join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)
         .env_remove("CARGO_TARGET_DIR")
@@ -62,36 +69,13 @@ fn built(feature: &str) -> PathBuf {
     exe
 }
 
-struct Run {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
-
 /// Runs `exe ARGS` in `dir` (so its default `runs/` goes there).
-fn run(exe: &Path, dir: &Path, args: &[&str]) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(exe)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: status.code(),
-        out: String::from_utf8_lossy(&stdout).into_owned(),
-        err: String::from_utf8_lossy(&stderr).into_owned(),
-    }
+fn run_in(exe: &Path, dir: &Path, args: &[&str]) -> Run {
+    run(Command::new(exe).args(args).current_dir(dir))
 }
 
 fn model(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("models")
-        .join(path)
-        .display()
-        .to_string()
+    root().join("models").join(path).display().to_string()
 }
 
 /// `check MODEL --out NAME --traces NAME/traces` in `dir`.
@@ -99,7 +83,7 @@ fn check(exe: &Path, dir: &Path, model_path: &str, out: &str, extra: &[&str]) ->
     let traces = format!("{out}/traces");
     let mut args = vec!["check", model_path, "--out", out, "--traces", &traces];
     args.extend_from_slice(extra);
-    run(exe, dir, &args)
+    run_in(exe, dir, &args)
 }
 
 /// A branch's transitions in a report folder's coverage.csv
@@ -153,7 +137,7 @@ fn parting_trace(dir: &Path, out: &str) -> (PathBuf, Vec<String>) {
 /// `EXE diff --behaviour MODEL --before-exe PLAIN` in `dir`: the two
 /// builds must part (exit 1).
 fn behaviour_diff(exe: &Path, dir: &Path, model_path: &str) -> Run {
-    let parted = run(
+    let parted = run_in(
         exe,
         dir,
         &["diff", "--behaviour", model_path, "--before-exe", PLAIN],
@@ -165,7 +149,7 @@ fn behaviour_diff(exe: &Path, dir: &Path, model_path: &str) -> Run {
 #[test]
 fn change_a_fixes_the_scope_finding_and_more_than_doubles_laundering_quarantines() {
     let a = built("tutorial-transitive-laundering");
-    let dir = scratch_dir::fresh("walkthrough-a");
+    let dir = fresh("a");
     let default = model("default.json");
     // Depth 8: the default model's first nine levels, seconds each.
     let plain = check(Path::new(PLAIN), &dir, &default, "plain", &["--depth", "8"]);
@@ -179,7 +163,7 @@ fn change_a_fixes_the_scope_finding_and_more_than_doubles_laundering_quarantines
     let changed = check(&a, &dir, &default, "a", &["--depth", "8"]);
     assert_eq!(changed.code, Some(0), "{}{}", changed.out, changed.err);
 
-    let diff = run(Path::new(PLAIN), &dir, &["diff", "plain", "a"]);
+    let diff = run_in(Path::new(PLAIN), &dir, &["diff", "plain", "a"]);
     assert_eq!(diff.code, Some(1), "{}{}", diff.out, diff.err);
     assert!(
         diff.out.contains("protocol changed between these runs"),
@@ -234,16 +218,16 @@ fn change_a_fixes_the_scope_finding_and_more_than_doubles_laundering_quarantines
     let (trace, ops) = parting_trace(&dir, &parted.out);
     assert_eq!(ops, ["open", "open", "stage", "stage", "commit"]);
     let trace = trace.display().to_string();
-    let old = run(Path::new(PLAIN), &dir, &["replay", &trace]);
+    let old = run_in(Path::new(PLAIN), &dir, &["replay", &trace]);
     assert!(old.out.contains("r1  summary     committed"), "{}", old.out);
-    let new = run(&a, &dir, &["replay", &trace]);
+    let new = run_in(&a, &dir, &["replay", &trace]);
     assert!(new.out.contains("[permission_laundering]"), "{}", new.out);
 }
 
 #[test]
 fn change_b_quarantines_a_record_superseding_its_own_parent_and_ends_a_g3_violation() {
     let b = built("tutorial-committed-parents");
-    let dir = scratch_dir::fresh("walkthrough-b");
+    let dir = fresh("b");
     let default = model("default.json");
     let parted = behaviour_diff(&b, &dir, &default);
     assert!(
@@ -262,7 +246,7 @@ fn change_b_quarantines_a_record_superseding_its_own_parent_and_ends_a_g3_violat
     let (trace, ops) = parting_trace(&dir, &parted.out);
     assert_eq!(ops, ["open", "stage", "stage", "commit"]);
     // The slot is left empty: r0 superseded, r1 quarantined.
-    let new = run(&b, &dir, &["replay", &trace.display().to_string()]);
+    let new = run_in(&b, &dir, &["replay", &trace.display().to_string()]);
     assert!(
         new.out.contains("r0  belief      superseded"),
         "{}",
@@ -276,7 +260,7 @@ fn change_b_quarantines_a_record_superseding_its_own_parent_and_ends_a_g3_violat
     let plain = check(Path::new(PLAIN), &dir, &ablation, "plain", &[]);
     assert_eq!(plain.code, Some(1), "{}{}", plain.out, plain.err);
     let changed = check(&b, &dir, &ablation, "b", &[]);
-    let diff = run(Path::new(PLAIN), &dir, &["diff", "plain", "b"]);
+    let diff = run_in(Path::new(PLAIN), &dir, &["diff", "plain", "b"]);
     assert_eq!(diff.code, Some(1), "{}{}", diff.out, diff.err);
     assert!(
         diff.out

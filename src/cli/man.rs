@@ -17,7 +17,7 @@ pub struct ManArgs {
 }
 
 /// `cli` is the whole command line's definition (the caller's, so that
-/// this module needs nothing above it; tests/generated_cli.rs checks the
+/// this module needs nothing above it; tests/suite/generated.rs checks the
 /// pages).
 pub fn run(args: &ManArgs, cli: clap::Command) -> Result<Verdict, CliError> {
     write_stdout(&page(cli, args.command.as_deref())?)

@@ -1,0 +1,288 @@
+//! End-to-end tests of `memtx-check diff A.json B.json --behaviour`: the
+//! real binary on the default model against every ablation and variant
+//! that shares its action alphabet, and on the three paper-vs-code
+//! variants; the parting trace and `behaviour.json` parsed with this
+//! file's own types, and the trace replayed under each model with
+//! `replay --json`, which must agree up to the last step and part there.
+
+use crate::support::{bin, fresh, Run};
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceFile {
+    config: serde_json::Value,
+    steps: Vec<serde_json::Value>,
+    violation: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BehaviourOut {
+    a: String,
+    b: String,
+    depth: String,
+    pairs: u64,
+    complete: bool,
+    #[serde(rename = "elapsed_ms")]
+    _elapsed_ms: u64,
+    parted: Option<PartedOut>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartedOut {
+    step: usize,
+    actions: Vec<String>,
+    a: String,
+    b: String,
+    differs_in: String,
+    trace: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReplayOut {
+    steps: Vec<ReplayStep>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct ReplayStep {
+    step: usize,
+    op: serde_json::Value,
+    outcome: Option<serde_json::Value>,
+    error: Option<String>,
+}
+
+/// The ablations' and variants' common base: their own templates and
+/// tool under the authors' code, named `default` (the previous default
+/// model, before it gained templates the ablations do not have;
+/// docs/diff.md, "Behaviour: where two models part").
+/// The base model's path, written once per test process: the tests of
+/// this area run in parallel, and rewriting one shared file while
+/// another test's process reads it made the reader see it half-written.
+fn base() -> String {
+    static BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = fresh("base");
+        let mut model: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string("models/ablations/no-gate.json").unwrap(),
+        )
+        .unwrap();
+        model["name"] = "default".into();
+        model["variant"] = serde_json::json!({});
+        model["expect"] = serde_json::json!({});
+        let path = dir.join("default.json");
+        std::fs::write(&path, model.to_string()).unwrap();
+        path.display().to_string()
+    })
+    .clone()
+}
+
+fn behaviour(a: &str, b: &str, dir: &Path, extra: &[&str]) -> Run {
+    let out = bin()
+        .args(["diff", a, b, "--behaviour", "--threads", "2"])
+        .args(extra)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--traces")
+        .arg(dir.join("traces"))
+        .output()
+        .expect("the binary runs");
+    out.into()
+}
+
+fn replay(trace: &Path, model: Option<&str>) -> ReplayOut {
+    let mut cmd = bin();
+    cmd.arg("replay").arg(trace).arg("--json");
+    if let Some(m) = model {
+        cmd.args(["--model", m]);
+    }
+    let out = cmd.output().expect("the binary runs");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("replay --json is JSON")
+}
+
+/// Runs the diff, which must part, and checks the trace and the report
+/// against each other and against both replays; returns the report.
+fn parts(a: &str, b: &str, name: &str) -> PartedOut {
+    let dir = fresh(name);
+    let run = behaviour(a, b, &dir, &["--depth", "8"]);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    let text = std::fs::read_to_string(dir.join("out/behaviour.json")).unwrap();
+    let report: BehaviourOut = serde_json::from_str(&text).unwrap();
+    assert_eq!(report.depth, "8");
+    assert!(report.pairs > 0 && !report.complete);
+    let parted = report.parted.expect("parted");
+    let trace_path = PathBuf::from(parted.trace.clone().expect("a trace"));
+    assert_eq!(
+        trace_path.file_name().unwrap().to_string_lossy(),
+        format!("{}-vs-{}.json", report.a, report.b)
+    );
+    let trace: TraceFile =
+        serde_json::from_str(&std::fs::read_to_string(&trace_path).unwrap()).unwrap();
+    assert_eq!(trace.config["name"], report.a.as_str());
+    assert!(trace.violation.is_none());
+    assert_eq!(trace.steps.len(), parted.step + 1);
+    assert_eq!(parted.actions.len(), parted.step + 1);
+    let under_a = replay(&trace_path, None);
+    let under_b = replay(&trace_path, Some(b));
+    let last = parted.step;
+    for (x, y) in under_a.steps.iter().zip(&under_b.steps) {
+        assert_eq!(x.op, y.op, "one trace, the same operations");
+        assert_eq!(
+            x == y,
+            x.step != last,
+            "the replays part at step {last} only"
+        );
+    }
+    assert!(
+        run.out.contains(&format!("step {last:<2}"))
+            && run.out.contains("← the outcomes part here"),
+        "{}",
+        run.out
+    );
+    assert!(run
+        .out
+        .contains(&format!("differs in: {}", parted.differs_in)));
+    parted
+}
+
+#[test]
+fn every_ablation_and_variant_sharing_the_alphabet_parts_from_the_default() {
+    // (model, actions in the shortest parting, what differs there)
+    let expected = [
+        ("ablations/no-gate", 4, "gate decision"),
+        ("ablations/no-cascade", 5, "repairs"),
+        ("ablations/no-typed-repair", 5, "repairs"),
+        (
+            "ablations/no-dependency-stability",
+            7,
+            "commit verdict of r2",
+        ),
+        // Without check 3 a commit makes no verifier call: its answer
+        // differs already at the first commit.
+        ("ablations/no-conflict", 3, "verifier calls"),
+        (
+            "ablations/no-permission-inheritance",
+            4,
+            "commit verdict of r1",
+        ),
+        (
+            "variants/tool-basis-snapshot",
+            3,
+            "error (refused under A only)",
+        ),
+        ("variants/laundering-any-parent", 5, "commit verdict of r1"),
+        ("variants/stale-check-apply", 4, "commit verdict of r1"),
+    ];
+    for (model, length, what) in expected {
+        let b = format!("models/{model}.json");
+        let p = parts(&base(), &b, &model.replace('/', "-"));
+        assert_eq!(
+            (p.step + 1, p.differs_in.as_str()),
+            (length, what),
+            "{model}: {p:?}"
+        );
+    }
+}
+
+#[test]
+fn the_paper_readings_part_where_the_card_says_they_differ() {
+    // Laundering on any parent: a summary, in an external-action
+    // transaction, of another transaction's private note is refused as
+    // laundering, where the code lets it through as action-safe.
+    let p = parts(
+        &base(),
+        "models/variants/laundering-any-parent.json",
+        "laundering",
+    );
+    assert_eq!(p.a, "committed — r1 action_safe [1 verifier call]");
+    assert!(
+        p.b.ends_with("r1 quarantined (permission_laundering) [1 verifier call]"),
+        "{p:?}"
+    );
+    // The stale check on an empty snapshot: a rival committed earlier in
+    // the same transaction makes the second write stale, where the code
+    // lets the correction supersede it.
+    let p = parts(&base(), "models/variants/stale-check-apply.json", "stale");
+    assert!(p.a.contains("r1 committed, superseding {r0}"), "{p:?}");
+    assert!(p.b.contains("r1 quarantined (stale_write)"), "{p:?}");
+    // Same-source review needs its own template, so it is compared with
+    // its own model under the code's reading (the variant reset).
+    let dir = fresh("twin");
+    let mut twin: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("models/variants/same-source-review.json").unwrap(),
+    )
+    .unwrap();
+    twin["name"] = "same-source-code".into();
+    twin["variant"] = serde_json::json!({});
+    let twin_path = dir.join("same-source-code.json");
+    std::fs::write(&twin_path, twin.to_string()).unwrap();
+    let p = parts(
+        twin_path.to_str().unwrap(),
+        "models/variants/same-source-review.json",
+        "same-source",
+    );
+    assert_eq!(p.step + 1, 4);
+    assert!(p.a.contains("r1 committed, superseding {r0}"), "{p:?}");
+    assert!(p.b.contains("r1 quarantined (needs_review)"), "{p:?}");
+}
+
+#[test]
+fn different_alphabets_are_refused_with_one_line() {
+    let dir = fresh("alphabets");
+    for (model, what) in [
+        ("ablations/no-evidence", "\"rumour\" only in B"),
+        ("ablations/no-validity", "\"expired_lookup\" only in B"),
+        (
+            "variants/same-source-review",
+            "\"lookup_recheck\" only in B",
+        ),
+        ("two-agents", "agents: 1 ≠ 2"),
+    ] {
+        let b = format!("models/{model}.json");
+        let run = behaviour(&base(), &b, &dir, &[]);
+        assert_eq!(run.code, Some(2), "{model}: {}{}", run.out, run.err);
+        assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+        assert!(run.err.contains("action alphabets differ"), "{}", run.err);
+        assert!(run.err.contains(what), "{model}: {}", run.err);
+        assert!(!dir.join("out/behaviour.json").exists());
+    }
+}
+
+#[test]
+fn no_difference_exits_0_and_retires_an_old_parting_trace() {
+    let dir = fresh("same");
+    let run = behaviour(
+        &base(),
+        "models/ablations/no-gate.json",
+        &dir,
+        &["--depth", "4"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.err);
+    let trace = dir.join("traces/default-vs-no-gate.json");
+    assert!(trace.exists());
+    let run = behaviour(
+        &base(),
+        "models/ablations/no-gate.json",
+        &dir,
+        &["--depth", "3"],
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    assert!(
+        run.out.contains("no behavioural difference up to depth 3"),
+        "{}",
+        run.out
+    );
+    assert!(!trace.exists(), "the earlier run's parting trace is gone");
+    let report: BehaviourOut =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/behaviour.json")).unwrap())
+            .unwrap();
+    assert!(report.parted.is_none());
+}

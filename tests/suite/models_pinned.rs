@@ -1,0 +1,148 @@
+//! Pins what the exhaustive check finds on every model in `models/`: the
+//! state and transition counts, which invariants break, at what depth and
+//! with which clause, which companions stay unreached and how many
+//! branches are covered — each read from the model's committed baseline
+//! (`reports/NAME/summary.json`, with this file's own types), the one
+//! place each of these facts is written (`memtx-check ci --bless` writes
+//! it, on purpose). Every model must have a baseline blessed at its own
+//! depth, every verdict and coverage expectation must hold, and together
+//! the models must take every branch. Runs in release (`cargo test
+//! --release`): a few minutes on two cores, most of it the default model
+//! at the card's bound.
+
+use memtx_check::check::{self, CheckOptions, Outcome};
+use memtx_check::config::ModelConfig;
+use memtx_check::model::coverage::{Coverage, BRANCHES};
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+struct Summary {
+    bounds: Bounds,
+    states: u64,
+    transitions: u64,
+    properties: Vec<Property>,
+    coverage: SummaryCoverage,
+}
+
+#[derive(Deserialize)]
+struct Bounds {
+    depth: String,
+}
+
+#[derive(Deserialize)]
+struct Property {
+    name: String,
+    kind: String,
+    verdict: String,
+    depth: Option<usize>,
+    clause: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SummaryCoverage {
+    reached: usize,
+}
+
+/// What a run of a model found, in the terms of its summary.
+#[derive(Debug, PartialEq, Eq)]
+struct Pin {
+    states: u64,
+    transitions: u64,
+    covered: usize,
+    /// Each violated invariant, in report order: name, shortest depth,
+    /// clause.
+    violated: Vec<(String, usize, String)>,
+    /// The companions not reached.
+    unreached: Vec<String>,
+}
+
+fn baseline(model: &str, depth: &str) -> Pin {
+    let path = Path::new("reports").join(model).join("summary.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: every model has a baseline ({e})", path.display()));
+    let s: Summary = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{}: a check summary ({e})", path.display()));
+    assert_eq!(
+        s.bounds.depth,
+        depth,
+        "{}: blessed at another depth than the model's own",
+        path.display()
+    );
+    Pin {
+        states: s.states,
+        transitions: s.transitions,
+        covered: s.coverage.reached,
+        violated: s
+            .properties
+            .iter()
+            .filter(|p| p.kind == "invariant" && p.verdict == "violated")
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.depth.expect("a violation has a depth"),
+                    p.clause.clone().expect("a violation has a clause"),
+                )
+            })
+            .collect(),
+        unreached: s
+            .properties
+            .iter()
+            .filter(|p| p.kind == "companion" && p.verdict != "reached")
+            .map(|p| p.name.clone())
+            .collect(),
+    }
+}
+
+#[test]
+fn every_model_is_pinned_by_its_baseline() {
+    let files = crate::support::json_files(&["models"]);
+    assert!(files.len() >= 19, "{files:?}");
+    let mut failures = Vec::new();
+    let mut union = Coverage::new();
+    for path in &files {
+        let config = ModelConfig::load(path).expect("a shipped model loads");
+        let pinned = baseline(&config.name, &config.bounds.depth.to_string());
+        let report = check::run(&config, CheckOptions::quiet(2));
+        union.merge(&report.coverage);
+        let got = Pin {
+            states: report.unique_states,
+            transitions: report.transitions,
+            covered: report.coverage.reached(),
+            violated: report
+                .invariants()
+                .filter_map(|p| match p.outcome {
+                    Outcome::Violated { depth } => {
+                        Some((p.name.to_owned(), depth, p.clause.unwrap_or("?").to_owned()))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            unreached: report
+                .companions()
+                .filter(|p| !matches!(p.outcome, Outcome::Reached { .. }))
+                .map(|p| p.name.to_owned())
+                .collect(),
+        };
+        if got != pinned {
+            failures.push(format!(
+                "{}: got {got:?}, its baseline says {pinned:?} (a meant change is blessed with `memtx-check ci --bless`)",
+                config.name
+            ));
+        }
+        assert!(
+            report.as_expected(),
+            "{}: a verdict or a coverage expectation contradicts its expect block",
+            config.name
+        );
+        // Each counterexample was replayed when built; it is as long as
+        // the depth reported.
+        for c in &report.counterexamples {
+            assert_eq!(c.trace.steps.len(), c.depth);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Together the shipped models take every branch of the protocol.
+    assert_eq!(union.unreached(), Vec::<&str>::new());
+    assert_eq!(union.reached(), BRANCHES.len());
+}

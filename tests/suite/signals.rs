@@ -1,0 +1,214 @@
+//! A run ended by a signal (issue 28.6): SIGTERM, SIGINT and SIGHUP
+//! remove the run's temporaries and exit 143, 130 and 129; the processes
+//! of `--local-processes` end with their parent, even a parent killed
+//! with SIGKILL, and leave no hosts file; a later run into a folder
+//! removes what killed runs left there and nothing of the user's. Every
+//! process started is waited for (or killed when a test fails).
+
+use crate::support::{bin, fresh, ChildGuard as Guard};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A check long enough to be interrupted (the default model at depth 9
+/// takes minutes on one thread), its reports in `dir/out`, traces in
+/// `dir/traces`.
+fn long_check(dir: &Path, extra: &[&str]) -> Guard {
+    Guard(
+        bin()
+            .args([
+                "check",
+                "models/default.json",
+                "--depth",
+                "9",
+                "--threads",
+                "1",
+            ])
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--traces")
+            .arg(dir.join("traces"))
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start memtx-check check"),
+    )
+}
+
+/// Waits until `ready` holds, for at most `limit`.
+fn wait_until(limit: Duration, what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn send(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+/// Waits for the child for at most `limit`: its exit code and stderr.
+fn wait_for(child: &mut Guard, limit: Duration) -> (Option<i32>, String) {
+    wait_until(limit, "the process ends", || {
+        child.0.try_wait().unwrap().is_some()
+    });
+    let status = child.0.wait().unwrap();
+    let mut err = String::new();
+    use std::io::Read;
+    let _ = child.0.stderr.take().unwrap().read_to_string(&mut err);
+    (status.code(), err)
+}
+
+/// Every entry under `dir`, recursively, as paths relative to it.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_signal_removes_the_temporaries_and_exits_128_and_its_number() {
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let dir = fresh(signal);
+        let mut child = long_check(&dir, &[]);
+        let links = dir.join("out/links/links-0003.bin");
+        wait_until(Duration::from_secs(60), "a level's links spilled", || {
+            links.exists()
+        });
+        send(child.0.id(), signal);
+        let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+        assert_eq!(got, Some(code), "SIG{signal}: {err}");
+        assert!(err.contains(&format!("stopped by SIG{signal}")), "{err}");
+        let left = entries(&dir);
+        assert!(
+            left.iter().all(|e| e == "out" || e == "traces"),
+            "SIG{signal} left {left:?}"
+        );
+    }
+}
+
+/// The pids of `pid`'s children (Linux: `/proc/PID/task/*/children`).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        out.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    out
+}
+
+/// Whether `pid` runs (a zombie does not).
+fn runs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn hosts_files_of(pid: u32) -> Vec<PathBuf> {
+    let prefix = format!("memtx-check-hosts-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        })
+        .collect()
+}
+
+#[test]
+fn the_processes_of_local_processes_end_with_their_parent_even_killed() {
+    if !Path::new("/proc/self/task").exists() {
+        eprintln!("skipped: no /proc to find the child processes by");
+        return;
+    }
+    let dir = fresh("local");
+    let mut parent = long_check(&dir, &["--local-processes", "2"]);
+    let pid = parent.0.id();
+    wait_until(Duration::from_secs(30), "two processes started", || {
+        children_of(pid).len() == 2
+    });
+    let children = children_of(pid);
+    assert_eq!(hosts_files_of(pid).len(), 1, "the hosts file is there");
+    // Connected and exploring.
+    std::thread::sleep(Duration::from_millis(1500));
+    parent.0.kill().expect("SIGKILL the parent");
+    parent.0.wait().unwrap();
+    wait_until(
+        Duration::from_secs(20),
+        "the processes end with their parent",
+        || !children.iter().any(|&c| runs(c)),
+    );
+    assert_eq!(
+        hosts_files_of(pid),
+        Vec::<PathBuf>::new(),
+        "the hosts file is removed"
+    );
+}
+
+#[test]
+fn a_later_run_removes_what_killed_runs_left_and_nothing_of_the_users() {
+    let dir = fresh("leftovers");
+    let out = dir.join("out");
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(out.join("links")).unwrap();
+    std::fs::create_dir_all(&traces).unwrap();
+    // Process ids above the kernel's largest (4194304) run nowhere.
+    let left = [
+        out.join(".growth.csv.1700000000000-99999999-0.tmp"),
+        out.join(".manifest.json.tmp.99999999.3"),
+        out.join("links/links-0009.bin"),
+        traces.join(".no-gate-I1.json.1700000000000-99999999-1.tmp"),
+    ];
+    for path in &left {
+        std::fs::write(path, b"left by a killed run").unwrap();
+    }
+    let users = [traces.join("notes.txt"), traces.join(".notes.tmp")];
+    for path in &users {
+        std::fs::write(path, b"the user's").unwrap();
+    }
+    let status = bin()
+        .args(["check", "models/ablations/no-gate.json", "--depth", "3"])
+        .arg("--out")
+        .arg(&out)
+        .arg("--traces")
+        .arg(&traces)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run memtx-check check");
+    assert!(matches!(status.code(), Some(0 | 1)), "{status}");
+    for path in &left {
+        assert!(!path.exists(), "{} is removed", path.display());
+    }
+    assert!(!out.join("links").exists());
+    for path in &users {
+        assert!(path.exists(), "{} is kept", path.display());
+    }
+}
