@@ -163,7 +163,7 @@ pub fn run_traces(
         let mut departure = None;
         for (s, model) in t.answers.iter().enumerate() {
             let theirs = conn.recv().map_err(at(i, Some(s)))?;
-            check_step_answer(t.steps[s].op_name(), &theirs)
+            check_step_answer(t.steps[s].verb(), &theirs)
                 .map_err(|why| at(i, Some(s))(DriverFault::Shape(why)))?;
             if same_answer(model, &theirs) {
                 let mut h = 0xcbf2_9ce4_8422_2325;

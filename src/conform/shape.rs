@@ -4,27 +4,27 @@
 //! left out (the comparison then skips it); a required one missing, or of
 //! another type, is a broken driver, not a difference.
 
+use crate::protocol::Verb;
 use serde_json::Value;
 
 /// The required fields of each operation's OUTCOME, with their types.
-fn outcome_fields(op: &str) -> &'static [(&'static str, Type)] {
-    match op {
-        "open" => &[("tx", Type::Number), ("snapshot", Type::Array)],
-        "stage" => &[("record", Type::Number)],
-        "commit" => &[("status", Type::String), ("records", Type::Array)],
-        "tool_call" => &[
+fn outcome_fields(verb: Verb) -> &'static [(&'static str, Type)] {
+    match verb {
+        Verb::Open => &[("tx", Type::Number), ("snapshot", Type::Array)],
+        Verb::Stage => &[("record", Type::Number)],
+        Verb::Commit => &[("status", Type::String), ("records", Type::Array)],
+        Verb::ToolCall => &[
             ("allowed", Type::Bool),
             ("reason", Type::StringOrNull),
             ("record", Type::NumberOrNull),
         ],
-        "abort" | "revoke" => &[("roots", Type::Array), ("repairs", Type::Array)],
-        "revalidate" => &[("revalidated", Type::Number), ("tx", Type::Number)],
-        "rebuild" => &[
+        Verb::Abort | Verb::Revoke => &[("roots", Type::Array), ("repairs", Type::Array)],
+        Verb::Revalidate => &[("revalidated", Type::Number), ("tx", Type::Number)],
+        Verb::Rebuild => &[
             ("rebuilt", Type::Number),
             ("tx", Type::Number),
             ("dropped", Type::Array),
         ],
-        _ => &[],
     }
 }
 
@@ -77,11 +77,11 @@ impl Type {
     }
 }
 
-/// `Err` says what is wrong with the answer to a step of operation `op`,
+/// `Err` says what is wrong with the answer to a step of operation `verb`,
 /// as it follows "the driver's answer" (`to a commit has no
 /// outcome.status`).
-pub fn check_step_answer(op: &str, answer: &Value) -> Result<(), String> {
-    let to = format!("to a step `{op}`");
+pub fn check_step_answer(verb: Verb, answer: &Value) -> Result<(), String> {
+    let to = format!("to a step `{}`", verb.name());
     match (answer.get("outcome"), answer.get("error")) {
         (Some(_), Some(_)) => return Err(format!("{to} has both `outcome` and `error`")),
         (None, None) => return Err(format!("{to} has neither `outcome` nor `error`")),
@@ -90,8 +90,8 @@ pub fn check_step_answer(op: &str, answer: &Value) -> Result<(), String> {
             if !o.is_object() {
                 return Err(format!("{to}: `outcome` is not an object"));
             }
-            fields(&to, "outcome", o, outcome_fields(op))?;
-            if op == "commit" {
+            fields(&to, "outcome", o, outcome_fields(verb))?;
+            if verb == Verb::Commit {
                 list(&to, "outcome.records", &o["records"], VERDICT)?;
             }
         }
@@ -142,12 +142,12 @@ mod tests {
         let record = json!({"id": 0, "kind": "belief", "state": "tentative", "scope": "shared",
                             "derived_from": [], "reason": null});
         let staged = json!({"outcome": {"record": 0}, "records": [record], "rollback_log": []});
-        assert_eq!(check_step_answer("stage", &staged), Ok(()));
+        assert_eq!(check_step_answer(Verb::Stage, &staged), Ok(()));
         let lean_commit = json!({"outcome": {"status": "committed", "records": [
             {"id": 0, "result": "committed", "reason": null}]}, "records": [], "rollback_log": []});
-        assert_eq!(check_step_answer("commit", &lean_commit), Ok(()));
+        assert_eq!(check_step_answer(Verb::Commit, &lean_commit), Ok(()));
         let refused = json!({"error": "no", "records": [], "rollback_log": []});
-        assert_eq!(check_step_answer("revoke", &refused), Ok(()));
+        assert_eq!(check_step_answer(Verb::Revoke, &refused), Ok(()));
         let cases = [
             (
                 json!({"outcome": {}, "records": [], "rollback_log": []}),
@@ -172,7 +172,7 @@ mod tests {
             ),
         ];
         for (answer, why) in cases {
-            let e = check_step_answer("stage", &answer).unwrap_err();
+            let e = check_step_answer(Verb::Stage, &answer).unwrap_err();
             assert!(e.contains(why), "{e}");
         }
     }

@@ -14,11 +14,11 @@
 //! afresh, and a step whose creator was dropped goes with it.
 
 use super::lockstep::{Breach, Departure};
-use crate::model::{Action, MemtxModel, ModelState, StepRefusal};
-use crate::protocol::{Outcome, RecordId, TxId};
-use crate::trace::Step;
+use crate::model::{Action, ActionArgs, MemtxModel, ModelState, Opening, Staged, StepRefusal};
+use crate::protocol::{Outcome, RecordId, Tier, Translate, TxId, Verb};
 use stateright::Model;
 use std::collections::HashMap;
+use std::convert::Infallible;
 
 /// A step, naming its transaction and record by the steps that made them.
 #[derive(Clone, Copy, Debug)]
@@ -35,17 +35,45 @@ struct Symbolic {
 /// The transaction and the records `action` acts on (an open names none:
 /// its id is the next one): a stage's parents, the record of any other.
 fn refs(action: &Action) -> (Option<TxId>, Option<RecordId>, Option<RecordId>) {
-    match *action {
-        Action::Open { .. } => (None, None, None),
-        Action::Stage {
-            tx, parent, second, ..
-        } => (Some(tx), parent, second),
-        Action::Commit { tx } | Action::Abort { tx } => (Some(tx), None, None),
-        Action::Revoke { record } => (None, Some(record), None),
-        Action::ToolCall { tx, basis, .. } => (Some(tx), basis, None),
-        Action::Revalidate { tx, record } | Action::Rebuild { tx, record } => {
-            (Some(tx), Some(record), None)
-        }
+    let mut seen = Records(Vec::new());
+    action.map(&mut seen);
+    let record = |i: usize| seen.0.get(i).copied().flatten();
+    (action.tx().copied(), record(0), record(1))
+}
+
+/// The records an action names, in order, gathered while it is mapped to
+/// itself.
+struct Records(Vec<Option<RecordId>>);
+
+impl Translate<ActionArgs, ActionArgs> for Records {
+    type Error = Infallible;
+
+    fn open(&mut self, opening: &Opening, tier: Tier) -> Result<(Opening, Tier), Infallible> {
+        Ok((*opening, tier))
+    }
+
+    fn tx(&mut self, _: Verb, tx: &TxId) -> Result<TxId, Infallible> {
+        Ok(*tx)
+    }
+
+    fn record(&mut self, _: Verb, record: &RecordId) -> Result<RecordId, Infallible> {
+        self.0.push(Some(*record));
+        Ok(*record)
+    }
+
+    fn stage(&mut self, _: &TxId, staged: &Staged) -> Result<Staged, Infallible> {
+        self.0.extend([staged.parent, staged.second]);
+        Ok(*staged)
+    }
+
+    fn call(
+        &mut self,
+        _: &TxId,
+        tool: &u8,
+        basis: &Option<RecordId>,
+    ) -> Result<(u8, Option<RecordId>), Infallible> {
+        self.0.push(*basis);
+        Ok((*tool, *basis))
     }
 }
 
@@ -57,40 +85,58 @@ fn renamed(
     (record, second): (Option<RecordId>, Option<RecordId>),
     next_tx: TxId,
 ) -> Action {
-    match action {
-        Action::Open { agent, tier, .. } => Action::Open {
-            agent,
+    action.map(&mut Renamed {
+        tx: tx.unwrap_or(0),
+        record,
+        second,
+        next_tx,
+    })
+}
+
+/// The ids [`renamed`] puts in.
+struct Renamed {
+    tx: TxId,
+    record: Option<RecordId>,
+    second: Option<RecordId>,
+    next_tx: TxId,
+}
+
+impl Translate<ActionArgs, ActionArgs> for Renamed {
+    type Error = Infallible;
+
+    fn open(&mut self, opening: &Opening, tier: Tier) -> Result<(Opening, Tier), Infallible> {
+        Ok((
+            Opening {
+                tx: self.next_tx,
+                ..*opening
+            },
             tier,
-            tx: next_tx,
-        },
-        Action::Stage { template, .. } => Action::Stage {
-            tx: tx.unwrap_or(0),
-            template,
-            parent: record,
-            second,
-        },
-        Action::Commit { .. } => Action::Commit {
-            tx: tx.unwrap_or(0),
-        },
-        Action::Abort { .. } => Action::Abort {
-            tx: tx.unwrap_or(0),
-        },
-        Action::Revoke { .. } => Action::Revoke {
-            record: record.unwrap_or(0),
-        },
-        Action::ToolCall { tool, .. } => Action::ToolCall {
-            tx: tx.unwrap_or(0),
-            tool,
-            basis: record,
-        },
-        Action::Revalidate { .. } => Action::Revalidate {
-            tx: tx.unwrap_or(0),
-            record: record.unwrap_or(0),
-        },
-        Action::Rebuild { .. } => Action::Rebuild {
-            tx: tx.unwrap_or(0),
-            record: record.unwrap_or(0),
-        },
+        ))
+    }
+
+    fn tx(&mut self, _: Verb, _: &TxId) -> Result<TxId, Infallible> {
+        Ok(self.tx)
+    }
+
+    fn record(&mut self, _: Verb, _: &RecordId) -> Result<RecordId, Infallible> {
+        Ok(self.record.unwrap_or(0))
+    }
+
+    fn stage(&mut self, _: &TxId, staged: &Staged) -> Result<Staged, Infallible> {
+        Ok(Staged {
+            parent: self.record,
+            second: self.second,
+            ..*staged
+        })
+    }
+
+    fn call(
+        &mut self,
+        _: &TxId,
+        tool: &u8,
+        _: &Option<RecordId>,
+    ) -> Result<(u8, Option<RecordId>), Infallible> {
+        Ok((*tool, self.record))
     }
 }
 
@@ -199,8 +245,8 @@ fn symbolic(model: &MemtxModel, actions: &[Action]) -> Option<Vec<Symbolic>> {
 }
 
 /// The operation of `action`, as a trace names it.
-pub fn op_name(model: &MemtxModel, action: &Action) -> &'static str {
-    Step::from_op(&model.op(action), &model.spec.compiled).op_name()
+pub fn op_name(action: &Action) -> &'static str {
+    action.verb().name()
 }
 
 /// A shrunk departure: the actions and where they depart.
@@ -224,7 +270,7 @@ pub fn shrink(
     depart: &mut Depart<'_>,
 ) -> Result<Shrunk, Breach> {
     let cut = &actions[..=departure.step];
-    let op = op_name(model, &cut[departure.step]);
+    let op = op_name(&cut[departure.step]);
     let mut best = Shrunk {
         actions: cut.to_vec(),
         departure,
@@ -253,7 +299,7 @@ pub fn shrink(
             }
             best.tries += 1;
             let Some(d) = depart(&actions)? else { continue };
-            if op_name(model, &actions[d.step]) != op {
+            if op_name(&actions[d.step]) != op {
                 continue;
             }
             steps = kept[..=d.step].to_vec();

@@ -9,7 +9,8 @@
 //! we let stateright itself compute.
 
 use crate::model::{Action, MemtxModel, ModelState};
-use crate::trace::{Step, Trace};
+use crate::replay::text::say_step;
+use crate::trace::Trace;
 use stateright::{Model, Path};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -79,36 +80,19 @@ pub fn trace_actions(model: &MemtxModel, trace: &Trace) -> Result<Vec<Action>, S
                     "steps[{i}] ({}) is not an action of the model there: a model action \
                      stages a configured template with at most one parent, calls a tool on \
                      one basis record, and stays within the bounds",
-                    summary(step)
+                    say_step(step, &compiled)
                 )
             })?;
-        let (next, _) = model
-            .step(&state, &action)
-            .map_err(|why| format!("steps[{i}] ({}) is refused: {why}", summary(step)))?;
+        let (next, _) = model.step(&state, &action).map_err(|why| {
+            format!(
+                "steps[{i}] ({}) is refused: {why}",
+                say_step(step, &compiled)
+            )
+        })?;
         state = next;
         found.push(action);
     }
     Ok(found)
-}
-
-/// A step in a few words, for error messages.
-fn summary(step: &Step) -> String {
-    match step {
-        Step::Open { agent, tier } => format!("agent {agent} opens at {}", tier.name()),
-        Step::Stage { tx, record } => format!(
-            "T{tx} stages {} {}.{} = {:?}",
-            record.kind.name(),
-            record.entity,
-            record.attribute,
-            record.value
-        ),
-        Step::Commit { tx } => format!("T{tx} commits"),
-        Step::Abort { tx } => format!("T{tx} aborts"),
-        Step::Revoke { record } => format!("revoke r{record}"),
-        Step::ToolCall { tx, tool, basis } => format!("T{tx} calls {tool} on {basis:?}"),
-        Step::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
-        Step::Rebuild { tx, record } => format!("T{tx} rebuilds r{record}"),
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use super::picture::render;
 use super::{deep_link, format_step, states_path};
 use crate::config::ModelConfig;
-use crate::model::{Action, MemtxModel, ModelSpec, ModelState};
+use crate::model::{Action, MemtxModel, ModelSpec, ModelState, Opening, Staged};
 use crate::protocol::Tier;
 use stateright::Model;
 use std::path::Path;
@@ -23,15 +23,16 @@ fn no_gate(edit: impl FnOnce(&mut ModelConfig)) -> MemtxModel {
 fn counterexample() -> Vec<Action> {
     vec![
         Action::Open {
-            agent: 0,
+            agent: Opening { agent: 0, tx: 0 },
             tier: Tier::ExternalAction,
-            tx: 0,
         },
         Action::Stage {
             tx: 0,
-            template: 2,
-            parent: None,
-            second: None,
+            proposal: Staged {
+                template: 2,
+                parent: None,
+                second: None,
+            },
         },
         Action::Commit { tx: 0 },
         Action::ToolCall {

@@ -475,14 +475,5 @@ fn unreported(
 }
 
 fn op_name(op: &Op) -> &'static str {
-    match op {
-        Op::Open { .. } => "open",
-        Op::Stage { .. } => "stage",
-        Op::Commit { .. } => "commit",
-        Op::Abort { .. } => "abort",
-        Op::Revoke { .. } => "revoke",
-        Op::ToolCall { .. } => "tool_call",
-        Op::Revalidate { .. } => "revalidate",
-        Op::Rebuild { .. } => "rebuild",
-    }
+    op.verb().name()
 }

@@ -27,7 +27,7 @@ pub mod properties;
 mod spec;
 mod symmetry;
 
-pub use action::Action;
+pub use action::{Action, ActionArgs, Opening, Staged};
 pub use codec::ModelCodec;
 pub use properties::{property, ModelProperty, Predicate, PropertyKind, PROPERTIES};
 pub use spec::{ModelSpec, TemplateSpec};
@@ -141,7 +141,7 @@ impl MemtxModel {
     #[inline]
     fn admit(&self, state: &ModelState, action: &Action) -> Result<(), StepRefusal> {
         match *action {
-            Action::Open { tx, .. } if tx as usize != state.store.transactions().len() => {
+            Action::Open { agent, .. } if agent.tx as usize != state.store.transactions().len() => {
                 Err(StepRefusal::NotThisTransaction)
             }
             _ => Ok(()),
@@ -226,9 +226,11 @@ impl Model for MemtxModel {
             for agent in 0..self.openers(store) {
                 for &tier in &spec.tiers {
                     actions.push(Action::Open {
-                        agent,
+                        agent: Opening {
+                            agent,
+                            tx: store.transactions().len() as u8,
+                        },
                         tier,
-                        tx: store.transactions().len() as u8,
                     });
                 }
             }
@@ -242,18 +244,22 @@ impl Model for MemtxModel {
                         if tpl.parent_optional {
                             actions.push(Action::Stage {
                                 tx,
-                                template,
-                                parent: None,
-                                second: None,
+                                proposal: Staged {
+                                    template,
+                                    parent: None,
+                                    second: None,
+                                },
                             });
                         }
                         if tpl.parent_allowed {
                             for parent in 0..n_records as RecordId {
                                 actions.push(Action::Stage {
                                     tx,
-                                    template,
-                                    parent: Some(parent),
-                                    second: None,
+                                    proposal: Staged {
+                                        template,
+                                        parent: Some(parent),
+                                        second: None,
+                                    },
                                 });
                             }
                         }
@@ -262,9 +268,11 @@ impl Model for MemtxModel {
                                 for parent in 0..second {
                                     actions.push(Action::Stage {
                                         tx,
-                                        template,
-                                        parent: Some(parent),
-                                        second: Some(second),
+                                        proposal: Staged {
+                                            template,
+                                            parent: Some(parent),
+                                            second: Some(second),
+                                        },
                                     });
                                 }
                             }

@@ -85,7 +85,10 @@ fn erasing_agent_labels_maps_two_agents_onto_one() {
             let mut s = ModelState::default();
             for a in path {
                 let a = match *a {
-                    Action::Open { tier, tx, .. } => Action::Open { agent: 0, tier, tx },
+                    Action::Open { agent, tier } => Action::Open {
+                        agent: Opening { agent: 0, ..agent },
+                        tier,
+                    },
                     other => other,
                 };
                 s = one
@@ -109,9 +112,8 @@ fn symmetry_breaking_offers_only_the_next_new_agent() {
         .next_state(
             &s,
             Action::Open {
-                agent: 0,
+                agent: Opening { agent: 0, tx: 0 },
                 tier: config.tiers[0],
-                tx: 0,
             },
         )
         .unwrap();
@@ -120,9 +122,8 @@ fn symmetry_breaking_offers_only_the_next_new_agent() {
         .next_state(
             &s,
             Action::Open {
-                agent: 1,
+                agent: Opening { agent: 1, tx: 1 },
                 tier: config.tiers[0],
-                tx: 1,
             },
         )
         .unwrap();
@@ -142,27 +143,29 @@ fn a_blocked_call_is_a_self_loop_and_an_over_bound_call_is_no_transition() {
     let mut s = ModelState::default();
     for a in [
         Action::Open {
-            agent: 0,
+            agent: Opening { agent: 0, tx: 0 },
             tier,
-            tx: 0,
         },
         Action::Stage {
             tx: 0,
-            template: 0,
-            parent: None,
-            second: None,
+            proposal: Staged {
+                template: 0,
+                parent: None,
+                second: None,
+            },
         },
         Action::Commit { tx: 0 },
         Action::Open {
-            agent: 0,
+            agent: Opening { agent: 0, tx: 1 },
             tier,
-            tx: 1,
         },
         Action::Stage {
             tx: 1,
-            template: 2,
-            parent: None,
-            second: None,
+            proposal: Staged {
+                template: 2,
+                parent: None,
+                second: None,
+            },
         },
     ] {
         s = model.next_state(&s, a).unwrap();

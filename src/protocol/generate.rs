@@ -18,13 +18,15 @@
 //! case.
 
 use super::{
-    Hundredths, Kind, LaunderingParents, Mechanism, Op, Outcome, Proposal, Protocol, ProtocolError,
-    RecordSet, SameSourceTie, Scope, StaleCheckEmptySnapshot, Store, Sym, Symbols, Tier, Tool,
-    ToolBasis, TxStatus, Variant, Window,
+    Hundredths, Kind, LaunderingParents, Mechanism, Op, OpArgs, Operands, Operation, Outcome,
+    Proposal, Protocol, ProtocolError, RecordId, RecordSet, SameSourceTie, Scope,
+    StaleCheckEmptySnapshot, Store, Sym, Symbols, Tier, Tool, ToolBasis, Translate, TxId, TxStatus,
+    Variant, Verb, Window,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
+use std::convert::Infallible;
 
 /// Cases per property unless `MEMTX_PROPTEST_CASES` says otherwise.
 pub const DEFAULT_CASES: u32 = 2048;
@@ -168,44 +170,33 @@ pub fn run(protocol: &Protocol, strings: &Strings, ops: &[AbstractOp]) -> (Vec<S
 }
 
 /// An operation whose references are selectors, resolved at run time.
-#[derive(Clone, Debug)]
-pub enum AbstractOp {
-    Open {
-        agent: u8,
-        tier: Tier,
-    },
-    Stage {
-        tx: u16,
-        record: AbstractRecord,
-    },
-    Commit {
-        tx: u16,
-    },
-    Abort {
-        tx: u16,
-    },
-    Revoke {
-        record: u16,
-    },
-    ToolCall {
-        tx: u16,
-        tool: u8,
-        basis: Vec<u16>,
-        /// 0: active visible records; 1: any visible record; 2: any record.
-        basis_mode: u8,
-    },
-    Revalidate {
-        tx: u16,
-        record: u16,
-    },
-    Rebuild {
-        tx: u16,
-        record: u16,
-    },
+pub type AbstractOp = Operation<Selectors>;
+
+/// The generator's arguments: transactions and records by selector
+/// ([`choose`]), a stage's record by string choices and parent selectors,
+/// a tool call's basis by selectors and a pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Selectors {}
+
+impl Operands for Selectors {
+    type Agent = u8;
+    type Tx = u16;
+    type Record = u16;
+    type Stage = AbstractRecord;
+    type Tool = u8;
+    type Basis = AbstractBasis;
+}
+
+/// A tool call's basis: selectors into the pool `mode` names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AbstractBasis {
+    pub picks: Vec<u16>,
+    /// 0: active visible records; 1: any visible record; 2: any record.
+    pub mode: u8,
 }
 
 /// A record's fields, string choices by index, parents by selector.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AbstractRecord {
     pub kind: Kind,
     pub entity: usize,
@@ -303,12 +294,12 @@ fn record() -> impl Strategy<Value = AbstractRecord> {
 pub fn op() -> impl Strategy<Value = AbstractOp> {
     prop_oneof![
         2 => (0..AGENTS, tier()).prop_map(|(agent, tier)| AbstractOp::Open { agent, tier }),
-        5 => (any::<u16>(), record()).prop_map(|(tx, record)| AbstractOp::Stage { tx, record }),
+        5 => (any::<u16>(), record()).prop_map(|(tx, proposal)| AbstractOp::Stage { tx, proposal }),
         2 => any::<u16>().prop_map(|tx| AbstractOp::Commit { tx }),
         1 => any::<u16>().prop_map(|tx| AbstractOp::Abort { tx }),
         1 => any::<u16>().prop_map(|record| AbstractOp::Revoke { record }),
         2 => (any::<u16>(), any::<u8>(), vec(any::<u16>(), 1..=2), select(vec![0u8, 0, 0, 1, 2]))
-            .prop_map(|(tx, tool, basis, basis_mode)| AbstractOp::ToolCall { tx, tool, basis, basis_mode }),
+            .prop_map(|(tx, tool, picks, mode)| AbstractOp::ToolCall { tx, tool, basis: AbstractBasis { picks, mode } }),
         1 => (any::<u16>(), any::<u16>()).prop_map(|(tx, record)| AbstractOp::Revalidate { tx, record }),
         1 => (any::<u16>(), any::<u16>()).prop_map(|(tx, record)| AbstractOp::Rebuild { tx, record }),
     ]
@@ -345,120 +336,127 @@ fn choose(sel: u16, preferred: &[u8], n: usize) -> u8 {
 
 /// The concrete operation `op` stands for in `store`.
 pub fn resolve(op: &AbstractOp, store: &Store, strings: &Strings, tools: usize) -> Op {
-    let txs = store.transactions();
-    let open: Vec<u8> = (0..txs.len())
-        .filter(|&t| txs[t].status() == TxStatus::Open)
-        .map(|t| t as u8)
-        .collect();
-    let n = store.records().len();
-    match op {
-        AbstractOp::Open { agent, tier } => Op::Open {
-            agent: *agent,
-            tier: *tier,
-        },
-        AbstractOp::Stage { tx, record } => {
-            let mut parents: RecordSet = if n == 0 {
-                RecordSet::EMPTY
-            } else {
-                record
-                    .parents
-                    .iter()
-                    .map(|p| (*p as usize % n) as u8)
-                    .collect()
-            };
-            if record.missing_parent && n < 64 {
-                parents.insert(n as u8);
-            }
-            Op::Stage {
-                tx: choose(*tx, &open, txs.len()),
-                proposal: Proposal {
-                    kind: record.kind,
-                    entity: strings.entities[record.entity],
-                    attribute: strings.attributes[record.attribute],
-                    value: strings.values[record.value],
-                    source: record.source.map(|s| strings.sources[s]),
-                    authority: record.authority,
-                    confidence: record.confidence,
-                    owner: record.owner,
-                    scope: record.scope,
-                    derived_from: parents,
-                    window: record.window,
-                },
-            }
+    match op.translate(&mut Resolve {
+        store,
+        strings,
+        tools,
+    }) {
+        Ok(op) => op,
+        Err(never) => match never {},
+    }
+}
+
+/// Selectors resolved against the store an operation meets.
+struct Resolve<'a> {
+    store: &'a Store,
+    strings: &'a Strings,
+    tools: usize,
+}
+
+impl Resolve<'_> {
+    /// The ids of the transactions or records that pass `keep`.
+    fn ids(n: usize, keep: impl Fn(usize) -> bool) -> Vec<u8> {
+        (0..n).filter(|&i| keep(i)).map(|i| i as u8).collect()
+    }
+}
+
+impl Translate<Selectors, OpArgs> for Resolve<'_> {
+    type Error = Infallible;
+
+    fn open(&mut self, agent: &u8, tier: Tier) -> Result<(u8, Tier), Infallible> {
+        Ok((*agent, tier))
+    }
+
+    /// A tool call may be made in a committed transaction too.
+    fn tx(&mut self, verb: Verb, tx: &u16) -> Result<TxId, Infallible> {
+        let txs = self.store.transactions();
+        let status = |t: usize| txs[t].status();
+        let pool = match verb {
+            Verb::ToolCall => Self::ids(txs.len(), |t| status(t) != TxStatus::Aborted),
+            _ => Self::ids(txs.len(), |t| status(t) == TxStatus::Open),
+        };
+        Ok(choose(*tx, &pool, txs.len()))
+    }
+
+    /// A revoke prefers what may be revoked, a revalidation or a rebuild
+    /// what is quarantined.
+    fn record(&mut self, verb: Verb, record: &u16) -> Result<RecordId, Infallible> {
+        let records = self.store.records();
+        let pool = match verb {
+            Verb::Revoke => Self::ids(records.len(), |id| {
+                records[id].state().is_committed_or_safe()
+            }),
+            _ => Self::ids(records.len(), |id| {
+                records[id].state() == super::Lifecycle::Quarantined
+            }),
+        };
+        Ok(choose(*record, &pool, records.len()))
+    }
+
+    fn stage(&mut self, _: &TxId, record: &AbstractRecord) -> Result<Proposal, Infallible> {
+        let (n, strings) = (self.store.records().len(), self.strings);
+        let mut parents: RecordSet = if n == 0 {
+            RecordSet::EMPTY
+        } else {
+            record
+                .parents
+                .iter()
+                .map(|p| (*p as usize % n) as u8)
+                .collect()
+        };
+        if record.missing_parent && n < 64 {
+            parents.insert(n as u8);
         }
-        AbstractOp::Commit { tx } => Op::Commit {
-            tx: choose(*tx, &open, txs.len()),
-        },
-        AbstractOp::Abort { tx } => Op::Abort {
-            tx: choose(*tx, &open, txs.len()),
-        },
-        AbstractOp::Revoke { record } => {
-            let revocable: Vec<u8> = (0..n)
-                .filter(|&id| store.records()[id].state().is_committed_or_safe())
-                .map(|id| id as u8)
-                .collect();
-            Op::Revoke {
-                record: choose(*record, &revocable, n),
-            }
-        }
-        AbstractOp::ToolCall {
-            tx,
-            tool,
-            basis,
-            basis_mode,
-        } => {
-            let usable: Vec<u8> = (0..txs.len())
-                .filter(|&t| txs[t].status() != TxStatus::Aborted)
-                .map(|t| t as u8)
-                .collect();
-            let tx = choose(*tx, &usable, txs.len());
-            let visible = store
-                .transaction(tx)
-                .map_or(RecordSet::EMPTY, |t| t.visible());
-            let pool: Vec<u8> = (0..n as u8)
-                .filter(|&id| match basis_mode {
-                    0 => {
-                        visible.contains(id)
-                            && store.record(id).is_some_and(|r| r.state().is_active())
-                    }
-                    1 => visible.contains(id),
-                    _ => true,
-                })
-                .collect();
-            let basis = if pool.is_empty() {
-                RecordSet::EMPTY
-            } else {
-                basis
-                    .iter()
-                    .map(|b| pool[*b as usize % pool.len()])
-                    .collect()
-            };
-            Op::ToolCall {
-                tx,
-                // Mostly a tool of the configuration, now and then not.
-                tool: if *tool == u8::MAX {
-                    tools as u8
-                } else {
-                    tool % tools as u8
-                },
-                basis,
-            }
-        }
-        AbstractOp::Revalidate { tx, record } | AbstractOp::Rebuild { tx, record } => {
-            let quarantined: Vec<u8> = (0..n)
-                .filter(|&id| store.records()[id].state() == super::Lifecycle::Quarantined)
-                .map(|id| id as u8)
-                .collect();
-            let (tx, record) = (
-                choose(*tx, &open, txs.len()),
-                choose(*record, &quarantined, n),
-            );
-            if matches!(op, AbstractOp::Rebuild { .. }) {
-                Op::Rebuild { tx, record }
-            } else {
-                Op::Revalidate { tx, record }
-            }
-        }
+        Ok(Proposal {
+            kind: record.kind,
+            entity: strings.entities[record.entity],
+            attribute: strings.attributes[record.attribute],
+            value: strings.values[record.value],
+            source: record.source.map(|s| strings.sources[s]),
+            authority: record.authority,
+            confidence: record.confidence,
+            owner: record.owner,
+            scope: record.scope,
+            derived_from: parents,
+            window: record.window,
+        })
+    }
+
+    fn call(
+        &mut self,
+        tx: &TxId,
+        tool: &u8,
+        basis: &AbstractBasis,
+    ) -> Result<(u8, RecordSet), Infallible> {
+        let (store, tools) = (self.store, self.tools);
+        let visible = store
+            .transaction(*tx)
+            .map_or(RecordSet::EMPTY, |t| t.visible());
+        let pool: Vec<u8> = (0..store.records().len() as u8)
+            .filter(|&id| match basis.mode {
+                0 => {
+                    visible.contains(id) && store.record(id).is_some_and(|r| r.state().is_active())
+                }
+                1 => visible.contains(id),
+                _ => true,
+            })
+            .collect();
+        let basis = if pool.is_empty() {
+            RecordSet::EMPTY
+        } else {
+            basis
+                .picks
+                .iter()
+                .map(|b| pool[*b as usize % pool.len()])
+                .collect()
+        };
+        // Mostly a tool of the configuration, now and then not.
+        let tool = if *tool == u8::MAX {
+            tools as u8
+        } else {
+            tool % tools as u8
+        };
+        Ok((tool, basis))
     }
 }
 

@@ -39,7 +39,9 @@ mod tests;
 pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 pub use dispatch::{Protocol, Tool};
 pub use lifecycle::{IllegalMove, Lifecycle};
-pub use operation::{Op, ProtocolError};
+pub use operation::{
+    Blank, Op, OpArgs, Operands, Operation, ProtocolError, Translate, Verb, Wording,
+};
 pub use outcome::{
     Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict,
     Refusal, Repairs, Verdicts,

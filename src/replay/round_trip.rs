@@ -94,7 +94,9 @@ proptest! {
         // valid_from) and a tool the configuration does not have.
         for op in &mut ops {
             match op {
-                AbstractOp::Stage { record, .. } => {
+                AbstractOp::Stage {
+                    proposal: record, ..
+                } => {
                     let w = &mut record.window;
                     if let (Some(f), Some(t)) = (w.from, w.to) {
                         (w.from, w.to) = (Some(f.min(t)), Some(f.max(t)));

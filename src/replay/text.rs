@@ -8,8 +8,8 @@ use super::{Declared, ReplayReport, StepReport};
 use crate::config::Compiled;
 use crate::invariants::Invariant;
 use crate::outcome_text::{brief, ids, log_entry};
-use crate::protocol::Record;
-use crate::trace::{RecordSpec, Step};
+use crate::protocol::{Record, Tier, Wording};
+use crate::trace::{RecordSpec, Step, StepArgs};
 use std::fmt::Write;
 
 /// The whole account, newline-terminated.
@@ -76,29 +76,43 @@ pub fn render_text(report: &ReplayReport) -> String {
 
 /// One step: what was asked, then the outcome or the refusal.
 fn describe_step(s: &StepReport, config: &Compiled) -> String {
-    let asked = match &s.step {
-        Step::Open { agent, tier } => format!("agent {agent} opens at {}", tier.name()),
-        Step::Stage { tx, record } => format!("T{tx} stages {}", describe_spec(record)),
-        Step::Commit { tx } => format!("T{tx} commits"),
-        Step::Abort { tx } => format!("T{tx} aborts"),
-        Step::Revoke { record } => format!("revoke r{record}"),
-        Step::Revalidate { tx, record } => format!("T{tx} revalidates r{record}"),
-        Step::Rebuild { tx, record } => format!("T{tx} rebuilds r{record}"),
-        Step::ToolCall { tx, tool, basis } => {
-            let kind = match config.tool_index(tool) {
-                Some(t) if config.invariant_context.is_irreversible(t) => "irreversible ",
-                Some(_) => "reversible ",
-                None => "",
-            };
-            format!(
-                "T{tx} calls {kind}{tool} on {}",
-                ids(basis.iter().copied().collect())
-            )
-        }
-    };
+    let asked = say_step(&s.step, config);
     match &s.result {
         Err(e) => format!("{asked}: refused: {e}"),
         Ok(outcome) => format!("{asked}: {}", brief(outcome)),
+    }
+}
+
+/// A step in words, its record in full and its tool said reversible or
+/// irreversible under `config`: `T0 calls irreversible refund on {r1}`.
+pub fn say_step(step: &Step, config: &Compiled) -> String {
+    step.describe(&Words(config))
+}
+
+/// How a replay says a step's arguments.
+struct Words<'a>(&'a Compiled);
+
+impl Wording<StepArgs> for Words<'_> {
+    fn agent(&self, agent: &u8) -> String {
+        format!("agent {agent}")
+    }
+
+    fn opened(&self, _: &u8, tier: Tier) -> String {
+        format!("at {}", tier.name())
+    }
+
+    fn stage(&self, record: &RecordSpec) -> String {
+        describe_spec(record)
+    }
+
+    fn call(&self, tool: &String, basis: &Vec<u8>) -> String {
+        let config = self.0;
+        let kind = match config.tool_index(tool) {
+            Some(t) if config.invariant_context.is_irreversible(t) => "irreversible ",
+            Some(_) => "reversible ",
+            None => "",
+        };
+        format!("{kind}{tool} on {}", ids(basis.iter().copied().collect()))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::config::{ModelConfig, RecordSpec};
 use crate::invariants::Invariant;
-use crate::protocol::Tier;
+use crate::protocol::{Operands, Operation};
 
 /// A trace: the configuration it runs under, its steps, and the violation
 /// it declares.
@@ -28,54 +28,29 @@ pub enum ConfigRef {
     Path(String),
 }
 
-/// One operation with its arguments in full.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    Open {
-        agent: u8,
-        tier: Tier,
-    },
-    Stage {
-        tx: u8,
-        record: RecordSpec,
-    },
-    Commit {
-        tx: u8,
-    },
-    Abort {
-        tx: u8,
-    },
-    Revoke {
-        record: u8,
-    },
-    ToolCall {
-        tx: u8,
-        tool: String,
-        basis: Vec<u8>,
-    },
-    Revalidate {
-        tx: u8,
-        record: u8,
-    },
-    Rebuild {
-        tx: u8,
-        record: u8,
-    },
+/// One operation with its arguments in full: the protocol's
+/// [`Operation`] with a trace's arguments ([`StepArgs`]). It serializes
+/// as a trace writes it (`super::write`).
+pub type Step = Operation<StepArgs>;
+
+/// A trace's arguments: ids as numbers, a staged record with every field,
+/// a tool by name and the basis as a list of ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepArgs {}
+
+impl Operands for StepArgs {
+    type Agent = u8;
+    type Tx = u8;
+    type Record = u8;
+    type Stage = RecordSpec;
+    type Tool = String;
+    type Basis = Vec<u8>;
 }
 
 impl Step {
     /// The operation's name as written in traces.
     pub fn op_name(&self) -> &'static str {
-        match self {
-            Step::Open { .. } => "open",
-            Step::Stage { .. } => "stage",
-            Step::Commit { .. } => "commit",
-            Step::Abort { .. } => "abort",
-            Step::Revoke { .. } => "revoke",
-            Step::ToolCall { .. } => "tool_call",
-            Step::Revalidate { .. } => "revalidate",
-            Step::Rebuild { .. } => "rebuild",
-        }
+        self.verb().name()
     }
 }
 

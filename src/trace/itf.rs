@@ -13,11 +13,14 @@
 //! option `{"tag": "None", "value": {"#tup": []}}` (present:
 //! `{"tag": "Some", "value": v}`).
 
-use super::document::Step;
+use super::document::{Step, StepArgs};
 use crate::config::Compiled;
 use crate::config::RecordSpec;
-use crate::protocol::{LogEntry, Record, RecordSet, Store, Transaction};
+use crate::protocol::{
+    LogEntry, Operands, Record, RecordSet, Store, Tier, Transaction, Translate, Verb,
+};
 use serde_json::{json, Value};
+use std::convert::Infallible;
 
 /// The ITF document for `trace_states` (index 0 the initial store, index
 /// `i + 1` the store after `steps[i]`).
@@ -64,33 +67,22 @@ pub const NONDET_PICKS_VAR: &str = "mbt::nondetPicks";
 pub const NONDET_PICKS: [&str; 7] = ["agent", "tier", "tx", "proposal", "record", "tool", "basis"];
 
 /// `mbt::nondetPicks` of the state after `step` (all `None` for the
-/// initial state).
+/// initial state): the arguments of its `action`, a stage's record as
+/// `proposal`.
 fn nondet_picks(step: Option<&Step>) -> Value {
-    let picked: Vec<(&str, Value)> = match step {
-        None => Vec::new(),
-        Some(Step::Open { agent, tier }) => {
-            vec![("agent", int(*agent)), ("tier", Value::from(tier.name()))]
-        }
-        Some(Step::Stage { tx, record }) => vec![("tx", int(*tx)), ("proposal", spec(record))],
-        Some(Step::Commit { tx } | Step::Abort { tx }) => vec![("tx", int(*tx))],
-        Some(Step::Revoke { record }) => vec![("record", int(*record))],
-        Some(Step::ToolCall { tx, tool, basis }) => vec![
-            ("tx", int(*tx)),
-            ("tool", Value::from(tool.as_str())),
-            ("basis", id_set(basis)),
-        ],
-        Some(Step::Revalidate { tx, record } | Step::Rebuild { tx, record }) => {
-            vec![("tx", int(*tx)), ("record", int(*record))]
-        }
+    let mut args = match step.map(action) {
+        Some(Value::Object(args)) => args,
+        _ => serde_json::Map::new(),
     };
-    let mut picks = serde_json::Map::new();
-    for name in NONDET_PICKS {
-        let value = picked
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.clone());
-        picks.insert(name.to_owned(), option(value));
+    if step.is_some_and(|s| s.verb() == Verb::Stage) {
+        if let Some(record) = args.remove("record") {
+            args.insert("proposal".to_owned(), record);
+        }
     }
+    let picks = NONDET_PICKS
+        .iter()
+        .map(|&name| (name.to_owned(), option(args.remove(name))))
+        .collect();
     Value::Object(picks)
 }
 
@@ -166,23 +158,54 @@ fn log_entry(e: &LogEntry) -> Value {
     })
 }
 
+/// The ITF `action` of a step: the step as a trace writes it, every
+/// argument an ITF value.
 fn action(step: &Step) -> Value {
-    match step {
-        Step::Open { agent, tier } => {
-            json!({"op": "open", "agent": int(*agent), "tier": tier.name()})
-        }
-        Step::Stage { tx, record } => {
-            json!({"op": "stage", "tx": int(*tx), "record": spec(record)})
-        }
-        Step::Commit { tx } => json!({"op": "commit", "tx": int(*tx)}),
-        Step::Abort { tx } => json!({"op": "abort", "tx": int(*tx)}),
-        Step::Revoke { record } => json!({"op": "revoke", "record": int(*record)}),
-        Step::ToolCall { tx, tool, basis } => {
-            json!({"op": "tool_call", "tx": int(*tx), "tool": tool, "basis": id_set(basis)})
-        }
-        Step::Revalidate { tx, record } | Step::Rebuild { tx, record } => {
-            json!({"op": step.op_name(), "tx": int(*tx), "record": int(*record)})
-        }
+    serde_json::to_value(step.map(&mut Itf)).unwrap_or(Value::Null)
+}
+
+/// ITF values for every argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ItfArgs {}
+
+impl Operands for ItfArgs {
+    type Agent = Value;
+    type Tx = Value;
+    type Record = Value;
+    type Stage = Value;
+    type Tool = Value;
+    type Basis = Value;
+}
+
+/// A step's arguments as ITF values.
+struct Itf;
+
+impl Translate<StepArgs, ItfArgs> for Itf {
+    type Error = Infallible;
+
+    fn open(&mut self, agent: &u8, tier: Tier) -> Result<(Value, Tier), Infallible> {
+        Ok((int(*agent), tier))
+    }
+
+    fn tx(&mut self, _: Verb, tx: &u8) -> Result<Value, Infallible> {
+        Ok(int(*tx))
+    }
+
+    fn record(&mut self, _: Verb, record: &u8) -> Result<Value, Infallible> {
+        Ok(int(*record))
+    }
+
+    fn stage(&mut self, _: &Value, record: &RecordSpec) -> Result<Value, Infallible> {
+        Ok(spec(record))
+    }
+
+    fn call(
+        &mut self,
+        _: &Value,
+        tool: &String,
+        basis: &Vec<u8>,
+    ) -> Result<(Value, Value), Infallible> {
+        Ok((Value::from(tool.as_str()), id_set(basis)))
     }
 }
 

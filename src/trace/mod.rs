@@ -20,6 +20,6 @@ mod write;
 mod tests;
 
 pub use crate::config::RecordSpec;
-pub use document::{ConfigRef, Step, Trace, TraceViolation};
+pub use document::{ConfigRef, Step, StepArgs, Trace, TraceViolation};
 pub use itf::to_itf;
 pub use parse::parse_step_value;

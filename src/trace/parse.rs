@@ -3,27 +3,16 @@
 //! configuration (agents, tiers, tools), and the declared violation
 //! checked against the steps. Errors are one line: file, path, value.
 
-use super::document::{ConfigRef, Step, Trace, TraceViolation};
+use super::document::{ConfigRef, Step, StepArgs, Trace, TraceViolation};
 use super::raw::{RawStagedRecord, RawStep, RawTrace, RawViolation};
 use crate::config::limits::{MAX_RECORDS, MAX_TRANSACTION_ID};
 use crate::config::{record_spec, validate_config, ModelConfig, RecordSpec};
 use crate::input::locate::{index, show};
 use crate::input::{parse_json, read_text, stem, InputError, Validator};
 use crate::invariants::Invariant;
+use crate::protocol::{Blank, Tier, Translate, Verb};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// The operations a step may name, and the fields each takes.
-const OPS: [(&str, &[&str]); 8] = [
-    ("open", &["agent", "tier"]),
-    ("stage", &["tx", "record"]),
-    ("commit", &["tx"]),
-    ("abort", &["tx"]),
-    ("revoke", &["record"]),
-    ("tool_call", &["tx", "tool", "basis"]),
-    ("revalidate", &["tx", "record"]),
-    ("rebuild", &["tx", "record"]),
-];
 
 impl Trace {
     /// Reads a trace file; a `model` path is resolved against the current
@@ -127,10 +116,11 @@ fn resolve_model(
 
 fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step, InputError> {
     let op = v.required("op", raw.op.clone())?;
-    let Some(&(_, allowed)) = OPS.iter().find(|(name, _)| *name == op) else {
-        let names: Vec<_> = OPS.iter().map(|(name, _)| *name).collect();
+    let Some(verb) = Verb::named(&op) else {
+        let names: Vec<_> = Verb::ALL.iter().map(|verb| verb.name()).collect();
         return Err(v.err("op", format!("\"{op}\" is not one of {}", names.join(", "))));
     };
+    let allowed = verb.fields();
     let present = [
         ("agent", raw.agent.is_some()),
         ("tier", raw.tier.is_some()),
@@ -148,74 +138,78 @@ fn parse_step(v: &Validator, raw: RawStep, config: &ModelConfig) -> Result<Step,
             ),
         ));
     }
-    let tx = |v: &Validator| -> Result<u8, InputError> {
+    verb.blank().translate(&mut Fields { v, raw, config })
+}
+
+/// A step's arguments read from its fields, each checked against the
+/// configuration.
+struct Fields<'a> {
+    v: &'a Validator,
+    raw: RawStep,
+    config: &'a ModelConfig,
+}
+
+impl Translate<Blank, StepArgs> for Fields<'_> {
+    type Error = InputError;
+
+    fn open(&mut self, _: &(), _: Tier) -> Result<(u8, Tier), InputError> {
+        let (v, config) = (self.v, self.config);
+        let agent = v.agent("agent", v.required("agent", self.raw.agent)?, config.agents)?;
+        let tier = v.required("tier", self.raw.tier)?;
+        if !config.tiers.contains(&tier) {
+            let allowed: Vec<_> = config.tiers.iter().map(|t| t.name()).collect();
+            return Err(v.err(
+                "tier",
+                format!(
+                    "\"{}\" is not a tier the configuration allows ({})",
+                    tier.name(),
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok((agent, tier))
+    }
+
+    fn tx(&mut self, _: Verb, _: &()) -> Result<u8, InputError> {
+        let v = self.v;
         Ok(v.int_in(
             "tx",
-            v.required("tx", raw.tx)?,
+            v.required("tx", self.raw.tx)?,
             0,
             MAX_TRANSACTION_ID as i64,
         )? as u8)
-    };
-    Ok(match op.as_str() {
-        "open" => {
-            let agent = v.agent("agent", v.required("agent", raw.agent)?, config.agents)?;
-            let tier = v.required("tier", raw.tier)?;
-            if !config.tiers.contains(&tier) {
-                let allowed: Vec<_> = config.tiers.iter().map(|t| t.name()).collect();
-                return Err(v.err(
-                    "tier",
-                    format!(
-                        "\"{}\" is not a tier the configuration allows ({})",
-                        tier.name(),
-                        allowed.join(", ")
-                    ),
-                ));
-            }
-            Step::Open { agent, tier }
+    }
+
+    fn record(&mut self, _: Verb, _: &()) -> Result<u8, InputError> {
+        record_id(self.v, self.raw.record.as_ref())
+    }
+
+    fn stage(&mut self, _: &u8, _: &()) -> Result<RecordSpec, InputError> {
+        let v = self.v;
+        let record = v.required("record", self.raw.record.as_ref())?;
+        parse_record(&v.child("record"), record, self.config)
+    }
+
+    fn call(&mut self, _: &u8, _: &(), _: &()) -> Result<(String, Vec<u8>), InputError> {
+        let (v, config) = (self.v, self.config);
+        let tool = v.required("tool", self.raw.tool.clone())?;
+        if !config.tools.iter().any(|t| t.name == tool) {
+            let known: Vec<_> = config.tools.iter().map(|t| t.name.as_str()).collect();
+            return Err(v.err(
+                "tool",
+                format!(
+                    "\"{tool}\" is not a tool of the configuration (tools: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
         }
-        "stage" => {
-            let record = v.required("record", raw.record.as_ref())?;
-            Step::Stage {
-                tx: tx(v)?,
-                record: parse_record(&v.child("record"), record, config)?,
-            }
-        }
-        "commit" => Step::Commit { tx: tx(v)? },
-        "abort" => Step::Abort { tx: tx(v)? },
-        "revoke" => Step::Revoke {
-            record: record_id(v, raw.record.as_ref())?,
-        },
-        "revalidate" => Step::Revalidate {
-            tx: tx(v)?,
-            record: record_id(v, raw.record.as_ref())?,
-        },
-        "rebuild" => Step::Rebuild {
-            tx: tx(v)?,
-            record: record_id(v, raw.record.as_ref())?,
-        },
-        _ => {
-            let tool = v.required("tool", raw.tool.clone())?;
-            if !config.tools.iter().any(|t| t.name == tool) {
-                let known: Vec<_> = config.tools.iter().map(|t| t.name.as_str()).collect();
-                return Err(v.err(
-                    "tool",
-                    format!(
-                        "\"{tool}\" is not a tool of the configuration (tools: {})",
-                        if known.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            known.join(", ")
-                        }
-                    ),
-                ));
-            }
-            Step::ToolCall {
-                tx: tx(v)?,
-                tool,
-                basis: record_ids(v, "basis", raw.basis.clone().unwrap_or_default())?,
-            }
-        }
-    })
+        let basis = record_ids(v, "basis", self.raw.basis.clone().unwrap_or_default())?;
+        Ok((tool, basis))
+    }
 }
 
 /// The `record` of a step that names an existing record by id.

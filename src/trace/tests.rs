@@ -48,7 +48,11 @@ fn parses_steps_with_defaults() {
     );
     assert_eq!(t.config_ref, ConfigRef::Inline);
     assert_eq!(t.steps.len(), 7);
-    let Step::Stage { tx: 0, record } = &t.steps[1] else {
+    let Step::Stage {
+        tx: 0,
+        proposal: record,
+    } = &t.steps[1]
+    else {
         panic!("{:?}", t.steps[1]);
     };
     assert_eq!(record.authority, Hundredths(70));
@@ -75,7 +79,10 @@ fn authority_defaults_to_one_half() {
         "null",
     ))
     .unwrap();
-    let Step::Stage { record, .. } = &t.steps[1] else {
+    let Step::Stage {
+        proposal: record, ..
+    } = &t.steps[1]
+    else {
         panic!()
     };
     assert_eq!(record.authority, Hundredths(50));
@@ -492,7 +499,7 @@ mod round_trip {
         prop_oneof![
             (0u8..2, prop::sample::select(Tier::ALL.to_vec()))
                 .prop_map(|(agent, tier)| Step::Open { agent, tier }),
-            (any::<u8>(), record()).prop_map(|(tx, record)| Step::Stage { tx, record }),
+            (any::<u8>(), record()).prop_map(|(tx, proposal)| Step::Stage { tx, proposal }),
             any::<u8>().prop_map(|tx| Step::Commit { tx }),
             any::<u8>().prop_map(|tx| Step::Abort { tx }),
             (0u8..64).prop_map(|record| Step::Revoke { record }),

@@ -1,11 +1,11 @@
 //! A trace written back as JSON: the configuration pretty-printed (or the
-//! model path), then one step a line, then the violation. Serialize-only
-//! wire types fix the field order, so output is stable and diffs stay
-//! small.
+//! model path), then one step a line, then the violation. A step
+//! serializes as its [`crate::protocol::Operation`] declares (the verb as
+//! `op`, then its fields in declaration order); serialize-only wire types
+//! fix the order of the rest, so output is stable and diffs stay small.
 
 use super::document::{ConfigRef, Step, Trace, TraceViolation};
-use crate::config::RecordJson;
-use crate::protocol::Tier;
+use crate::config::{RecordJson, RecordSpec};
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -27,43 +27,15 @@ impl Step {
     /// The step as compact JSON on one line, as a trace file writes it
     /// (a driver protocol request's STEP).
     pub fn to_json_line(&self) -> String {
-        serde_json::to_string(&StepJson::of(self)).unwrap_or_else(|_| "{}".to_owned())
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
     }
 }
 
-#[derive(Serialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-enum StepJson<'a> {
-    Open {
-        agent: u8,
-        tier: Tier,
-    },
-    Stage {
-        tx: u8,
-        record: RecordJson<'a>,
-    },
-    Commit {
-        tx: u8,
-    },
-    Abort {
-        tx: u8,
-    },
-    Revoke {
-        record: u8,
-    },
-    ToolCall {
-        tx: u8,
-        tool: &'a str,
-        basis: &'a [u8],
-    },
-    Revalidate {
-        tx: u8,
-        record: u8,
-    },
-    Rebuild {
-        tx: u8,
-        record: u8,
-    },
+/// A staged record as a trace step writes it: every field in full.
+impl Serialize for RecordSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RecordJson::of(self, true).serialize(s)
+    }
 }
 
 #[derive(Serialize)]
@@ -71,37 +43,6 @@ struct ViolationJson<'a> {
     property: &'static str,
     step: usize,
     detail: &'a str,
-}
-
-impl<'a> StepJson<'a> {
-    fn of(step: &'a Step) -> Self {
-        match step {
-            Step::Open { agent, tier } => StepJson::Open {
-                agent: *agent,
-                tier: *tier,
-            },
-            Step::Stage { tx, record } => StepJson::Stage {
-                tx: *tx,
-                record: RecordJson::of(record, true),
-            },
-            Step::Commit { tx } => StepJson::Commit { tx: *tx },
-            Step::Abort { tx } => StepJson::Abort { tx: *tx },
-            Step::Revoke { record } => StepJson::Revoke { record: *record },
-            Step::ToolCall { tx, tool, basis } => StepJson::ToolCall {
-                tx: *tx,
-                tool,
-                basis,
-            },
-            Step::Revalidate { tx, record } => StepJson::Revalidate {
-                tx: *tx,
-                record: *record,
-            },
-            Step::Rebuild { tx, record } => StepJson::Rebuild {
-                tx: *tx,
-                record: *record,
-            },
-        }
-    }
 }
 
 /// One JSON line, with a space after each `:` and `,`.
@@ -132,7 +73,7 @@ fn to_json_string(trace: &Trace) -> String {
     out.push_str(",\n  \"steps\": [");
     for (i, step) in trace.steps.iter().enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        out.push_str(&one_line(&StepJson::of(step)));
+        out.push_str(&one_line(step));
     }
     out.push_str(if trace.steps.is_empty() {
         "],\n"
