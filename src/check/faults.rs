@@ -1,6 +1,7 @@
-//! Each broken protocol variant (a test-only [`Fault`] of a line or two in
-//! `protocol/`) is caught by the exhaustive check on a small model: the
-//! property it breaks is violated, with the clause named, and the same
+//! Each broken protocol variant (a test-only [`Fault`]: the protocol's
+//! rule book with one entry replaced by a broken rule of a few lines,
+//! `protocol/faults.rs`) is caught by the exhaustive check on a small
+//! model: the property it breaks is violated, with the clause named, and the same
 //! model without the fault keeps that property, so the fault is what is
 //! caught. One property at least per fault, every property of ours and
 //! the paper's three among them; and "forgetting to log a retraction" is

@@ -15,50 +15,23 @@ use super::record::{Hundredths, Reason, Record};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::{Tier, TxId, TxStatus};
-use super::variant::{Fault, Mechanism};
+use super::variant::Mechanism;
 
 /// Confidence needed by check 1, inclusive (card §3.2).
 pub const EVIDENCE_THRESHOLD: Hundredths = Hundredths(60);
 /// Authority at which a source skips the confidence check, inclusive.
 pub const AUTHORITY_BYPASS: Hundredths = Hundredths(90);
 
-impl Protocol {
-    /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9, both inclusive.
-    fn check_evidence(&self, record: &Record) -> bool {
-        let authority = if self.faulty(Fault::MissingSourceKeepsAuthority) {
-            record.authority()
-        } else {
-            record.effective_authority()
-        };
-        // The faults that make a bound exclusive fail a record exactly on it.
-        let on_bound = |value: Hundredths, bound: Hundredths, fault: Fault| {
-            value == bound && self.faulty(fault)
-        };
-        if on_bound(
-            record.confidence(),
-            EVIDENCE_THRESHOLD,
-            Fault::EvidenceThresholdExclusive,
-        ) && authority < AUTHORITY_BYPASS
-            || on_bound(authority, AUTHORITY_BYPASS, Fault::AuthorityBypassExclusive)
-                && record.confidence() < EVIDENCE_THRESHOLD
-        {
-            return false;
-        }
-        record.confidence() >= EVIDENCE_THRESHOLD || authority >= AUTHORITY_BYPASS
-    }
+/// Card §3.2, check 1: confidence ≥ 0.6 unless the source's authority
+/// (0.5 for a missing source) is ≥ 0.9, both inclusive.
+pub(in crate::protocol) fn check_evidence(record: &Record) -> bool {
+    record.confidence() >= EVIDENCE_THRESHOLD || record.effective_authority() >= AUTHORITY_BYPASS
+}
 
-    /// Check 2: the window contains the logical now; without a clock it
-    /// passes.
-    fn check_validity(&self, record: &Record) -> bool {
-        let mut window = record.window();
-        if self.faulty(Fault::ValidityOffByOne) {
-            window.to = window.to.map(|to| to + 1);
-        }
-        if self.faulty(Fault::WindowEndExclusive) {
-            window.to = window.to.map(|to| to - 1);
-        }
-        self.clock.is_none_or(|now| window.contains(now))
-    }
+/// Card §3.2, check 2: the validity window contains the logical now;
+/// without a clock it passes.
+pub(in crate::protocol) fn check_validity(record: &Record, clock: Option<i32>) -> bool {
+    clock.is_none_or(|now| record.window().contains(now))
 }
 
 impl Protocol {
@@ -82,14 +55,8 @@ impl Protocol {
             verdicts.push(verdict);
         }
         store.txs[tx as usize].status = TxStatus::Committed;
-        let passed = verdicts
-            .iter()
-            .filter(|v| match v.result {
-                CommitResult::Committed => true,
-                CommitResult::ActionSafe => !self.faulty(Fault::StatusIgnoresActionSafe),
-                _ => false,
-            })
-            .count();
+        let rules = self.rules();
+        let passed = verdicts.iter().filter(|v| rules.passes(v.result)).count();
         let status = if passed == verdicts.len() {
             CommitStatus::Committed
         } else if passed > 0 {
@@ -113,11 +80,12 @@ impl Protocol {
         id: RecordId,
         verifier_calls: &mut u32,
     ) -> Result<RecordVerdict, ProtocolError> {
+        let rules = self.rules();
         let record = store.records[id as usize];
-        if self.has(Mechanism::Evidence) && !self.check_evidence(&record) {
+        if self.has(Mechanism::Evidence) && !rules.check_evidence(&record) {
             return quarantine(store, id, Reason::LowEvidence, RecordSet::EMPTY, None);
         }
-        if self.has(Mechanism::Validity) && !self.check_validity(&record) {
+        if self.has(Mechanism::Validity) && !rules.check_validity(&record, self.clock) {
             return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY, None);
         }
         *verifier_calls += 1;
@@ -130,19 +98,11 @@ impl Protocol {
             }
             // As in the card's pseudocode, superseding happens before check 4.
             Verdict::SupersedeOld(admission) => {
-                superseded = self.supersede_rivals(store, id)?;
+                superseded = rules.supersede_rivals(store, id)?;
                 Some(admission)
             }
         };
-        let stable = if self.faulty(Fault::DependencyParentsOnly) {
-            !record.derived_from().intersects(store.registry)
-        } else if self.faulty(Fault::DependencyRejectsSuperseded) {
-            let superseded = store.in_state(Lifecycle::Superseded);
-            dependencies_stable(store, id) && !store.ancestors(id).intersects(superseded)
-        } else {
-            dependencies_stable(store, id)
-        };
-        if self.has(Mechanism::DependencyStability) && !stable {
+        if self.has(Mechanism::DependencyStability) && !rules.dependencies_stable(store, id) {
             return quarantine(store, id, Reason::UnstableDependency, superseded, admission);
         }
         // Check 5 of the test-only spec change B: every parent committed.
@@ -154,38 +114,59 @@ impl Protocol {
         {
             return quarantine(store, id, Reason::UncommittedParent, superseded, admission);
         }
-        let external = store.txs[tx as usize].tier == Tier::ExternalAction
-            && !self.faulty(Fault::ExternalCommitNotSafe);
-        // A revalidated record passes now: its old quarantine reason goes.
-        store.records[id as usize].reason = None;
-        store.move_to(id, Lifecycle::Validated)?;
-        store.move_to(id, Lifecycle::Committed)?;
-        let result = if external {
-            store.move_to(id, Lifecycle::ActionSafe)?;
-            if self.faulty(Fault::ActionSafeReportedCommitted) {
-                CommitResult::Committed
-            } else {
-                CommitResult::ActionSafe
-            }
-        } else {
-            CommitResult::Committed
-        };
-        if self.faulty(Fault::SupersedeUnreported) {
-            superseded = RecordSet::EMPTY;
-        }
-        Ok(RecordVerdict {
-            id,
-            result,
-            reason: None,
-            superseded,
-            admission,
-        })
+        let tier = store.txs[tx as usize].tier;
+        let result = rules.promote(store, id, tier)?;
+        Ok(rules.passed(id, result, superseded, admission))
     }
 }
 
-/// Check 4: no transitive ancestor is in the revocation registry.
+/// Card §3.2, check 4: no transitive ancestor is in the revocation
+/// registry.
 pub(in crate::protocol) fn dependencies_stable(store: &Store, id: RecordId) -> bool {
     !store.ancestors(id).intersects(store.registry)
+}
+
+/// Card §3.2: a record that passes every check is committed, and also
+/// action_safe in an external_action transaction.
+pub(in crate::protocol) fn promote(
+    store: &mut Store,
+    id: RecordId,
+    tier: Tier,
+) -> Result<CommitResult, ProtocolError> {
+    // A revalidated record passes now: its old quarantine reason goes.
+    store.records[id as usize].reason = None;
+    store.move_to(id, Lifecycle::Validated)?;
+    store.move_to(id, Lifecycle::Committed)?;
+    if tier == Tier::ExternalAction {
+        store.move_to(id, Lifecycle::ActionSafe)?;
+        Ok(CommitResult::ActionSafe)
+    } else {
+        Ok(CommitResult::Committed)
+    }
+}
+
+/// The verdict of a record that passed: how it passed (`admission`) and
+/// the rivals it superseded.
+pub(in crate::protocol) fn passed(
+    id: RecordId,
+    result: CommitResult,
+    superseded: RecordSet,
+    admission: Option<Admission>,
+) -> RecordVerdict {
+    RecordVerdict {
+        id,
+        result,
+        reason: None,
+        superseded,
+        admission,
+    }
+}
+
+/// Card §3.2: a commit is committed when every verdict passed, partial
+/// when some did, aborted when none did; committed and action_safe
+/// verdicts pass.
+pub(in crate::protocol) fn passes(result: CommitResult) -> bool {
+    matches!(result, CommitResult::Committed | CommitResult::ActionSafe)
 }
 
 fn skipped(id: RecordId, result: CommitResult, reason: Option<Reason>) -> RecordVerdict {

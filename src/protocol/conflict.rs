@@ -9,11 +9,11 @@ use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
 use super::outcome::Admission;
-use super::record::{Kind, Reason, Scope};
+use super::record::{Kind, Reason, Record, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::store::Store;
 use super::transaction::TxId;
-use super::variant::{Fault, LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
+use super::variant::{LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot};
 
 /// What check 3 decides for one candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,47 +26,27 @@ pub(in crate::protocol) enum Verdict {
 }
 
 impl Protocol {
+    /// Card §3.2, check 3 (`conflict_verdict`) for staged record `id` of
+    /// transaction `tx`.
     pub(in crate::protocol) fn conflict_verdict(
         &self,
         store: &Store,
         tx: TxId,
         id: RecordId,
     ) -> Verdict {
+        let rules = self.rules();
         let candidate = &store.records[id as usize];
         let revoked_parent = candidate.derived_from().intersects(store.registry);
-        // A parent in the revocation registry (card §3.2).
-        if revoked_parent && !self.faulty(Fault::LaunderingBeforeRevokedParent) {
-            return Verdict::Abort(Reason::RevokedParent);
-        }
-        // A private parent republished to a wider scope (card §3.2).
-        let widened = if self.faulty(Fault::LaunderingPublicOnly) {
-            candidate.scope() == Scope::Public
-        } else {
-            candidate.scope() != Scope::Private
-        };
-        if self.has(Mechanism::PermissionInheritance) && widened {
-            let laundered = laundering_sources(store, id).iter().any(|p| {
-                let parent = &store.records[p as usize];
-                let considered = match self.variant.laundering_parents {
-                    // Change A reads every ancestor, in any state.
-                    _ if cfg!(feature = "tutorial-transitive-laundering") => true,
-                    LaunderingParents::Active => parent.state.is_active(),
-                    LaunderingParents::Any => true,
-                };
-                considered && parent.scope() == Scope::Private
-            });
-            if laundered {
-                return Verdict::Abort(Reason::PermissionLaundering);
-            }
-        }
-        if revoked_parent {
-            return Verdict::Abort(Reason::RevokedParent);
+        let laundered = self.has(Mechanism::PermissionInheritance)
+            && rules.laundered(store, id, self.variant.laundering_parents);
+        if let Some(reason) = rules.parent_refusal(revoked_parent, laundered) {
+            return Verdict::Abort(reason);
         }
         if !self.has(Mechanism::Conflict) {
             return Verdict::Commit(None);
         }
-        let holders = self.slot_holders(store, id);
-        let Some(rival_id) = self.rivals_among(store, id, holders).iter().next() else {
+        let holders = slot_holders(store, id);
+        let Some(rival_id) = rivals_among(store, id, holders).iter().next() else {
             // Values that hold in non-overlapping windows coexist (card §3.2).
             return Verdict::Commit(Some(if holders.is_empty() {
                 Admission::NoRival
@@ -75,93 +55,142 @@ impl Protocol {
             }));
         };
         let rival = &store.records[rival_id as usize];
-        if rival.value() == candidate.value() && !self.faulty(Fault::SameValueConflicts) {
-            return Verdict::Commit(Some(Admission::SameValue));
-        }
-        // Stale late write: the rival is not in the snapshot (card §3.2).
-        // The code skips this on an empty snapshot (card "Paper vs code").
         let snapshot = store.txs[tx as usize].snapshot;
-        let stale_check = !snapshot.is_empty()
-            || self.variant.stale_check_empty_snapshot == StaleCheckEmptySnapshot::Apply;
-        let stronger_skips = self.faulty(Fault::StaleCheckSkippedForStronger)
-            && candidate.effective_authority() > rival.effective_authority();
-        if stale_check
-            && !snapshot.contains(rival_id)
-            && !self.faulty(Fault::StaleCheckSkipped)
-            && !stronger_skips
-        {
-            return Verdict::Abort(Reason::StaleWrite);
-        }
-        let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
-        if mine > theirs {
-            Verdict::SupersedeOld(Admission::SupersededByAuthority)
-        } else if mine < theirs {
-            Verdict::Abort(Reason::LowerAuthority)
-        } else if self.variant.same_source_tie == SameSourceTie::Supersede
-            && candidate.source() == rival.source()
-        {
-            Verdict::SupersedeOld(Admission::SupersededBySameSource)
-        } else {
-            Verdict::AskUser
-        }
+        rules.rival_verdict(
+            rival.value() == candidate.value(),
+            stale_write(snapshot, rival_id, self.variant.stale_check_empty_snapshot),
+            by_authority(candidate, rival, self.variant.same_source_tie),
+        )
     }
+}
 
-    /// Active records of any kind on the candidate's entity and attribute,
-    /// other than the candidate, whose validity windows overlap its own;
-    /// values that hold in non-overlapping windows coexist (DESIGN.md).
-    pub(in crate::protocol) fn rivals(&self, store: &Store, id: RecordId) -> RecordSet {
-        self.rivals_among(store, id, self.slot_holders(store, id))
+/// Card §3.2, check 3: a candidate derived from a revoked parent is
+/// refused, then one that launders a private parent; the slot is judged
+/// only after both.
+pub(in crate::protocol) fn parent_refusal(revoked_parent: bool, laundered: bool) -> Option<Reason> {
+    if revoked_parent {
+        Some(Reason::RevokedParent)
+    } else if laundered {
+        Some(Reason::PermissionLaundering)
+    } else {
+        None
     }
+}
 
-    /// Active records of any kind on the candidate's entity and attribute,
-    /// other than the candidate, whatever their windows.
-    fn slot_holders(&self, store: &Store, id: RecordId) -> RecordSet {
-        let candidate = &store.records[id as usize];
-        store
-            .records
-            .iter()
-            .enumerate()
-            .filter(|&(rid, r)| {
-                rid != id as usize
-                    && r.state.is_active()
-                    // A tool action carries no belief slot of its own.
-                    && r.kind() != Kind::ToolAction
-                    && r.entity() == candidate.entity()
-                    && r.attribute() == candidate.attribute()
-            })
-            .map(|(rid, _)| rid as RecordId)
-            .collect()
-    }
+/// Card §3.2, check 3: permission laundering, a private parent
+/// republished to a wider scope; `parents` says which parents count
+/// (card "Paper vs code": the code reads active ones only).
+pub(in crate::protocol) fn laundered(
+    store: &Store,
+    id: RecordId,
+    parents: LaunderingParents,
+) -> bool {
+    let candidate = &store.records[id as usize];
+    candidate.scope() != Scope::Private
+        && laundering_sources(store, id).iter().any(|p| {
+            let parent = &store.records[p as usize];
+            let considered = match parents {
+                // Change A reads every ancestor, in any state.
+                _ if cfg!(feature = "tutorial-transitive-laundering") => true,
+                LaunderingParents::Active => parent.state.is_active(),
+                LaunderingParents::Any => true,
+            };
+            considered && parent.scope() == Scope::Private
+        })
+}
 
-    /// The `holders` whose windows overlap the candidate's.
-    fn rivals_among(&self, store: &Store, id: RecordId, holders: RecordSet) -> RecordSet {
-        let window = store.records[id as usize].window();
-        holders
-            .iter()
-            .filter(|&r| store.records[r as usize].window().overlaps(window))
-            .collect()
+/// Card §3.2, check 3, the first rival in id order decides: a rival with
+/// the same value lets the candidate commit beside it; otherwise a stale
+/// late write is refused before authority is compared; otherwise
+/// authority decides.
+pub(in crate::protocol) fn rival_verdict(
+    same_value: bool,
+    stale: bool,
+    by_authority: Verdict,
+) -> Verdict {
+    if same_value {
+        Verdict::Commit(Some(Admission::SameValue))
+    } else if stale {
+        Verdict::Abort(Reason::StaleWrite)
+    } else {
+        by_authority
     }
+}
 
-    /// `supersede_old`: every rival whose value differs is superseded.
-    pub(in crate::protocol) fn supersede_rivals(
-        &self,
-        store: &mut Store,
-        id: RecordId,
-    ) -> Result<RecordSet, ProtocolError> {
-        if self.faulty(Fault::SupersedeForgetsRivals) {
-            return Ok(RecordSet::EMPTY);
-        }
-        let value = store.records[id as usize].value();
-        let displaced: RecordSet = self
-            .rivals(store, id)
-            .iter()
-            .filter(|&r| store.records[r as usize].value() != value)
-            .collect();
-        for r in displaced.iter() {
-            store.move_to(r, Lifecycle::Superseded)?;
-        }
-        Ok(displaced)
+/// Card §3.2: a stale late write, the rival not in the snapshot. The code
+/// skips this on an empty snapshot (card "Paper vs code").
+fn stale_write(snapshot: RecordSet, rival_id: RecordId, on_empty: StaleCheckEmptySnapshot) -> bool {
+    let stale_check = !snapshot.is_empty() || on_empty == StaleCheckEmptySnapshot::Apply;
+    stale_check && !snapshot.contains(rival_id)
+}
+
+/// Card §3.2: more authority supersedes the rival, less is refused; equal
+/// authority goes to user review, unless both share a source and the
+/// variant follows the code (card "Paper vs code").
+fn by_authority(candidate: &Record, rival: &Record, tie: SameSourceTie) -> Verdict {
+    let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
+    if mine > theirs {
+        Verdict::SupersedeOld(Admission::SupersededByAuthority)
+    } else if mine < theirs {
+        Verdict::Abort(Reason::LowerAuthority)
+    } else if tie == SameSourceTie::Supersede && candidate.source() == rival.source() {
+        Verdict::SupersedeOld(Admission::SupersededBySameSource)
+    } else {
+        Verdict::AskUser
     }
+}
+
+/// Active records of any kind on the candidate's entity and attribute,
+/// other than the candidate, whose validity windows overlap its own;
+/// values that hold in non-overlapping windows coexist (DESIGN.md).
+fn rivals(store: &Store, id: RecordId) -> RecordSet {
+    rivals_among(store, id, slot_holders(store, id))
+}
+
+/// Active records of any kind on the candidate's entity and attribute,
+/// other than the candidate, whatever their windows.
+fn slot_holders(store: &Store, id: RecordId) -> RecordSet {
+    let candidate = &store.records[id as usize];
+    store
+        .records
+        .iter()
+        .enumerate()
+        .filter(|&(rid, r)| {
+            rid != id as usize
+                && r.state.is_active()
+                // A tool action carries no belief slot of its own.
+                && r.kind() != Kind::ToolAction
+                && r.entity() == candidate.entity()
+                && r.attribute() == candidate.attribute()
+        })
+        .map(|(rid, _)| rid as RecordId)
+        .collect()
+}
+
+/// The `holders` whose windows overlap the candidate's.
+fn rivals_among(store: &Store, id: RecordId, holders: RecordSet) -> RecordSet {
+    let window = store.records[id as usize].window();
+    holders
+        .iter()
+        .filter(|&r| store.records[r as usize].window().overlaps(window))
+        .collect()
+}
+
+/// Card §3.2, `supersede_old`: every rival whose value differs is
+/// superseded.
+pub(in crate::protocol) fn supersede_rivals(
+    store: &mut Store,
+    id: RecordId,
+) -> Result<RecordSet, ProtocolError> {
+    let value = store.records[id as usize].value();
+    let displaced: RecordSet = rivals(store, id)
+        .iter()
+        .filter(|&r| store.records[r as usize].value() != value)
+        .collect();
+    for r in displaced.iter() {
+        store.move_to(r, Lifecycle::Superseded)?;
+    }
+    Ok(displaced)
 }
 
 /// The records the laundering rule reads for candidate `id`: its parents

@@ -10,8 +10,8 @@ use super::record::{Hundredths, Kind, Proposal, Record, Scope};
 use super::record_set::{RecordId, RecordSet, MAX_RECORDS};
 use super::store::Store;
 use super::symbols::Sym;
-use super::transaction::{visible_at, Tier, Transaction, TxId, TxStatus};
-use super::variant::{Fault, Mechanism, ToolBasis, Variant};
+use super::transaction::{Tier, Transaction, TxId, TxStatus};
+use super::variant::{Mechanism, ToolBasis, Variant};
 
 /// A domain tool: reversible tools pass the gate, irreversible ones wait
 /// (card §3.3).
@@ -148,13 +148,7 @@ impl Protocol {
 
     /// Opens a transaction; its snapshot is the visible set now (card §3.2).
     fn open(&self, store: &mut Store, agent: u8, tier: Tier) -> Outcome {
-        let seen_as =
-            if self.faulty(Fault::ExternalSnapshotSeesCommitted) && tier == Tier::ExternalAction {
-                Tier::Low
-            } else {
-                tier
-            };
-        let snapshot = visible_at(seen_as, &store.records);
+        let snapshot = self.rules().snapshot_at(tier, &store.records);
         store.txs.push(Transaction {
             agent,
             tier,
@@ -162,16 +156,8 @@ impl Protocol {
             snapshot,
             staged: RecordSet::EMPTY,
         });
-        let reported =
-            if self.faulty(Fault::OpenReportsEmptySnapshot) && tier == Tier::ExternalAction {
-                RecordSet::EMPTY
-            } else {
-                snapshot
-            };
-        Outcome::Opened {
-            tx: (store.txs.len() - 1) as TxId,
-            snapshot: reported,
-        }
+        let tx = store.txs.len() - 1;
+        self.rules().opened(tx as TxId, &store.txs[tx])
     }
 
     /// Stages a proposal as a tentative record (card §3.2). Parents need
@@ -192,13 +178,7 @@ impl Protocol {
             None,
         ));
         store.move_to(id, Lifecycle::Tentative)?;
-        if self.faulty(Fault::StageReplacesStaging) {
-            store.txs[tx as usize].staged = RecordSet::EMPTY;
-        }
-        store.txs[tx as usize].staged.insert(id);
-        if self.faulty(Fault::StageJoinsSnapshot) {
-            store.txs[tx as usize].snapshot.insert(id);
-        }
+        self.rules().join_staging(&mut store.txs[tx as usize], id);
         Ok(Outcome::Staged { record: id })
     }
 
@@ -251,33 +231,52 @@ impl Protocol {
         room_for_a_record(store)?;
         let t = store.txs[tx as usize];
         let id = store.records.len() as RecordId;
-        store.records.push(Record::new(
-            tool_action_fields(spec, t.agent, basis),
-            t.agent,
-            if self.faulty(Fault::ToolActionBornRaw) {
-                Lifecycle::Raw
-            } else {
-                Lifecycle::Committed
-            },
-            None,
-            Some(tool),
-        ));
-        Ok(GateOutcome {
-            allowed: true,
-            reason: None,
-            record: Some(id).filter(|_| !self.faulty(Fault::ExecutedCallReportsNoRecord)),
-            in_snapshot,
-        })
+        let rules = self.rules();
+        store
+            .records
+            .push(rules.tool_action(spec, t.agent, basis, tool));
+        Ok(rules.executed(id, in_snapshot))
     }
 
     pub(in crate::protocol) fn has(&self, mechanism: Mechanism) -> bool {
         self.variant.has(mechanism)
     }
+}
 
-    /// Whether a test's deliberate bug is in (never in a normal build).
-    #[inline(always)]
-    pub(in crate::protocol) fn faulty(&self, fault: Fault) -> bool {
-        self.variant.faulty(fault)
+/// What an open reports: transaction `tx`, `t`, and its snapshot.
+pub(in crate::protocol) fn opened(tx: TxId, t: &Transaction) -> Outcome {
+    Outcome::Opened {
+        tx,
+        snapshot: t.snapshot,
+    }
+}
+
+/// Card §3.2: a staged record joins its transaction's staging; it is not
+/// in the snapshot, which was fixed at open.
+pub(in crate::protocol) fn join_staging(t: &mut Transaction, id: RecordId) {
+    t.staged.insert(id);
+}
+
+/// The tool_action record an executed call of `tool` (`spec`) by `agent`
+/// creates: committed, derived from its basis (DESIGN.md).
+pub(in crate::protocol) fn tool_action(
+    spec: Tool,
+    agent: u8,
+    basis: RecordSet,
+    tool: u8,
+) -> Record {
+    let fields = tool_action_fields(spec, agent, basis);
+    Record::new(fields, agent, Lifecycle::Committed, None, Some(tool))
+}
+
+/// What an executed call reports: the tool_action `record` it created,
+/// and the tentative records the gate let pass as read.
+pub(in crate::protocol) fn executed(record: RecordId, in_snapshot: RecordSet) -> GateOutcome {
+    GateOutcome {
+        allowed: true,
+        reason: None,
+        record: Some(record),
+        in_snapshot,
     }
 }
 

@@ -12,8 +12,8 @@ use super::lifecycle::Lifecycle;
 use super::outcome::Refusal;
 use super::record_set::RecordSet;
 use super::store::Store;
-use super::transaction::{Tier, TxId};
-use super::variant::{Fault, Mechanism};
+use super::transaction::{Tier, Transaction, TxId};
+use super::variant::Mechanism;
 
 impl Protocol {
     /// The gate's decision for `tx` calling `tool`: the tentative records
@@ -28,32 +28,31 @@ impl Protocol {
         if !tool.irreversible || !self.has(Mechanism::Gate) {
             return Ok(RecordSet::EMPTY);
         }
+        let rules = self.rules();
         let t = &store.txs[tx as usize];
         let tentative = store.in_state(Lifecycle::Tentative);
-        // Records "that the transaction did not read" (card §3.3).
-        let in_flight = tentative.difference(self.gate_snapshot(t.snapshot));
-        if !in_flight.is_empty() && !self.faulty(Fault::GateIgnoresInFlight) {
+        if !rules.in_flight(tentative, t).is_empty() {
             return Err(Refusal::TentativeInFlight);
         }
-        if t.tier == Tier::ExternalAction
-            && !self.faulty(Fault::GateIgnoresSupport)
-            && !t
-                .snapshot
-                .iter()
-                .any(|id| store.records[id as usize].state == Lifecycle::ActionSafe)
-        {
+        if rules.lacks_support(store, t) {
             return Err(Refusal::NoActionSafeSupport);
         }
         Ok(tentative.intersection(t.snapshot))
     }
+}
 
-    /// The snapshot as the gate's first clause reads it; a test-only fault
-    /// makes the gate ignore it (every tentative record blocks).
-    fn gate_snapshot(&self, snapshot: RecordSet) -> RecordSet {
-        if self.faulty(Fault::GateIgnoresSnapshot) {
-            RecordSet::EMPTY
-        } else {
-            snapshot
-        }
-    }
+/// Card §3.3, first clause: the tentative records "that the transaction
+/// did not read", its own uncommitted staging included.
+pub(in crate::protocol) fn in_flight(tentative: RecordSet, t: &Transaction) -> RecordSet {
+    tentative.difference(t.snapshot)
+}
+
+/// Card §3.3, second clause: an external_action transaction whose
+/// snapshot holds no action_safe record.
+pub(in crate::protocol) fn lacks_support(store: &Store, t: &Transaction) -> bool {
+    t.tier == Tier::ExternalAction
+        && !t
+            .snapshot
+            .iter()
+            .any(|id| store.records[id as usize].state == Lifecycle::ActionSafe)
 }

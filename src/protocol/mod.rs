@@ -4,6 +4,11 @@
 //! typed cascading repair, the rollback log and revalidation. One operation in, one
 //! structured outcome out; it is the single source of truth for behaviour.
 //!
+//! Each rule is a plain function beside the step that runs it, citing its
+//! card section; the steps ask the rule book (`rules`) for them. A normal
+//! build's book calls the card's functions directly; a test build's is a
+//! table in which a test-only fault (`faults`) replaces one entry.
+//!
 //! Everything outside this module sees records, transactions and the
 //! rollback log through read-only accessors. The revocation registry and
 //! the dependency walks are private to it, so the invariant checkers cannot
@@ -25,6 +30,7 @@ mod record;
 mod record_set;
 mod repair;
 mod revalidate;
+mod rules;
 mod store;
 mod symbols;
 mod transaction;
@@ -32,12 +38,16 @@ mod variant;
 mod view;
 
 #[cfg(test)]
+mod faults;
+#[cfg(test)]
 pub(crate) mod generate;
 #[cfg(test)]
 mod tests;
 
 pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 pub use dispatch::{Protocol, Tool};
+#[cfg(test)]
+pub(crate) use faults::Fault;
 pub use lifecycle::{IllegalMove, Lifecycle};
 pub use operation::{
     Blank, Op, OpArgs, Operands, Operation, ProtocolError, Translate, Verb, Wording,
@@ -52,8 +62,6 @@ pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};
 pub use symbols::{Sym, Symbols};
 pub use transaction::{Tier, Transaction, TxId, TxStatus};
-#[cfg(test)]
-pub(crate) use variant::Fault;
 pub use variant::{
     LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis, Variant,
 };

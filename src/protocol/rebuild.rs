@@ -43,7 +43,6 @@ use super::record_set::{RecordId, RecordSet};
 use super::revalidate::{not_staged_elsewhere, restage};
 use super::store::Store;
 use super::transaction::TxId;
-use super::variant::Fault;
 
 impl Protocol {
     /// The refusals of `rebuild {tx, record}` beyond `tx` being open.
@@ -91,11 +90,7 @@ impl Protocol {
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
         let parents = store.records[record as usize].derived_from();
-        let kept = if self.faulty(Fault::RebuildKeepsRevokedSource) {
-            parents
-        } else {
-            survivors(store, record)
-        };
+        let kept = self.rules().kept_parents(store, record);
         let rebuilt = store.records[record as usize].with_parents(kept);
         store.records[record as usize] = rebuilt;
         restage(store, tx, record)?;
@@ -107,8 +102,9 @@ impl Protocol {
     }
 }
 
-/// The parents of `record` that are not revoked.
-fn survivors(store: &Store, record: RecordId) -> RecordSet {
+/// Card §3.4: the sources a view is rebuilt from, the parents of
+/// `record` that are not revoked.
+pub(in crate::protocol) fn survivors(store: &Store, record: RecordId) -> RecordSet {
     store.records[record as usize]
         .derived_from()
         .difference(store.in_state(Lifecycle::Revoked))

@@ -326,7 +326,9 @@ impl Content {
 }
 
 impl Record {
-    /// A record with these fields (its digest computed).
+    /// A record with these fields (its digest computed). Inlined: staging
+    /// and a tool call make one each, with most fields known.
+    #[inline]
     pub(in crate::protocol) fn new(
         fields: Proposal,
         owner: u8,

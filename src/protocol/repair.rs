@@ -5,7 +5,7 @@
 //! is not allowed; tool actions compensated or leaked, and revoked), and
 //! each repair writes a rollback-log entry.
 
-use super::dispatch::Protocol;
+use super::dispatch::{Protocol, Tool};
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
 use super::outcome::{Outcome, Repairs};
@@ -13,108 +13,61 @@ use super::record::Kind;
 use super::record_set::{RecordId, RecordSet};
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{TxId, TxStatus};
-use super::variant::{Fault, Mechanism};
+use super::variant::Mechanism;
 
 impl Protocol {
-    /// Aborts an open transaction: every record it staged is retracted.
+    /// Aborts an open transaction (the rule book's [`abort`]).
     pub(in crate::protocol) fn abort(
         &self,
         store: &mut Store,
         tx: TxId,
     ) -> Result<Outcome, ProtocolError> {
-        let t = &mut store.txs[tx as usize];
-        t.status = TxStatus::Aborted;
-        let staged = t.staged;
-        if self.faulty(Fault::AbortLeavesTentative) {
-            return Ok(Outcome::Retracted {
-                roots: RecordSet::EMPTY,
-                repairs: Repairs::new(),
-            });
-        }
-        // Staged records a cascade already revoked stay as they are.
-        let roots = staged.difference(store.in_state(Lifecycle::Revoked));
-        let repairs = self.retract(store, roots)?;
-        if self.faulty(Fault::AbortDropsItsRecords) {
-            if let Some(first) = staged.iter().next() {
-                let tail = RecordSet::below(store.records.len())
-                    .difference(RecordSet::below(first as usize));
-                if staged == tail {
-                    store.records.truncate(first as usize);
-                }
-            }
-        }
-        Ok(Outcome::Retracted { roots, repairs })
+        self.rules().abort(self, store, tx)
     }
 
-    /// Revokes one committed or action_safe record (checked beforehand).
+    /// Revokes one committed or action_safe record, checked beforehand
+    /// (the rule book's [`revoke`]).
     pub(in crate::protocol) fn revoke(
         &self,
         store: &mut Store,
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
-        let roots = RecordSet::single(record);
-        if self.faulty(Fault::SilentRevoke) {
-            store.move_to(record, Lifecycle::Revoked)?;
-            return Ok(Outcome::Retracted {
-                roots,
-                repairs: Repairs::new(),
-            });
-        }
-        if self.faulty(Fault::ToolActionRevokeOnlyLogs)
-            && store.records[record as usize].kind() == Kind::ToolAction
-        {
-            let entry = LogEntry {
-                record,
-                repair: self.compensate_or_leak(store, record),
-                root: true,
-                from: store.records[record as usize].state,
-                horizon: store.records.len() as u8,
-            };
-            store.log.push(entry);
-            return Ok(Outcome::Retracted {
-                roots: RecordSet::EMPTY,
-                repairs: Repairs::new(),
-            });
-        }
-        let repairs = self.retract(store, roots)?;
-        Ok(Outcome::Retracted { roots, repairs })
+        self.rules().revoke(self, store, record)
     }
 
-    /// Retracts `roots` and repairs their descendants; returns each repair,
-    /// the roots first, then descendants in id order.
+    /// Card §3.4 `retract`: retracts `roots` and repairs their
+    /// descendants; returns each repair, the roots first, then
+    /// descendants in id order.
     pub(in crate::protocol) fn retract(
         &self,
         store: &mut Store,
         roots: RecordSet,
     ) -> Result<Repairs, ProtocolError> {
+        let rules = self.rules();
         let horizon = store.records.len() as u8;
         let mut repairs = Repairs::new();
+        // Each root ends revoked whatever its type; a tool action is
+        // compensated or leaked first.
         for id in roots.iter() {
-            let kind = store.records[id as usize].kind();
-            let repair = if kind == Kind::ToolAction {
-                self.compensate_or_leak(store, id)
+            let repair = if store.records[id as usize].kind() == Kind::ToolAction {
+                compensate_or_leak(&self.tools, store, id)
             } else {
                 Repair::Revoked
             };
-            self.repair(
-                store,
-                id,
+            let from = store.move_to(id, Lifecycle::Revoked)?;
+            let entry = LogEntry {
+                record: id,
                 repair,
-                Lifecycle::Revoked,
-                true,
+                root: true,
+                from,
                 horizon,
-                &mut repairs,
-            )?;
+            };
+            self.record_repair(store, entry, &mut repairs);
         }
         if !self.has(Mechanism::Cascade) {
             return Ok(repairs);
         }
-        let reached = if self.faulty(Fault::CascadeSkipsGrandchildren) {
-            store.children(roots)
-        } else {
-            store.descendants(roots)
-        };
-        for id in reached.iter() {
+        for id in rules.reached(store, roots).iter() {
             store.registry.insert(id);
             let state = store.records[id as usize].state;
             if state == Lifecycle::Revoked {
@@ -125,100 +78,117 @@ impl Protocol {
             } else {
                 Kind::Belief
             };
-            let (repair, to) = if kind == Kind::ToolAction {
-                (self.compensate_or_leak(store, id), Lifecycle::Revoked)
-            } else if kind.is_view() {
-                if state == Lifecycle::Quarantined {
-                    continue; // already held back for rebuilding
-                }
-                // Quarantine where allowed (not from action_safe or
-                // superseded), else revoke (card pitfall).
-                if state.may_move_to(Lifecycle::Quarantined)
-                    || (self.faulty(Fault::QuarantineFromActionSafe)
-                        && state == Lifecycle::ActionSafe)
-                {
-                    if self.faulty(Fault::ViewRevokedNotQuarantined) {
-                        (Repair::Revoked, Lifecycle::Revoked)
-                    } else {
-                        (Repair::Quarantined, Lifecycle::Quarantined)
-                    }
-                } else {
-                    (Repair::Revoked, Lifecycle::Revoked)
-                }
-            } else if self.faulty(Fault::CascadeQuarantinesBeliefs)
-                && state.may_move_to(Lifecycle::Quarantined)
-            {
-                let held_back = Lifecycle::Quarantined;
-                (Repair::Quarantined, held_back)
-            } else {
-                (Repair::Revoked, Lifecycle::Revoked)
-            };
-            self.repair(store, id, repair, to, false, horizon, &mut repairs)?;
+            if let Some((repair, from)) = rules.repair_by_type(&self.tools, store, id, kind)? {
+                let entry = LogEntry {
+                    record: id,
+                    repair,
+                    root: false,
+                    from,
+                    horizon,
+                };
+                self.record_repair(store, entry, &mut repairs);
+            }
         }
         Ok(repairs)
     }
 
-    /// Compensated if the tool is reversible, else a leaked effect.
-    fn compensate_or_leak(&self, store: &Store, id: RecordId) -> Repair {
-        let irreversible = store.records[id as usize]
-            .tool
-            .and_then(|t| self.tools.get(t as usize))
-            .is_none_or(|t| t.irreversible);
-        if irreversible {
-            Repair::Leaked
-        } else {
-            Repair::Compensated
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn repair(
-        &self,
-        store: &mut Store,
-        id: RecordId,
-        repair: Repair,
-        to: Lifecycle,
-        root: bool,
-        horizon: u8,
-        repairs: &mut Repairs,
-    ) -> Result<(), ProtocolError> {
-        let from = if self.faulty(Fault::QuarantineFromActionSafe) && to == Lifecycle::Quarantined {
-            std::mem::replace(&mut store.records[id as usize].state, to)
-        } else {
-            store.move_to(id, to)?
-        };
-        if to == Lifecycle::Quarantined {
+    /// What every repair does after its move: the record joins the
+    /// revocation registry, the rollback log gets `entry`, and the
+    /// outcome reports the repair.
+    fn record_repair(&self, store: &mut Store, entry: LogEntry, repairs: &mut Repairs) {
+        let record = &mut store.records[entry.record as usize];
+        if record.state == Lifecycle::Quarantined {
             // Held back by the cascade now, whatever a commit check once
             // said of it (a revalidated view): a rebuild takes it back.
-            store.records[id as usize].reason = None;
+            record.reason = None;
         }
-        store.registry.insert(id);
-        if !(root && self.faulty(Fault::UnloggedRetraction)) {
-            let logged = if self.faulty(Fault::LogCompensatesLeaks) && repair == Repair::Leaked {
-                Repair::Compensated
-            } else {
-                repair
-            };
-            let entry = LogEntry {
-                record: id,
-                repair: logged,
-                root,
-                from,
-                horizon,
-            };
-            let tool_repair = matches!(repair, Repair::Compensated | Repair::Leaked);
-            if !root && tool_repair && self.faulty(Fault::ToolRepairLoggedTwice) {
-                store.log.push(entry);
-            }
-            store.log.push(entry);
-        }
-        let reported =
-            if self.faulty(Fault::QuarantineReportedRevoked) && repair == Repair::Quarantined {
-                Repair::Revoked
-            } else {
-                repair
-            };
-        repairs.push((id, reported));
-        Ok(())
+        store.registry.insert(entry.record);
+        let rules = self.rules();
+        rules.log_repair(store, entry);
+        rules.report_repair(repairs, entry.record, entry.repair);
     }
+}
+
+/// Card §3.4: aborting a transaction retracts every record it staged.
+pub(in crate::protocol) fn abort(
+    protocol: &Protocol,
+    store: &mut Store,
+    tx: TxId,
+) -> Result<Outcome, ProtocolError> {
+    let t = &mut store.txs[tx as usize];
+    t.status = TxStatus::Aborted;
+    let staged = t.staged;
+    // Staged records a cascade already revoked stay as they are.
+    let roots = staged.difference(store.in_state(Lifecycle::Revoked));
+    let repairs = protocol.retract(store, roots)?;
+    Ok(Outcome::Retracted { roots, repairs })
+}
+
+/// Card §3.4: revoking a committed record retracts it.
+pub(in crate::protocol) fn revoke(
+    protocol: &Protocol,
+    store: &mut Store,
+    record: RecordId,
+) -> Result<Outcome, ProtocolError> {
+    let roots = RecordSet::single(record);
+    let repairs = protocol.retract(store, roots)?;
+    Ok(Outcome::Retracted { roots, repairs })
+}
+
+/// Card §3.4, the typed repair of record `id` a retraction reached,
+/// repaired as a `kind`: a tool action is compensated or leaked, and
+/// revoked; a view is held back (quarantined) to be rebuilt, or revoked
+/// where quarantine is not allowed (from action_safe or superseded: card
+/// pitfall); a belief is revoked. The repair and the state it moved
+/// from, or `None` for a view already held back.
+pub(in crate::protocol) fn repair_by_type(
+    tools: &[Tool],
+    store: &mut Store,
+    id: RecordId,
+    kind: Kind,
+) -> Result<Option<(Repair, Lifecycle)>, ProtocolError> {
+    let state = store.records[id as usize].state;
+    let (repair, to) = if kind == Kind::ToolAction {
+        (compensate_or_leak(tools, store, id), Lifecycle::Revoked)
+    } else if kind.is_view() {
+        if state == Lifecycle::Quarantined {
+            return Ok(None); // already held back for rebuilding
+        }
+        if state.may_move_to(Lifecycle::Quarantined) {
+            (Repair::Quarantined, Lifecycle::Quarantined)
+        } else {
+            (Repair::Revoked, Lifecycle::Revoked)
+        }
+    } else {
+        (Repair::Revoked, Lifecycle::Revoked)
+    };
+    Ok(Some((repair, store.move_to(id, to)?)))
+}
+
+/// Card §3.4: a tool action is compensated if its tool is reversible,
+/// else recorded as a leaked irreversible effect.
+pub(in crate::protocol) fn compensate_or_leak(
+    tools: &[Tool],
+    store: &Store,
+    id: RecordId,
+) -> Repair {
+    let irreversible = store.records[id as usize]
+        .tool
+        .and_then(|t| tools.get(t as usize))
+        .is_none_or(|t| t.irreversible);
+    if irreversible {
+        Repair::Leaked
+    } else {
+        Repair::Compensated
+    }
+}
+
+/// Card §3.4: every repair writes an entry to the rollback log.
+pub(in crate::protocol) fn log_repair(store: &mut Store, entry: LogEntry) {
+    store.log.push(entry);
+}
+
+/// A repair as the retraction's outcome reports it: as made.
+pub(in crate::protocol) fn report_repair(repairs: &mut Repairs, id: RecordId, repair: Repair) {
+    repairs.push((id, repair));
 }

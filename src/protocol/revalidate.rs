@@ -54,25 +54,28 @@ impl Protocol {
         not_staged_elsewhere(store, "revalidate", tx, record)
     }
 
-    /// Takes quarantined `record` back to tentative into `tx`'s staging
-    /// (checked beforehand).
+    /// Takes quarantined `record` back to tentative into `tx`'s staging,
+    /// checked beforehand (the rule book's [`revalidate`]).
     pub(in crate::protocol) fn revalidate(
         &self,
         store: &mut Store,
         tx: TxId,
         record: RecordId,
     ) -> Result<Outcome, ProtocolError> {
-        if self.faulty(super::variant::Fault::RevalidateDropsRevokedSources) {
-            let r = store.records[record as usize];
-            let alive = r
-                .derived_from()
-                .difference(store.in_state(Lifecycle::Revoked));
-            store.records[record as usize] = r.with_parents(alive);
-        }
-        restage(store, tx, record)?;
-        let reason = store.records[record as usize].reason;
-        Ok(Outcome::Revalidated { tx, record, reason })
+        self.rules().revalidate(store, tx, record)
     }
+}
+
+/// Card §3.1: a quarantined record "may be revalidated": back to tentative
+/// in `tx`'s staging, its parents as they are, for its commit to judge.
+pub(in crate::protocol) fn revalidate(
+    store: &mut Store,
+    tx: TxId,
+    record: RecordId,
+) -> Result<Outcome, ProtocolError> {
+    restage(store, tx, record)?;
+    let reason = store.records[record as usize].reason;
+    Ok(Outcome::Revalidated { tx, record, reason })
 }
 
 /// Refuses `record` when another open transaction than `tx` stages it:

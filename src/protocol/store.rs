@@ -231,18 +231,6 @@ impl Store {
         reached.difference(roots)
     }
 
-    /// The records derived directly from one of `parents` (a test's
-    /// deliberate bug walks these instead of [`Store::descendants`]).
-    pub(in crate::protocol) fn children(&self, parents: RecordSet) -> RecordSet {
-        let mut found = RecordSet::EMPTY;
-        for (id, record) in self.records.iter().enumerate() {
-            if record.derived_from().intersects(parents) {
-                found.insert(id as RecordId);
-            }
-        }
-        found.difference(parents)
-    }
-
     /// The same store with transaction `order[k]` as transaction `k`: any
     /// renaming of transaction ids, for tests of the symmetry reduction.
     #[cfg(test)]
