@@ -18,13 +18,13 @@
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
-//! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard` and the one setting asked of the C `allocator`; a `--disk`
-//! run's visited runs and levels in a folder (`disk`); `checkpoint`s
-//! (their files in `level_files`, each sealed by `seal`, both shared with
-//! the distributed engine);
-//! fingerprints in [`fingerprint`](mod@fingerprint)
-//! and `fp`, and the relation to stateright's own BFS in
+//! property verdicts in `decisions` (the distributed engine's too), trace
+//! replay in `path`; the memory `guard` and the one setting asked of the
+//! C `allocator`; a `--disk` run's visited runs and levels in a folder
+//! (`disk`); `checkpoint`s (their files, and the links files' names, in
+//! `level_files`, each sealed by `seal`, both shared with the distributed
+//! engine); fingerprints in [`fingerprint`](mod@fingerprint) and `fp`,
+//! and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
 //! # Semantics
@@ -130,6 +130,7 @@ mod visited;
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
+pub(crate) use decisions::{Decision, Decisions};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
