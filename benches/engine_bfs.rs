@@ -19,7 +19,7 @@
 //! which counts exactly our states at depth ≤ D (see
 //! `engine::stateright_mapping`); the engine runs as `memtx-check check` does,
 //! holding levels packed through the model's codec and stepping every
-//! transition into one reused state (`engine::enumerate_in_place`:
+//! transition into one reused state (`Engine::in_place`:
 //! `engine1`, `engine2`), and once more without the codec, each successor
 //! a fresh state (`engine1-plain`), to show what packing saves.
 //!
@@ -69,10 +69,7 @@
 //! transitions (stateright's `state_count` − 1 initial state).
 
 use memtx_check::config::{Depth, ModelConfig};
-use memtx_check::engine::{
-    enumerate, enumerate_in_place, enumerate_labelled_with_codec, EngineOptions, LevelStats,
-    RunObserver, Verdict,
-};
+use memtx_check::engine::{Engine, EngineOptions, LevelStats, RunObserver, Verdict};
 use memtx_check::model::{MemtxModel, ModelCodec, ModelSpec};
 use stateright::{Checker, Model};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -195,19 +192,29 @@ fn run_memtx_variant(variant: &str, model: MemtxModel, depth: usize) -> (u64, u6
             (c.unique_state_count() as u64, c.state_count() as u64 - 1)
         }
         "engine1-plain" => {
-            let r = enumerate(&model, &EngineOptions::new(Some(depth), 1));
+            let r = Engine::new(&model)
+                .options(&EngineOptions::new(Some(depth), 1))
+                .run();
             (r.unique_states, r.transitions)
         }
         "engine1-labelled" => {
             let codec = ModelCodec::new(&model.spec);
             let opts = EngineOptions::new(Some(depth), 1);
-            let r = enumerate_labelled_with_codec(&model, &codec, &opts);
+            let r = Engine::new(&model)
+                .options(&opts)
+                .codec(&codec)
+                .labelled()
+                .run();
             (r.unique_states, r.transitions)
         }
         v => {
             let threads: usize = v.trim_start_matches("engine").parse().expect("variant");
             let codec = ModelCodec::new(&model.spec);
-            let r = enumerate_in_place(&model, &codec, &EngineOptions::new(Some(depth), threads));
+            let r = Engine::new(&model)
+                .options(&EngineOptions::new(Some(depth), threads))
+                .codec(&codec)
+                .in_place()
+                .run();
             (r.unique_states, r.transitions)
         }
     }
@@ -234,7 +241,7 @@ fn run_variant(variant: &str, n: usize, memtx: Option<(&str, usize)>) {
             if std::env::var_os("BENCH_TRACE").is_some() {
                 opts.observer = Box::new(HeapTrace);
             }
-            let r = enumerate(&model, &opts);
+            let r = Engine::new(&model).options(&opts).run();
             assert!(r.complete);
             assert_eq!(r.property("consistent"), Some(&Verdict::Holds));
             (r.unique_states, r.transitions)

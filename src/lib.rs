@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use memtx_check::config::ModelConfig;
-//! use memtx_check::engine::{enumerate, EngineOptions, Verdict};
+//! use memtx_check::engine::{Engine, EngineOptions, Verdict};
 //! use memtx_check::model::{MemtxModel, ModelSpec};
 //!
 //! let tiny = |variant: &str| {
@@ -38,12 +38,12 @@
 //! // No depth bound: explore until a level adds no new state.
 //! let options = EngineOptions::new(None, 1);
 //!
-//! let gated = enumerate(&tiny("{}"), &options);
+//! let gated = Engine::new(&tiny("{}")).options(&options).run();
 //! assert!(gated.complete);
 //! assert_eq!(gated.unique_states, 15);
 //! assert!(matches!(gated.property("I1"), Some(Verdict::Holds)));
 //!
-//! let ungated = enumerate(&tiny(r#"{ "ablate": ["gate"] }"#), &options);
+//! let ungated = Engine::new(&tiny(r#"{ "ablate": ["gate"] }"#)).options(&options).run();
 //! assert!(matches!(
 //!     ungated.property("I1"),
 //!     Some(Verdict::Violated { depth: 4, .. })

@@ -15,7 +15,8 @@ pub use counterexample::Counterexample;
 
 use crate::config::{Depth, Expect, ModelConfig};
 use crate::engine::{
-    self, EngineOptions, EngineReport, FingerprintWidth, LevelStats, RunObserver, Stopped,
+    self, Engine, EngineOptions, EngineReport, FingerprintWidth, Labelled, LevelStats, RunObserver,
+    Stopped,
 };
 use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
@@ -288,25 +289,30 @@ fn run_spec(config: &ModelConfig, mut spec: ModelSpec, options: CheckOptions) ->
     let dump_dir = options.dump.clone();
     let engine_options = engine_options(config, options);
     let codec = ModelCodec::new(&model.spec);
-    let plain = |model: &MemtxModel| -> EngineReport<ModelState, Action> {
+    // Labelled: each transition's branches are counted (`model::labels`).
+    let engine = Engine::new(&model)
+        .options(&engine_options)
+        .codec(&codec)
+        .labelled();
+    let plain = |engine: Engine<'_, MemtxModel, Labelled>| {
         // Under symmetry the engine stores representatives
         // (`model::symmetry`): the counts are of classes (transitions and
         // branch labels too), the traces real ones.
         if config.symmetry {
-            engine::enumerate_labelled_symmetric(model, Some(&codec), &engine_options)
+            engine.symmetric().run()
         } else {
-            engine::enumerate_labelled_with_codec(model, &codec, &engine_options)
+            engine.run()
         }
     };
     let (report, dump): (EngineReport<ModelState, Action>, _) = match dump_dir {
-        None => (plain(&model), None),
+        None => (plain(engine), None),
         Some(dir) => match dump::DumpSink::create(&model, &dir, &config.to_json().to_string()) {
             Ok(sink) => {
-                let report = engine::enumerate_streamed(&model, &codec, &engine_options, &sink);
+                let report = engine.stream(&sink).run();
                 let whole = report.stopped.is_none();
                 (report, Some(sink.finish(whole)))
             }
-            Err(e) => (plain(&model), Some(Err(e))),
+            Err(e) => (plain(engine), Some(Err(e))),
         },
     };
     assemble(

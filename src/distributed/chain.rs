@@ -24,7 +24,7 @@ pub(crate) struct Chain<W> {
 
 impl<W: Word> Chain<W> {
     fn start(property: usize, d: &Decision<W>) -> Self {
-        let (depth, fp, actions) = match d.link {
+        let (depth, fp, actions) = match d.witness {
             None => (d.depth, d.fp, Vec::new()),
             Some((parent, action)) => (d.depth - 1, parent, vec![action]),
         };

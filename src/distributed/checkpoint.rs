@@ -27,12 +27,11 @@
 
 use super::decision::Decision;
 use super::frontier::Frontier;
-use super::links::links_file;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
-    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, read_meta, save_level,
-    unhex, write_file, write_meta,
+    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, links_file, read_meta,
+    save_level, unhex, write_file, write_meta,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
 use crate::engine::{LevelStats, TallyCounts};
@@ -213,7 +212,7 @@ fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
     SavedDecision {
         depth: d.depth,
         fp: word(d.fp),
-        link: d.link.map(|(parent, action)| (word(parent), action)),
+        link: d.witness.map(|(parent, action)| (word(parent), action)),
     }
 }
 
@@ -227,7 +226,7 @@ fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
     Some(Decision {
         depth: d.depth,
         fp: word(&d.fp)?,
-        link,
+        witness: link,
     })
 }
 

@@ -1,12 +1,13 @@
-//! A property's deciding state, as a worker found it.
+//! A property's deciding state, as a worker found it: the engine's
+//! decision (`engine::decisions`, whose recording and verdicts the
+//! workers use too), found at its level (`None`) or, at the last level,
+//! by its link from its parent (`Some`), the parent named by fingerprint.
 
 use super::shard::Link;
+use crate::engine;
 
-/// The state that decided a property: at its level (`link` `None`), or
-/// at the last level, found by `link`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Decision<W> {
-    pub(crate) depth: usize,
-    pub(crate) fp: W,
-    pub(crate) link: Option<Link<W>>,
-}
+/// The state that decided a property.
+pub(crate) type Decision<W> = engine::Decision<W, Option<Link<W>>>;
+
+/// Per property: the decision, if any.
+pub(crate) type Decisions<W> = engine::Decisions<W, Option<Link<W>>>;

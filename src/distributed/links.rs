@@ -10,7 +10,7 @@
 
 use super::shard::Link;
 use super::word::Word;
-use crate::engine::level_files::{cannot_write, write_file};
+use crate::engine::level_files::{cannot_write, links_file, write_file};
 use crate::engine::seal::Seal;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -27,11 +27,6 @@ pub(crate) struct LinkLevels<W> {
     dir: Option<PathBuf>,
     levels: Vec<Level<W>>,
     seals: Vec<Seal>,
-}
-
-/// The file of level `depth`'s links in `dir`.
-pub(crate) fn links_file(dir: &Path, depth: usize) -> PathBuf {
-    dir.join(format!("links-{depth:04}.bin"))
 }
 
 /// Bytes of one record: the fingerprint, the parent's, the action.

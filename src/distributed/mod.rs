@@ -142,13 +142,13 @@ impl Layout {
 
 /// Explores `model` as one process of `cluster`, taking transitions and
 /// storing states as `semantics` says: the same semantics and results as
-/// the single-process engine's matching entry point
-/// ([`crate::engine::enumerate_with_codec`] for [`Semantics::plain`],
-/// `enumerate_labelled_with_codec` for [`Semantics::labelled`], and their
-/// symmetric twins for [`Semantics::symmetric`]), its memory guard per
-/// process. Process 0 returns the report; the others `None`. `Err` (one
-/// line) when the processes could not connect. A process that dies
-/// mid-run makes this one panic (see [`install_failure_hook`]).
+/// the single-process engine run the matching way ([`crate::engine::Engine`]
+/// with a codec for [`Semantics::plain`], `.labelled()` too for
+/// [`Semantics::labelled`], `.symmetric()` too for
+/// [`Semantics::symmetric`]), its memory guard per process. Process 0
+/// returns the report; the others `None`. `Err` (one line) when the
+/// processes could not connect. A process that dies mid-run makes this
+/// one panic (see [`install_failure_hook`]).
 pub fn enumerate<M>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,

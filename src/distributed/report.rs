@@ -6,14 +6,13 @@
 //! under a symmetry, realises as a real trace of the model the same way).
 
 use super::chain::Chain;
-use super::decision::Decision;
+use super::decision::Decisions;
 use super::setup::Setup;
 use super::word::Word;
 use crate::engine::{
-    initial_states, realize_trace, EngineReport, LabelCount, LevelStats, PropertyResult, Stopped,
-    Trace, Verdict,
+    initial_states, realize_trace, EngineReport, LabelCount, LevelStats, Stopped, Trace,
 };
-use stateright::{Expectation, Model};
+use stateright::Model;
 use std::hash::Hash;
 
 /// Level 0: the in-boundary initial states (their `canonical` states),
@@ -79,7 +78,7 @@ where
 pub(crate) fn build<M: Model, W: Word>(
     setup: &Setup<M>,
     levels: Vec<LevelStats>,
-    decisions: Vec<Option<Decision<W>>>,
+    decisions: Decisions<W>,
     chains: Vec<Option<Chain<W>>>,
     complete: bool,
     stopped: Option<Stopped>,
@@ -90,33 +89,12 @@ where
     M::Action: Clone,
 {
     let model = &*setup.model;
-    let properties = model
-        .properties()
-        .into_iter()
-        .zip(decisions.iter().zip(&chains))
-        .map(|(p, (d, chain))| {
-            let verdict = match (&p.expectation, d, chain) {
-                (Expectation::Eventually, _, _) => Verdict::Unsupported,
-                (Expectation::Always, None, _) => Verdict::Holds,
-                (Expectation::Sometimes, None, _) => Verdict::NotReached,
-                (e, Some(d), Some(chain)) => {
-                    let trace = replay(setup, chain, d.fp);
-                    let depth = d.depth;
-                    if *e == Expectation::Always {
-                        Verdict::Violated { depth, trace }
-                    } else {
-                        Verdict::Reached { depth, trace }
-                    }
-                }
-                (_, Some(_), None) => unreachable!("every decided property's chain is walked"),
-            };
-            PropertyResult {
-                name: p.name,
-                expectation: p.expectation.clone(),
-                verdict,
-            }
-        })
-        .collect();
+    let properties = decisions.into_results(&model.properties(), |p, d| {
+        let chain = chains[p]
+            .as_ref()
+            .expect("every decided property's chain is walked");
+        replay(setup, chain, d.fp)
+    });
     let last = levels.last().expect("level 0 is always present");
     EngineReport {
         unique_states: last.total_states,

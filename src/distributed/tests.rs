@@ -86,7 +86,12 @@ fn every_worker_count_gives_the_engine_s_report() {
                 fingerprint,
                 ..EngineOptions::new(max_depth, 1)
             };
-            let expected = without_timing(engine::enumerate_with_codec(&Walk, &Bytes, &opts));
+            let expected = without_timing(
+                engine::Engine::new(&Walk)
+                    .options(&opts)
+                    .codec(&Bytes)
+                    .run(),
+            );
             for threads in 1..=3 {
                 let cluster = one_process(threads, "walk");
                 let run = RunOptions {
@@ -167,8 +172,17 @@ impl Symmetric for Pair {
 fn labels_and_symmetry_are_the_engine_s() {
     for max_depth in [None, Some(2), Some(5)] {
         let opts = EngineOptions::new(max_depth, 1);
-        let plain = engine::enumerate_labelled_with_codec(&Pair, &Bytes, &opts);
-        let reduced = engine::enumerate_labelled_symmetric(&Pair, Some(&Bytes), &opts);
+        let plain = engine::Engine::new(&Pair)
+            .options(&opts)
+            .codec(&Bytes)
+            .labelled()
+            .run();
+        let reduced = engine::Engine::new(&Pair)
+            .options(&opts)
+            .codec(&Bytes)
+            .labelled()
+            .symmetric()
+            .run();
         assert!(reduced.unique_states < plain.unique_states);
         for (symmetric, expected) in [(false, plain), (true, reduced)] {
             for threads in 1..=3 {

@@ -19,14 +19,14 @@ use super::guard::{self, Estimate};
 use super::links::LinkLevels;
 use super::net::{Net, PACKET_BYTES};
 
-pub(crate) use super::decision::Decision;
+use super::decision::Decisions;
 use super::setup::{Checkpointing, Setup};
 use super::shard::{decided_bits, decides, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::{predict_new, resident_bytes, LabelTally, Labels};
+use crate::engine::{self, predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
-use stateright::{Expectation, Model};
+use stateright::Model;
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -192,7 +192,7 @@ struct WorkerRun<'a, M: Model, W> {
     /// Per label: this worker's transitions out of the level being
     /// expanded.
     level_labels: Vec<u64>,
-    decisions: Vec<Option<Decision<W>>>,
+    decisions: Decisions<W>,
 }
 
 impl<'a, M, W> WorkerRun<'a, M, W>
@@ -214,7 +214,7 @@ where
         let mut run = WorkerRun {
             widest: 0,
             net: Net::new(worker, shard),
-            decisions: vec![None; properties.len()],
+            decisions: Decisions::new(properties.len()),
             properties,
             setup,
             me,
@@ -307,7 +307,7 @@ where
             depth: self.levels.len() - 1,
             levels: &self.levels,
             widest: self.widest,
-            decisions: &self.decisions,
+            decisions: &self.decisions.0,
             labels: self.labels.counts(),
             frontier: &self.frontier,
             link_seals: self.links.seals(),
@@ -363,7 +363,7 @@ where
         }
         self.levels = part.levels;
         self.widest = part.widest;
-        self.decisions = part.decisions;
+        self.decisions = engine::Decisions(part.decisions);
         self.labels.restore(part.labels);
         self.frontier = part.frontier;
         self.links = LinkLevels::in_dir(dir, part.link_seals);
@@ -432,12 +432,7 @@ where
             // Past a memory bound the level is still checked, not expanded.
             expanding = stop.is_none();
         }
-        let undecided: Vec<bool> = self
-            .properties
-            .iter()
-            .zip(&self.decisions)
-            .map(|(p, d)| d.is_none() && p.expectation != Expectation::Eventually)
-            .collect();
+        let undecided = self.decisions.undecided(&self.properties);
         let share = self.expected_new();
         {
             let mut shard = self.net.shard.borrow_mut();
@@ -482,29 +477,18 @@ where
             labels: std::mem::take(&mut self.level_labels),
         };
         let all = self.share(worker, mine);
-        for (d, hit) in self.decisions.iter_mut().zip(&all.hits) {
-            if d.is_none() {
-                *d = hit.map(|fp| Decision {
-                    depth,
-                    fp,
-                    link: None,
-                });
-            }
-        }
+        let hits = all.hits.iter().map(|hit| hit.map(|fp| (fp, None)));
+        self.decisions.record(depth, hits);
         if !expanding {
             return Some(stop.map_or(End::Bounded, End::Stopped));
         }
         self.push_level(all.new, all.transitions, &all.labels);
         if leaf {
-            for (d, hit) in self.decisions.iter_mut().zip(&all.leaf) {
-                if d.is_none() {
-                    *d = hit.map(|(fp, link)| Decision {
-                        depth: depth + 1,
-                        fp,
-                        link: Some(link),
-                    });
-                }
-            }
+            let hits = all
+                .leaf
+                .iter()
+                .map(|hit| hit.map(|(fp, link)| (fp, Some(link))));
+            self.decisions.record(depth + 1, hits);
             return Some(if all.new == 0 {
                 End::Complete
             } else {
@@ -679,7 +663,7 @@ where
             &mut self.net,
             worker,
             &self.links,
-            &self.decisions,
+            &self.decisions.0,
             self.me,
             self.peers,
         )

@@ -23,7 +23,7 @@ use super::absorb::LeafHits;
 use super::allocator;
 use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
-use super::decisions::Decisions;
+use super::decisions::{Decisions, Witness};
 use super::disk::DiskLevels;
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
@@ -104,7 +104,7 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) links: LinkStore,
     pub(super) depth: usize,
     pub(super) levels: Vec<LevelStats>,
-    pub(super) decisions: Decisions<W>,
+    pub(super) decisions: Decisions<W, Witness>,
     pub(super) labels: LabelTally,
     /// A `--disk` run's folder: its visited set and levels.
     pub(super) disk: Option<DiskLevels<W>>,
@@ -522,7 +522,7 @@ where
             ..
         } = self;
         let properties =
-            decisions.into_results(properties, |d| reconstruct::<M, T, W>(model, d, &links));
+            decisions.into_results(properties, |_, d| reconstruct::<M, T, W>(model, d, &links));
         match opts.disk.as_ref().or(opts.checkpoint.as_ref()) {
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind

@@ -26,8 +26,8 @@ use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
-    complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, read_meta,
-    save_level, unhex, write_file, write_meta,
+    complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, links_file,
+    read_meta, save_level, unhex, write_file, write_meta,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
@@ -426,7 +426,7 @@ impl Meta {
     /// seals and the counts recorded.
     fn check_links(&self, dir: &Path) -> Result<(), String> {
         for (d, &seal) in (1..=self.depth).zip(&self.links) {
-            let path = LinkStore::file(dir, d);
+            let path = links_file(dir, d);
             if seal.len != self.new_states(d) * Link::BYTES as u64 {
                 return Err(damaged(
                     &path,
@@ -580,7 +580,7 @@ where
     }
 }
 
-fn encode_decision<W: Fp>(d: Decision<W>) -> ([u64; 4], String) {
+fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> ([u64; 4], String) {
     let mut fp = Vec::new();
     d.fp.write(&mut fp);
     let hex = hex(&fp);
@@ -597,7 +597,7 @@ fn encode_decision<W: Fp>(d: Decision<W>) -> ([u64; 4], String) {
 }
 
 /// A decision [`Meta::check`] accepted.
-fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W> {
+fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W, Witness> {
     let bytes = unhex(hex, W::BYTES).expect("a checked fingerprint");
     let witness = match fields[1] {
         u64::MAX => Witness::Via(Link {

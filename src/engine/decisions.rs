@@ -1,6 +1,9 @@
 //! What a run knows of each property: undecided, or decided at a depth by
 //! the state with the smallest fingerprint among those deciding it at the
 //! shallowest depth; and, at the end, the verdicts with their traces.
+//! Shared with the distributed engine, whose decisions differ only in
+//! where the deciding state is found (`X`: its link from its parent by
+//! fingerprint, for a state of the last level).
 
 use super::absorb::LeafHits;
 use super::chunk::Hit;
@@ -18,25 +21,26 @@ pub(super) enum Witness {
     Via(Link),
 }
 
-/// The state that decided a property.
+/// The state that decided a property: its depth, its fingerprint, and
+/// where it is found (this engine: a [`Witness`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Decision<W> {
-    pub(super) depth: usize,
-    pub(super) fp: W,
-    pub(super) witness: Witness,
+pub(crate) struct Decision<W, X> {
+    pub(crate) depth: usize,
+    pub(crate) fp: W,
+    pub(crate) witness: X,
 }
 
 /// Per property: the decision, if any.
-pub(super) struct Decisions<W>(pub(super) Vec<Option<Decision<W>>>);
+pub(crate) struct Decisions<W, X>(pub(crate) Vec<Option<Decision<W, X>>>);
 
-impl<W: Fp> Decisions<W> {
-    pub(super) fn new(properties: usize) -> Self {
+impl<W: Copy, X: Copy> Decisions<W, X> {
+    pub(crate) fn new(properties: usize) -> Self {
         Decisions(vec![None; properties])
     }
 
     /// Which properties still need evaluating (`Eventually` never does: it
     /// is not evaluated by this engine).
-    pub(super) fn undecided<M: Model>(&self, properties: &[Property<M>]) -> Vec<bool> {
+    pub(crate) fn undecided<M: Model>(&self, properties: &[Property<M>]) -> Vec<bool> {
         properties
             .iter()
             .zip(&self.0)
@@ -44,69 +48,35 @@ impl<W: Fp> Decisions<W> {
             .collect()
     }
 
-    /// Some `Always` property is violated, by an earlier level or by a hit
-    /// of the level being expanded (`level_hits`).
-    pub(super) fn violated<M: Model>(
-        &self,
-        properties: &[Property<M>],
-        level_hits: &[Hit<W>],
-    ) -> bool {
-        properties.iter().enumerate().any(|(p, prop)| {
-            prop.expectation == Expectation::Always
-                && (self.0[p].is_some() || level_hits[p].is_some())
-        })
-    }
-
-    /// Records the expanded level's first hit of each undecided property:
-    /// the level is in fingerprint order, so the first is the smallest.
-    pub(super) fn record_level(&mut self, depth: usize, hits: &[Hit<W>]) {
+    /// Records, for each property still undecided, its `hits` entry at
+    /// `depth` (the deciding state's fingerprint and where it is found),
+    /// if it has one: the caller gives the smallest fingerprint.
+    pub(crate) fn record(&mut self, depth: usize, hits: impl IntoIterator<Item = Option<(W, X)>>) {
         for (slot, hit) in self.0.iter_mut().zip(hits) {
             if slot.is_none() {
-                *slot = hit.map(|(pos, fp)| Decision {
-                    depth,
-                    fp,
-                    witness: Witness::At(pos),
-                });
-            }
-        }
-    }
-
-    /// Records the last level's hits: per shard, per property, the new
-    /// deciding state with the smallest fingerprint; the smallest of all
-    /// shards wins.
-    pub(super) fn record_leaf(&mut self, depth: usize, leaf_hits: &[LeafHits<W>]) {
-        for (p, slot) in self.0.iter_mut().enumerate() {
-            if slot.is_none() {
-                *slot = leaf_hits
-                    .iter()
-                    .filter_map(|h| h[p])
-                    .min_by_key(|&(fp, _)| fp)
-                    .map(|(fp, link)| Decision {
-                        depth,
-                        fp,
-                        witness: Witness::Via(link),
-                    });
+                *slot = hit.map(|(fp, witness)| Decision { depth, fp, witness });
             }
         }
     }
 
     /// The verdicts, each decided one with the trace `trace_to` rebuilds
-    /// for its decision.
-    pub(super) fn into_results<M: Model>(
+    /// for its decision (given the property's index).
+    pub(crate) fn into_results<M: Model>(
         self,
         properties: &[Property<M>],
-        trace_to: impl Fn(&Decision<W>) -> Trace<M::State, M::Action>,
+        mut trace_to: impl FnMut(usize, &Decision<W, X>) -> Trace<M::State, M::Action>,
     ) -> Vec<PropertyResult<M::State, M::Action>> {
         properties
             .iter()
             .zip(self.0)
-            .map(|(p, d)| {
+            .enumerate()
+            .map(|(i, (p, d))| {
                 let verdict = match (&p.expectation, d) {
                     (Expectation::Eventually, _) => Verdict::Unsupported,
                     (Expectation::Always, None) => Verdict::Holds,
                     (Expectation::Sometimes, None) => Verdict::NotReached,
                     (e, Some(d)) => {
-                        let trace = trace_to(&d);
+                        let trace = trace_to(i, &d);
                         debug_assert_eq!(trace.len(), d.depth + 1);
                         let depth = d.depth;
                         if *e == Expectation::Always {
@@ -123,5 +93,46 @@ impl<W: Fp> Decisions<W> {
                 }
             })
             .collect()
+    }
+}
+
+impl<W: Fp> Decisions<W, Witness> {
+    /// Some `Always` property is violated, by an earlier level or by a hit
+    /// of the level being expanded (`level_hits`).
+    pub(super) fn violated<M: Model>(
+        &self,
+        properties: &[Property<M>],
+        level_hits: &[Hit<W>],
+    ) -> bool {
+        properties.iter().enumerate().any(|(p, prop)| {
+            prop.expectation == Expectation::Always
+                && (self.0[p].is_some() || level_hits[p].is_some())
+        })
+    }
+
+    /// Records the expanded level's first hit of each undecided property:
+    /// the level is in fingerprint order, so the first is the smallest.
+    pub(super) fn record_level(&mut self, depth: usize, hits: &[Hit<W>]) {
+        self.record(
+            depth,
+            hits.iter()
+                .map(|hit| hit.map(|(pos, fp)| (fp, Witness::At(pos)))),
+        );
+    }
+
+    /// Records the last level's hits: per shard, per property, the new
+    /// deciding state with the smallest fingerprint; the smallest of all
+    /// shards wins.
+    pub(super) fn record_leaf(&mut self, depth: usize, leaf_hits: &[LeafHits<W>]) {
+        let best: Vec<_> = (self.0.iter().enumerate())
+            .map(|(p, slot)| {
+                let hits = leaf_hits.iter().filter_map(|h| h[p]);
+                let smallest = slot.is_none().then(|| hits.min_by_key(|&(fp, _)| fp));
+                smallest
+                    .flatten()
+                    .map(|(fp, link)| (fp, Witness::Via(link)))
+            })
+            .collect();
+        self.record(depth, best);
     }
 }

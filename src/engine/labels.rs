@@ -90,7 +90,10 @@ pub struct LabelCount {
 
 /// How the engine takes a transition and what label it gets: the engine is
 /// generic over this so that one loop serves plain and labelled models.
-pub(crate) trait Transitions<M: Model> {
+/// Public only so that [`super::Engine`]'s strategy parameter may be
+/// bounded by it; the module is private, so no one outside the engine
+/// names or implements it (a sealed trait).
+pub trait Transitions<M: Model> {
     /// The label of one transition.
     type Label: Labels;
     /// The transition and its label, or the label of an attempt that is
@@ -124,8 +127,11 @@ pub(crate) trait Transitions<M: Model> {
     }
 }
 
-/// The adapter for a plain stateright model: no labels.
-pub(crate) enum Unlabelled {}
+/// The adapter for a plain stateright model: no labels (an [`Engine`]'s
+/// start).
+///
+/// [`Engine`]: super::Engine
+pub enum Unlabelled {}
 
 impl<M: Model> Transitions<M> for Unlabelled {
     type Label = ();
@@ -143,9 +149,9 @@ impl<M: Model> Transitions<M> for Unlabelled {
 
 /// A model that writes a successor into a state it is handed, reusing
 /// that state's heap: the engine steps every transition into one state, so
-/// such a model's transitions allocate nothing ([`enumerate_in_place`]).
+/// such a model's transitions allocate nothing ([`Engine::in_place`]).
 ///
-/// [`enumerate_in_place`]: super::enumerate_in_place
+/// [`Engine::in_place`]: super::Engine::in_place
 pub trait StepInto: Model {
     /// `next_state(state, action)` written into `into`; false when the
     /// action is no transition (`into` then holds no state of interest).
@@ -158,8 +164,10 @@ pub trait StepInto: Model {
 }
 
 /// The adapter for a [`StepInto`] model: no labels, successors written in
-/// place.
-pub(crate) enum InPlace {}
+/// place ([`Engine::in_place`]).
+///
+/// [`Engine::in_place`]: super::Engine::in_place
+pub enum InPlace {}
 
 impl<M: StepInto> Transitions<M> for InPlace {
     type Label = ();
@@ -185,8 +193,11 @@ impl<M: StepInto> Transitions<M> for InPlace {
     }
 }
 
-/// A [`LabelledModel`]'s own labels.
-pub(crate) enum Labelled {}
+/// The adapter for a [`LabelledModel`]: its own labels
+/// ([`Engine::labelled`]).
+///
+/// [`Engine::labelled`]: super::Engine::labelled
+pub enum Labelled {}
 
 impl<M: LabelledModel> Transitions<M> for Labelled {
     type Label = u128;
@@ -208,8 +219,9 @@ impl<M: LabelledModel> Transitions<M> for Labelled {
     }
 }
 
-/// A transition's labels, counted into one counter per label.
-pub(crate) trait Labels: Copy {
+/// A transition's labels, counted into one counter per label (public, and
+/// sealed, as [`Transitions`] is).
+pub trait Labels: Copy {
     fn count_into(self, counts: &mut [u64]);
 }
 

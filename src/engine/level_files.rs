@@ -25,6 +25,12 @@ pub(crate) fn level_dir(dir: &Path, depth: usize) -> PathBuf {
     dir.join(format!("level-{depth:04}"))
 }
 
+/// The file of level `depth`'s parent links in `dir` (each engine writes
+/// its own records into it: `links`, `distributed::links`).
+pub(crate) fn links_file(dir: &Path, depth: usize) -> PathBuf {
+    dir.join(format!("links-{depth:04}.bin"))
+}
+
 /// The complete levels checkpointed in `dir`, shallowest first (none if
 /// `dir` is missing).
 pub(crate) fn complete_levels(dir: &Path) -> Vec<usize> {

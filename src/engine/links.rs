@@ -9,7 +9,7 @@
 //! the level is complete and read only to rebuild traces: a run's memory
 //! then holds no link at all.
 
-use super::level_files::{cannot_write, create_new, write_created, SealedFile};
+use super::level_files::{cannot_write, create_new, links_file, write_created, SealedFile};
 use super::seal::Seal;
 use crate::outputs::scratch;
 use std::fs::{self, File};
@@ -77,11 +77,6 @@ impl LinkStore {
         }
     }
 
-    /// The file of level `depth`'s links in `dir`.
-    pub(super) fn file(dir: &Path, depth: usize) -> PathBuf {
-        dir.join(format!("links-{depth:04}.bin"))
-    }
-
     /// The seals of the files, level 1 first (none in memory).
     pub(super) fn seals(&self) -> &[Seal] {
         match self {
@@ -98,7 +93,7 @@ impl LinkStore {
         match self {
             LinkStore::Memory(levels) => levels.push(parts.concat()),
             LinkStore::Files { dir, seals } => {
-                let path = Self::file(dir, seals.len() + 1);
+                let path = links_file(dir, seals.len() + 1);
                 seals.push(write_level(dir, &path, |out| {
                     for part in parts {
                         for link in part {
@@ -131,7 +126,7 @@ impl LinkStore {
             }
             return self.push_level(levels);
         };
-        let path = Self::file(dir, seals.len() + 1);
+        let path = links_file(dir, seals.len() + 1);
         let mut failed_read = None;
         let seal = write_level(dir, &path, |out| {
             for part in parts {
@@ -157,7 +152,7 @@ impl LinkStore {
         match self {
             LinkStore::Memory(levels) => levels[depth - 1][pos as usize],
             LinkStore::Files { dir, .. } => {
-                let path = Self::file(dir, depth);
+                let path = links_file(dir, depth);
                 let read = || -> std::io::Result<Link> {
                     let mut file = File::open(&path)?;
                     file.seek(SeekFrom::Start(pos * Link::BYTES as u64))?;
@@ -175,7 +170,7 @@ impl LinkStore {
     pub(super) fn remove_after(&self, depth: usize) {
         if let LinkStore::Files { dir, seals } = self {
             for deeper in depth + 1..=seals.len() {
-                let _ = fs::remove_file(Self::file(dir, deeper));
+                let _ = fs::remove_file(links_file(dir, deeper));
             }
         }
     }
@@ -184,7 +179,7 @@ impl LinkStore {
     pub(super) fn remove(&self) {
         if let LinkStore::Files { dir, seals } = self {
             for depth in 1..=seals.len() {
-                let _ = fs::remove_file(Self::file(dir, depth));
+                let _ = fs::remove_file(links_file(dir, depth));
             }
             let _ = fs::remove_dir(dir);
         }

@@ -1,26 +1,30 @@
 //! The exact bounded enumerator: a level-synchronous, parallel,
 //! deterministic breadth-first explorer over any [`stateright::Model`].
 //!
-//! This module owns the entry points ([`enumerate`], [`enumerate_with_codec`],
-//! [`enumerate_in_place`] for a model that steps into a reused state
-//! ([`StepInto`]), [`enumerate_streamed`],
-//! [`enumerate_labelled`], [`enumerate_labelled_with_codec`], and
-//! [`enumerate_symmetric`], [`enumerate_labelled_symmetric`] for a
-//! [`Symmetric`] model). The public types live one concept a file:
+//! This module owns the one entry point, [`Engine`] (in `builder`): a
+//! builder in the shape of stateright's `CheckerBuilder`,
+//! `Engine::new(&model)`, then [`Engine::options`], [`Engine::codec`],
+//! [`Engine::stream`], and how transitions are taken:
+//! [`Engine::labelled`] for a [`LabelledModel`], [`Engine::in_place`] for a
+//! model that steps into a reused state ([`StepInto`]),
+//! [`Engine::symmetric`] for a [`Symmetric`] model; then [`Engine::run`].
+//! The public types live one concept a file:
 //! `options` ([`EngineOptions`]), `observer` ([`RunObserver`]), `labels`
-//! ([`LabelledModel`], [`StepInto`]), `symmetry` ([`Symmetric`]), `report`
+//! ([`LabelledModel`], [`StepInto`], and the builder's strategies
+//! [`Unlabelled`], [`Labelled`], [`InPlace`]), `symmetry` ([`Symmetric`],
+//! [`Reduced`]), `report`
 //! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
 //! algorithm: the run loop in `bfs`, its two phases in `expand` and
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
 //! shared between threads by `parallel`; the visited set in `visited` (one
 //! ordered `table` per shard), sized by `growth`; parent links in `links`;
-//! property verdicts in `decisions`, trace replay in `path`; the memory
-//! `guard` and the one setting asked of the C `allocator`; a `--disk`
-//! run's visited runs and levels in a folder (`disk`); `checkpoint`s
-//! (their files in `level_files`, each sealed by `seal`, both shared with
-//! the distributed engine);
-//! fingerprints in [`fingerprint`](mod@fingerprint)
-//! and `fp`, and the relation to stateright's own BFS in
+//! property verdicts in `decisions` (the distributed engine's too), trace
+//! replay in `path`; the memory `guard` and the one setting asked of the
+//! C `allocator`; a `--disk` run's visited runs and levels in a folder
+//! (`disk`); `checkpoint`s (their files, and the links files' names, in
+//! `level_files`, each sealed by `seal`, both shared with the distributed
+//! engine); fingerprints in [`fingerprint`](mod@fingerprint) and `fp`,
+//! and the relation to stateright's own BFS in
 //! [`stateright_mapping`].
 //!
 //! # Semantics
@@ -63,13 +67,13 @@
 //! * **Determinism**: counts, verdicts and traces are identical for every
 //!   thread count and run (only `elapsed_ms` varies), and do not depend on
 //!   the order in which states are found.
-//! * **Symmetry** ([`enumerate_symmetric`]): states are replaced by their
+//! * **Symmetry** ([`Engine::symmetric`]): states are replaced by their
 //!   representatives before they are fingerprinted, so counts are of
 //!   classes; traces are real traces of the unreduced model (see
 //!   `symmetry`). Stateright's own `symmetry` option is not read.
 //! * The level at the depth bound is never held in memory: its states are
 //!   checked as they are discovered and only their fingerprints kept.
-//! * **Labels** (a [`LabelledModel`] through [`enumerate_labelled`]): every
+//! * **Labels** (a [`LabelledModel`] through [`Engine::labelled`]): every
 //!   counted transition's label bits are counted, per label the number of
 //!   transitions carrying it and the first depth at which one was taken
 //!   (the depth the transition is counted under); an offered action that
@@ -77,7 +81,7 @@
 //!   the same way but never as a transition; see `labels`.
 //! * **Observer**: [`EngineOptions::observer`] is told of each level as it
 //!   is discovered and, about once a second, of the progress within a level.
-//! * **Stream** ([`enumerate_streamed`]): a [`StateStream`] is told of every
+//! * **Stream** ([`Engine::stream`]): a [`StateStream`] is told of every
 //!   state processed and every transition counted, as the run takes them.
 //! * Visited states are stored only as fingerprints of 64 or 128 bits
 //!   ([`EngineOptions::fingerprint`]), so distinct states with equal
@@ -94,6 +98,7 @@
 mod absorb;
 pub(crate) mod allocator;
 mod bfs;
+mod builder;
 mod checkpoint;
 mod chunk;
 mod codec;
@@ -122,8 +127,10 @@ mod table;
 mod tests;
 mod visited;
 
+pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
+pub(crate) use decisions::{Decision, Decisions};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
@@ -134,159 +141,16 @@ pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::resident_bytes;
-pub use labels::{LabelCount, LabelledModel, StepInto, MAX_LABELS};
+pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use labels::{LabelTally, Labels, TallyCounts};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
-pub use symmetry::Symmetric;
+pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;
-
-use labels::{InPlace, Labelled, Transitions, Unlabelled};
-use stateright::Model;
-use std::hash::Hash;
-use symmetry::Reduced;
 
 /// A trace in stateright's `Path` layout: the initial state with the first
 /// action, …, each state with the action taken from it, and the final state
 /// with `None`. States are real (recomputed by replaying the actions).
 pub type Trace<S, A> = Vec<(S, Option<A>)>;
-
-/// Enumerates the states of `model` breadth-first, level by level, with
-/// `opts.threads` threads; see the module docs for the exact semantics.
-///
-/// Panics if a trace cannot be replayed, which means the model is not
-/// deterministic (`init_states`/`actions`/`next_state` vary between calls)
-/// or two states collided on their fingerprint.
-pub fn enumerate<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
-where
-    M: Model + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Unlabelled>(model, opts, None, None)
-}
-
-/// [`enumerate`], holding each level's states encoded by `codec` rather
-/// than as values: same results, a fraction of the memory when states own
-/// heap data.
-pub fn enumerate_with_codec<M>(
-    model: &M,
-    codec: &dyn StateCodec<M::State>,
-    opts: &EngineOptions,
-) -> EngineReport<M::State, M::Action>
-where
-    M: Model + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Unlabelled>(model, opts, Some(codec), None)
-}
-
-/// [`enumerate_with_codec`] for a model that steps in place
-/// ([`StepInto`]): the same results, without a heap allocation per
-/// transition.
-pub fn enumerate_in_place<M>(
-    model: &M,
-    codec: &dyn StateCodec<M::State>,
-    opts: &EngineOptions,
-) -> EngineReport<M::State, M::Action>
-where
-    M: StepInto + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, InPlace>(model, opts, Some(codec), None)
-}
-
-/// [`enumerate_labelled_with_codec`], telling `stream` of every state and
-/// transition as the run takes them (see [`StateStream`]).
-pub fn enumerate_streamed<M>(
-    model: &M,
-    codec: &dyn StateCodec<M::State>,
-    opts: &EngineOptions,
-    stream: &dyn StateStream<M>,
-) -> EngineReport<M::State, M::Action>
-where
-    M: LabelledModel + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Labelled>(model, opts, Some(codec), Some(stream))
-}
-
-/// [`enumerate`] for a labelled model: the same counts, verdicts and
-/// traces, and [`EngineReport::labels`] counts its transition labels.
-pub fn enumerate_labelled<M>(model: &M, opts: &EngineOptions) -> EngineReport<M::State, M::Action>
-where
-    M: LabelledModel + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Labelled>(model, opts, None, None)
-}
-
-/// [`enumerate_labelled`], holding each level's states encoded by `codec`
-/// (see [`enumerate_with_codec`]).
-pub fn enumerate_labelled_with_codec<M>(
-    model: &M,
-    codec: &dyn StateCodec<M::State>,
-    opts: &EngineOptions,
-) -> EngineReport<M::State, M::Action>
-where
-    M: LabelledModel + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Labelled>(model, opts, Some(codec), None)
-}
-
-/// [`enumerate_with_codec`] (or [`enumerate`] without a codec) for a
-/// [`Symmetric`] model: states are represented by their representatives,
-/// so the counts are of classes; traces are real traces of the model.
-pub fn enumerate_symmetric<M>(
-    model: &M,
-    codec: Option<&dyn StateCodec<M::State>>,
-    opts: &EngineOptions,
-) -> EngineReport<M::State, M::Action>
-where
-    M: Symmetric + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Reduced<Unlabelled>>(model, opts, codec, None)
-}
-
-/// [`enumerate_symmetric`] for a labelled model, its labels counted.
-pub fn enumerate_labelled_symmetric<M>(
-    model: &M,
-    codec: Option<&dyn StateCodec<M::State>>,
-    opts: &EngineOptions,
-) -> EngineReport<M::State, M::Action>
-where
-    M: LabelledModel + Symmetric + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-{
-    dispatch::<M, Reduced<Labelled>>(model, opts, codec, None)
-}
-
-/// The run at the fingerprint width the options ask for.
-fn dispatch<M, T>(
-    model: &M,
-    opts: &EngineOptions,
-    codec: Option<&dyn StateCodec<M::State>>,
-    stream: Option<&dyn StateStream<M>>,
-) -> EngineReport<M::State, M::Action>
-where
-    M: Model + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-    T: Transitions<M>,
-{
-    match opts.fingerprint {
-        FingerprintWidth::Bits64 => bfs::run::<M, T, u64>(model, opts, codec, stream),
-        FingerprintWidth::Bits128 => bfs::run::<M, T, u128>(model, opts, codec, stream),
-    }
-}

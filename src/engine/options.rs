@@ -6,7 +6,8 @@ use super::fp::FingerprintWidth;
 use super::observer::{RunObserver, Silent, StderrLevels};
 use std::path::PathBuf;
 
-/// Options for [`super::enumerate`] and the other entry points.
+/// Options for a run ([`super::Engine::options`]): plain data, which the
+/// command line's plans build.
 pub struct EngineOptions {
     /// Deepest level to discover (and check); `None` explores to the fixpoint.
     pub max_depth: Option<usize>,

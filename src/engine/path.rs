@@ -49,7 +49,7 @@ pub fn initial_states<M: Model, F: Copy + Ord>(
 }
 
 /// The position in level 0 and the action indices leading to `d`'s state.
-fn walk_back<W>(d: &Decision<W>, links: &LinkStore) -> (u64, Vec<u32>) {
+fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (u64, Vec<u32>) {
     let mut actions = Vec::with_capacity(d.depth);
     let (mut depth, mut pos) = match d.witness {
         Witness::At(pos) => (d.depth, pos),
@@ -75,7 +75,7 @@ fn walk_back<W>(d: &Decision<W>, links: &LinkStore) -> (u64, Vec<u32>) {
 /// deterministic, or two states collided.
 fn engine_trace<M, T, W>(
     model: &M,
-    d: &Decision<W>,
+    d: &Decision<W, Witness>,
     links: &LinkStore,
 ) -> Trace<M::State, M::Action>
 where
@@ -118,7 +118,7 @@ where
 /// A shortest trace to `d`'s state, of real states of the model.
 pub(super) fn reconstruct<M, T, W>(
     model: &M,
-    d: &Decision<W>,
+    d: &Decision<W, Witness>,
     links: &LinkStore,
 ) -> Trace<M::State, M::Action>
 where

@@ -110,7 +110,7 @@ pub struct DiskIo {
     pub read: u64,
 }
 
-/// The result of a run ([`super::enumerate`] and the other entry points).
+/// The result of a run ([`super::Engine::run`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineReport<S, A> {
     /// One entry per depth 0..=last explored depth. When the fixpoint is
@@ -126,7 +126,7 @@ pub struct EngineReport<S, A> {
     pub transitions: u64,
     /// One entry per `model.properties()`, in that order.
     pub properties: Vec<PropertyResult<S, A>>,
-    /// For a labelled model ([`super::enumerate_labelled`]): one entry per
+    /// For a labelled model ([`super::Engine::labelled`]): one entry per
     /// label, in `label_names()` order. Empty for a plain model.
     pub labels: Vec<LabelCount>,
     /// Bits of the fingerprints the run stored (64 or 128).

@@ -132,7 +132,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::super::tests::models::{Grid, Move};
-    use super::super::{enumerate, EngineOptions, Verdict};
+    use super::super::{Engine, EngineOptions, Verdict};
     use super::*;
     use stateright::Path;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -152,7 +152,9 @@ mod tests {
     fn stateright_checks_two_levels_short_of_its_target() {
         // "sum below 6" fails first at depth 6: we find it with max_depth 6,
         // stateright needs target_max_depth(8).
-        let ours = enumerate(&grid(6), &EngineOptions::new(Some(6), 1));
+        let ours = Engine::new(&grid(6))
+            .options(&EngineOptions::new(Some(6), 1))
+            .run();
         assert!(matches!(
             ours.property("sum below"),
             Some(Verdict::Violated { depth: 6, .. })
@@ -174,7 +176,9 @@ mod tests {
         // Single-threaded, unbounded. The "eventually" property keeps the
         // checker running (no state is terminal), and every later violation
         // of "sum below" replaces the stored path.
-        let ours = enumerate(&grid(6), &EngineOptions::new(None, 1));
+        let ours = Engine::new(&grid(6))
+            .options(&EngineOptions::new(None, 1))
+            .run();
         assert!(matches!(
             ours.property("sum below"),
             Some(Verdict::Violated { depth: 6, .. })
@@ -243,7 +247,9 @@ mod tests {
         };
         // Each visit replays one next_state per action on the path, so the
         // visitor adds the sum of all depths.
-        let r = enumerate(&grid(100), &EngineOptions::new(None, 1));
+        let r = Engine::new(&grid(100))
+            .options(&EngineOptions::new(None, 1))
+            .run();
         let depth_sum: u64 = r.levels.iter().map(|l| l.depth as u64 * l.new_states).sum();
         assert_eq!((calls(true) - calls(false)) as u64, depth_sum);
     }

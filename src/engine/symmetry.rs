@@ -11,7 +11,7 @@
 //! initial state, choosing at each step an action whose successor's
 //! representative has the recorded fingerprint.
 
-use super::labels::Transitions;
+use super::labels::{Labelled, Transitions, Unlabelled};
 use stateright::Model;
 use std::marker::PhantomData;
 
@@ -31,8 +31,19 @@ pub trait Symmetric: Model {
 }
 
 /// Transitions taken as `T` takes them, each successor replaced by its
-/// representative.
-pub(crate) struct Reduced<T>(PhantomData<T>);
+/// representative ([`Engine::symmetric`]).
+///
+/// [`Engine::symmetric`]: super::Engine::symmetric
+pub struct Reduced<T>(PhantomData<T>);
+
+/// The adapters [`Reduced`] may wrap: the plain and the labelled one (a
+/// reduced in-place run would step through `next`, in place no longer).
+/// Public and sealed, as `Transitions` is.
+pub trait Reducible {}
+
+impl Reducible for Unlabelled {}
+
+impl Reducible for Labelled {}
 
 impl<M: Symmetric, T: Transitions<M>> Transitions<M> for Reduced<T> {
     type Label = T::Label;

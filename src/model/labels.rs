@@ -75,9 +75,7 @@ impl StepInto for MemtxModel {
 mod tests {
     use super::*;
     use crate::config::{Depth, ModelConfig};
-    use crate::engine::{
-        enumerate_in_place, enumerate_labelled_with_codec, enumerate_with_codec, EngineOptions,
-    };
+    use crate::engine::{Engine, EngineOptions};
     use crate::model::{ModelCodec, ModelSpec};
 
     /// The labelled path offers and takes the same actions as the plain
@@ -95,13 +93,21 @@ mod tests {
             let model = MemtxModel::new(ModelSpec::from_config(&config));
             let codec = ModelCodec::new(&model.spec);
             let opts = EngineOptions::new(Some(depth), 2);
-            let plain = enumerate_with_codec(&model, &codec, &opts);
-            let labelled = enumerate_labelled_with_codec(&model, &codec, &opts);
+            let plain = Engine::new(&model).options(&opts).codec(&codec).run();
+            let labelled = Engine::new(&model)
+                .options(&opts)
+                .codec(&codec)
+                .labelled()
+                .run();
             assert_eq!(labelled.level_counts(), plain.level_counts(), "{path}");
             assert_eq!(labelled.properties, plain.properties, "{path}");
             // Stepping into one reused state (the labelled run does too)
             // finds what fresh successors find.
-            let in_place = enumerate_in_place(&model, &codec, &opts);
+            let in_place = Engine::new(&model)
+                .options(&opts)
+                .codec(&codec)
+                .in_place()
+                .run();
             assert_eq!(in_place.level_counts(), plain.level_counts(), "{path}");
             assert_eq!(in_place.properties, plain.properties, "{path}");
             assert_eq!(labelled.labels.len(), BRANCHES.len());

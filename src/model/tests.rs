@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::config::{Depth, ModelConfig};
-use crate::engine::{enumerate, enumerate_with_codec, EngineOptions, StateCodec};
+use crate::engine::{Engine, EngineOptions, StateCodec};
 use std::collections::{HashMap, HashSet};
 
 fn load(path: &str, depth: usize) -> ModelConfig {
@@ -53,8 +53,8 @@ fn the_codec_round_trips_and_the_engine_agrees_with_and_without_it() {
         assert_eq!(&codec.decode(&bytes), state);
     }
     let opts = EngineOptions::new(Some(6), 2);
-    let plain = enumerate(&model, &opts);
-    let packed = enumerate_with_codec(&model, &codec, &opts);
+    let plain = Engine::new(&model).options(&opts).run();
+    let packed = Engine::new(&model).options(&opts).codec(&codec).run();
     assert_eq!(plain.level_counts(), packed.level_counts());
     assert_eq!(plain.properties, packed.properties);
 }
@@ -205,7 +205,9 @@ fn a_gate_that_ignores_the_snapshot_is_caught_by_i1_only_with_revalidation() {
                 .with_fault(crate::protocol::Fault::GateIgnoresSnapshot);
         }
         let model = MemtxModel::new(ModelSpec::from_config(&config));
-        let report = enumerate(&model, &EngineOptions::new(Some(9), 2));
+        let report = Engine::new(&model)
+            .options(&EngineOptions::new(Some(9), 2))
+            .run();
         match report.property("I1") {
             Some(crate::engine::Verdict::Violated { depth, trace }) => {
                 let last = trace[trace.len() - 2].1.expect("the violating action");

@@ -7,7 +7,7 @@ use crate::support::model_at as config;
 
 use memtx_check::check::{self, CheckOptions};
 use memtx_check::engine::stateright_mapping::stateright_bfs_unique_states;
-use memtx_check::engine::{enumerate, EngineOptions, LevelStats};
+use memtx_check::engine::{Engine, EngineOptions, LevelStats};
 use memtx_check::model::{MemtxModel, ModelSpec};
 
 #[test]
@@ -55,7 +55,9 @@ fn the_same_run_twice_gives_the_same_counts() {
 fn per_depth_totals_match_stateright_bfs_on_small_bounds() {
     for path in ["models/default.json", "models/full-surface.json"] {
         let model = MemtxModel::new(ModelSpec::from_config(&config(path, 5)));
-        let ours = enumerate(&model, &EngineOptions::new(Some(5), 1));
+        let ours = Engine::new(&model)
+            .options(&EngineOptions::new(Some(5), 1))
+            .run();
         for (k, level) in ours.levels.iter().enumerate() {
             let theirs = stateright_bfs_unique_states(model.clone(), k + 1);
             assert_eq!(level.total_states, theirs as u64, "{path}, depth {k}");

@@ -83,7 +83,10 @@ pub fn run(
         observer: options.observer,
         ..EngineOptions::default()
     };
-    let report = engine::enumerate_with_codec(&product, &codec, &engine_options);
+    let report = engine::Engine::new(&product)
+        .options(&engine_options)
+        .codec(&codec)
+        .run();
     let parting = match report.property(SAME_OUTCOMES) {
         Some(engine::Verdict::Violated { trace, .. }) => {
             let actions: Vec<_> = trace.iter().filter_map(|(_, a)| *a).collect();

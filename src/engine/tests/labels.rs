@@ -4,10 +4,7 @@
 use super::models::Counter;
 use super::oracle::naive_labelled_bfs;
 use super::TableCodec;
-use crate::engine::{
-    enumerate_labelled, enumerate_labelled_with_codec, EngineOptions, EngineReport, LabelCount,
-    LabelledModel,
-};
+use crate::engine::{Engine, EngineOptions, EngineReport, LabelCount, LabelledModel};
 use stateright::{Model, Property};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -105,13 +102,17 @@ where
     M::State: Hash + Clone + Send + Sync + Debug + PartialEq,
     M::Action: Clone + Debug + PartialEq,
 {
-    let first = enumerate_labelled(model, &opts(1));
+    let first = Engine::new(model).options(&opts(1)).labelled().run();
     for threads in [1, 2, 3] {
-        let plain = enumerate_labelled(model, &opts(threads));
+        let plain = Engine::new(model).options(&opts(threads)).labelled().run();
         let codec = TableCodec {
             table: Default::default(),
         };
-        let packed = enumerate_labelled_with_codec(model, &codec, &opts(threads));
+        let packed = Engine::new(model)
+            .options(&opts(threads))
+            .codec(&codec)
+            .labelled()
+            .run();
         for r in [plain, packed] {
             assert_eq!(r.level_counts(), first.level_counts(), "threads {threads}");
             assert_eq!(r.properties, first.properties, "threads {threads}");
@@ -299,5 +300,8 @@ impl LabelledModel for Unnamed {
 #[test]
 #[should_panic(expected = "label bit 3, but the model names only 1 labels")]
 fn a_label_without_a_name_is_refused() {
-    enumerate_labelled(&Unnamed, &EngineOptions::new(Some(2), 1));
+    Engine::new(&Unnamed)
+        .options(&EngineOptions::new(Some(2), 1))
+        .labelled()
+        .run();
 }

@@ -4,8 +4,9 @@
 
 use super::stateright_mapping::stateright_bfs_counts;
 use super::*;
-use stateright::Property;
+use stateright::{Model, Property};
 use std::fmt::Debug;
+use std::hash::Hash;
 
 pub(super) mod labels;
 pub(crate) mod models;
@@ -25,7 +26,9 @@ where
     M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
 {
-    enumerate(model, &EngineOptions::new(max_depth, threads))
+    Engine::new(model)
+        .options(&EngineOptions::new(max_depth, threads))
+        .run()
 }
 
 /// The deciding depth of each property in a report.
@@ -87,7 +90,10 @@ where
                 table: Default::default(),
             };
             let opts = EngineOptions::new(bound, threads);
-            let r = crate::engine::enumerate_with_codec(model, &codec, &opts);
+            let r = crate::engine::Engine::new(model)
+                .options(&opts)
+                .codec(&codec)
+                .run();
             assert_eq!(
                 r.level_counts(),
                 r1.level_counts(),
@@ -292,7 +298,7 @@ fn stop_on_violation_finishes_the_level() {
         stop_on_violation: true,
         ..EngineOptions::new(None, 2)
     };
-    let r = enumerate(&m, &opts);
+    let r = Engine::new(&m).options(&opts).run();
     assert!(!r.complete);
     assert_eq!(r.max_depth(), 6);
     assert_eq!(decided_depths(&r)[0], Some(6));

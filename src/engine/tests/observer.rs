@@ -2,7 +2,7 @@
 //! level that takes more than a second.
 
 use super::models::Grid;
-use crate::engine::{enumerate, EngineOptions, LevelProgress, LevelStats, RunObserver};
+use crate::engine::{Engine, EngineOptions, LevelProgress, LevelStats, RunObserver};
 use stateright::{Model, Property};
 use std::sync::{Arc, Mutex};
 
@@ -33,7 +33,7 @@ fn every_level_is_reported_in_order() {
         limit: 100,
     };
     let opts = EngineOptions::new(Some(3), 1).with_observer(seen.clone());
-    enumerate(&grid, &opts);
+    Engine::new(&grid).options(&opts).run();
     assert_eq!(*seen.levels.lock().unwrap(), vec![0, 1, 2, 3]);
     assert!(
         seen.beats.lock().unwrap().is_empty(),
@@ -71,7 +71,7 @@ fn a_slow_level_reports_its_progress() {
     // the level; each state expanded so far has added one new state.
     let seen = Arc::new(Recorder::default());
     let opts = EngineOptions::new(Some(1), 1).with_observer(seen.clone());
-    let report = enumerate(&SlowStart, &opts);
+    let report = Engine::new(&SlowStart).options(&opts).run();
     assert_eq!(report.unique_states, 4000);
     let beats = seen.beats.lock().unwrap();
     let first = beats.first().expect("a heartbeat during the slow level");

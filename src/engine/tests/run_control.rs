@@ -6,8 +6,8 @@ use super::labels::LabelledCounter;
 use super::models::{Counter, Grid};
 use super::TableCodec;
 use crate::engine::{
-    check_resumable, enumerate, enumerate_labelled_with_codec, enumerate_with_codec,
-    prepare_checkpoint, EngineOptions, EngineReport, FingerprintWidth, Resumable, Stopped, Verdict,
+    check_resumable, prepare_checkpoint, Engine, EngineOptions, EngineReport, FingerprintWidth,
+    Resumable, Stopped, Verdict,
 };
 use std::path::PathBuf;
 
@@ -40,14 +40,15 @@ where
 #[test]
 fn wide_fingerprints_give_the_same_counts_and_traces() {
     for bound in [Some(6), None] {
-        let narrow = enumerate(&grid(), &EngineOptions::new(bound, 2));
-        let wide = enumerate(
-            &grid(),
-            &EngineOptions {
+        let narrow = Engine::new(&grid())
+            .options(&EngineOptions::new(bound, 2))
+            .run();
+        let wide = Engine::new(&grid())
+            .options(&EngineOptions {
                 fingerprint: FingerprintWidth::Bits128,
                 ..EngineOptions::new(bound, 3)
-            },
-        );
+            })
+            .run();
         assert_eq!(wide.level_counts(), narrow.level_counts());
         assert_eq!((narrow.fingerprint_bits, wide.fingerprint_bits), (64, 128));
         for (w, n) in wide.properties.iter().zip(&narrow.properties) {
@@ -67,14 +68,15 @@ fn wide_fingerprints_give_the_same_counts_and_traces() {
 #[test]
 fn links_spilled_to_files_give_the_same_report_and_are_removed() {
     let dir = scratch("spill");
-    let memory = enumerate(&grid(), &EngineOptions::new(None, 2));
-    let spilled = enumerate(
-        &grid(),
-        &EngineOptions {
+    let memory = Engine::new(&grid())
+        .options(&EngineOptions::new(None, 2))
+        .run();
+    let spilled = Engine::new(&grid())
+        .options(&EngineOptions {
             spill_dir: Some(dir.clone()),
             ..EngineOptions::new(None, 2)
-        },
-    );
+        })
+        .run();
     assert_eq!(key(&spilled), key(&memory));
     assert!(!dir.exists(), "the link files are removed at the end");
 }
@@ -86,7 +88,11 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
         table: Default::default(),
     };
     for bound in [Some(8), None] {
-        let whole = enumerate_labelled_with_codec(&m, &codec, &EngineOptions::new(bound, 2));
+        let whole = Engine::new(&m)
+            .options(&EngineOptions::new(bound, 2))
+            .codec(&codec)
+            .labelled()
+            .run();
         for k in [1, 3, 7] {
             let dir = scratch(&format!("resume-{k}-{bound:?}"));
             let opts = |threads, resume: bool, max_levels| EngineOptions {
@@ -96,10 +102,18 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
                 max_levels,
                 ..EngineOptions::new(bound, threads)
             };
-            let cut = enumerate_labelled_with_codec(&m, &codec, &opts(1, false, Some(k)));
+            let cut = Engine::new(&m)
+                .options(&opts(1, false, Some(k)))
+                .codec(&codec)
+                .labelled()
+                .run();
             assert_eq!(cut.stopped, Some(Stopped::LevelLimit));
             assert_eq!(cut.levels.len(), k);
-            let resumed = enumerate_labelled_with_codec(&m, &codec, &opts(3, true, None));
+            let resumed = Engine::new(&m)
+                .options(&opts(3, true, None))
+                .codec(&codec)
+                .labelled()
+                .run();
             assert_eq!(
                 key(&resumed),
                 key(&whole),
@@ -126,7 +140,10 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
         check_resumable(&dir, &opts("grid", Some(5))).is_err(),
         "nothing yet"
     );
-    enumerate_with_codec(&grid(), &codec, &opts("grid", Some(5)));
+    Engine::new(&grid())
+        .options(&opts("grid", Some(5)))
+        .codec(&codec)
+        .run();
     assert_eq!(
         check_resumable(&dir, &opts("grid", Some(5))).map(|r| r.depth),
         Ok(1)
@@ -153,23 +170,21 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
 
 #[test]
 fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
-    let roomy = enumerate(
-        &grid(),
-        &EngineOptions {
+    let roomy = Engine::new(&grid())
+        .options(&EngineOptions {
             max_memory: Some(u64::MAX),
             ..EngineOptions::new(None, 2)
-        },
-    );
+        })
+        .run();
     assert!(roomy.complete && roomy.stopped.is_none());
     // Nothing fits in one byte: level 0 is checked, never expanded.
     let m = Grid { limit: 0, ..grid() };
-    let tight = enumerate(
-        &m,
-        &EngineOptions {
+    let tight = Engine::new(&m)
+        .options(&EngineOptions {
             max_memory: Some(1),
             ..EngineOptions::new(None, 2)
-        },
-    );
+        })
+        .run();
     assert!(!tight.complete);
     assert!(matches!(
         tight.stopped,
@@ -189,16 +204,17 @@ fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
 fn a_full_disk_under_the_spilled_links_stops_the_run_on_the_levels_before_it() {
     use crate::engine::level_files::inject;
     let dir = scratch("spill-full");
-    let memory = enumerate(&grid(), &EngineOptions::new(None, 2));
+    let memory = Engine::new(&grid())
+        .options(&EngineOptions::new(None, 2))
+        .run();
     // The links of levels 1 and 2 are written, level 3's fail.
     inject::fail_after(Some(2));
-    let full = enumerate(
-        &grid(),
-        &EngineOptions {
+    let full = Engine::new(&grid())
+        .options(&EngineOptions {
             spill_dir: Some(dir.clone()),
             ..EngineOptions::new(None, 2)
-        },
-    );
+        })
+        .run();
     inject::fail_after(None);
     let Some(Stopped::WriteFailed { depth: 3, error }) = &full.stopped else {
         panic!("stopped: {:?}", full.stopped);
@@ -224,7 +240,11 @@ fn a_checkpoint_cut_by_a_full_disk_resumes_to_the_uninterrupted_end() {
         table: Default::default(),
     };
     let bound = Some(6);
-    let whole = enumerate_labelled_with_codec(&m, &codec, &EngineOptions::new(bound, 2));
+    let whole = Engine::new(&m)
+        .options(&EngineOptions::new(bound, 2))
+        .codec(&codec)
+        .labelled()
+        .run();
     // Level 0 writes 3 files (visited, frontier, meta), each later level
     // its links file first: every file of the first three levels fails once.
     for written in 0..11 {
@@ -236,7 +256,11 @@ fn a_checkpoint_cut_by_a_full_disk_resumes_to_the_uninterrupted_end() {
             ..EngineOptions::new(bound, 2)
         };
         inject::fail_after(Some(written));
-        let cut = enumerate_labelled_with_codec(&m, &codec, &opts(false));
+        let cut = Engine::new(&m)
+            .options(&opts(false))
+            .codec(&codec)
+            .labelled()
+            .run();
         inject::fail_after(None);
         let Some(Stopped::WriteFailed { depth, error }) = &cut.stopped else {
             panic!("{written} files written, stopped: {:?}", cut.stopped);
@@ -270,7 +294,11 @@ fn a_checkpoint_cut_by_a_full_disk_resumes_to_the_uninterrupted_end() {
                     level + 1 == *depth || level + 2 == *depth,
                     "the last level written whole: {level}, stopped before {depth}"
                 );
-                let resumed = enumerate_labelled_with_codec(&m, &codec, &opts(true));
+                let resumed = Engine::new(&m)
+                    .options(&opts(true))
+                    .codec(&codec)
+                    .labelled()
+                    .run();
                 assert_eq!(key(&resumed), key(&whole), "{written} files written");
             }
             Err(e) => assert!(written < 3 && e.contains("no complete checkpoint"), "{e}"),
@@ -315,7 +343,11 @@ fn a_fresh_checkpoint_clears_only_an_earlier_one_of_the_same_run() {
         "missing"
     );
     // A checkpoint of another run: kept, and refused naming its level.
-    enumerate_labelled_with_codec(&m, &codec, &opts("another", Some(4)));
+    Engine::new(&m)
+        .options(&opts("another", Some(4)))
+        .codec(&codec)
+        .labelled()
+        .run();
     let before = tree(&dir);
     let err = prepare_checkpoint(&dir, &opts("counter", None)).unwrap_err();
     assert!(
@@ -328,7 +360,11 @@ fn a_fresh_checkpoint_clears_only_an_earlier_one_of_the_same_run() {
     std::fs::remove_dir_all(&dir).unwrap();
     // Of this run: cleared, every level and links file; a stray empty
     // level, a user's file beside it or inside a level: refused by name.
-    enumerate_labelled_with_codec(&m, &codec, &opts("counter", Some(4)));
+    Engine::new(&m)
+        .options(&opts("counter", Some(4)))
+        .codec(&codec)
+        .labelled()
+        .run();
     for (stray, named) in [
         ("level-0009", "level-0009: not a checkpoint of this run"),
         ("notes.txt", "(notes.txt)"),
@@ -373,7 +409,11 @@ fn a_resume_takes_the_deepest_sound_level_and_names_the_ones_it_skips() {
         table: Default::default(),
     };
     let bound = Some(8);
-    let whole = enumerate_labelled_with_codec(&m, &codec, &EngineOptions::new(bound, 2));
+    let whole = Engine::new(&m)
+        .options(&EngineOptions::new(bound, 2))
+        .codec(&codec)
+        .labelled()
+        .run();
     let (dir, other) = (scratch("deepest"), scratch("deepest-other"));
     let opts = |dir: &PathBuf, identity: &str, resume: bool, max_levels| EngineOptions {
         checkpoint: Some(dir.clone()),
@@ -382,9 +422,17 @@ fn a_resume_takes_the_deepest_sound_level_and_names_the_ones_it_skips() {
         max_levels,
         ..EngineOptions::new(bound, 2)
     };
-    enumerate_labelled_with_codec(&m, &codec, &opts(&dir, "counter", false, Some(3)));
+    Engine::new(&m)
+        .options(&opts(&dir, "counter", false, Some(3)))
+        .codec(&codec)
+        .labelled()
+        .run();
     // Deeper: a level of another run, and an empty stray one.
-    enumerate_labelled_with_codec(&m, &codec, &opts(&other, "another", false, Some(6)));
+    Engine::new(&m)
+        .options(&opts(&other, "another", false, Some(6)))
+        .codec(&codec)
+        .labelled()
+        .run();
     std::fs::rename(other.join("level-0005"), dir.join("level-0005")).unwrap();
     std::fs::create_dir(dir.join("level-0009")).unwrap();
     let Resumable { depth, skipped } =
@@ -401,7 +449,11 @@ fn a_resume_takes_the_deepest_sound_level_and_names_the_ones_it_skips() {
         "{}",
         skipped[1]
     );
-    let resumed = enumerate_labelled_with_codec(&m, &codec, &opts(&dir, "counter", true, None));
+    let resumed = Engine::new(&m)
+        .options(&opts(&dir, "counter", true, None))
+        .codec(&codec)
+        .labelled()
+        .run();
     assert_eq!(key(&resumed), key(&whole));
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&other).unwrap();

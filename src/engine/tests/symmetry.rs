@@ -5,7 +5,7 @@
 
 use super::oracle::naive_bfs;
 use super::two_phase::{Action, State, TwoPhase};
-use crate::engine::{enumerate, enumerate_symmetric, EngineOptions, Symmetric, Verdict};
+use crate::engine::{Engine, EngineOptions, Symmetric, Verdict};
 use stateright::{Model, Property};
 use std::collections::HashSet;
 
@@ -67,8 +67,11 @@ impl Symmetric for Watched {
 fn counts_are_the_classes_of_the_unreduced_space() {
     for n in [2, 3, 4] {
         let m = TwoPhase { n };
-        let full = enumerate(&m, &EngineOptions::new(None, 2));
-        let reduced = enumerate_symmetric(&m, None, &EngineOptions::new(None, 2));
+        let full = Engine::new(&m).options(&EngineOptions::new(None, 2)).run();
+        let reduced = Engine::new(&m)
+            .options(&EngineOptions::new(None, 2))
+            .symmetric()
+            .run();
         // The unreduced reachable states, mapped to representatives.
         let mut all = HashSet::new();
         let mut frontier = m.init_states();
@@ -96,8 +99,13 @@ fn counts_are_the_classes_of_the_unreduced_space() {
 fn traces_under_symmetry_are_real_traces_of_the_unreduced_model() {
     let m = Watched(TwoPhase { n: 3 });
     for threads in [1, 2] {
-        let full = enumerate(&m, &EngineOptions::new(None, threads));
-        let reduced = enumerate_symmetric(&m, None, &EngineOptions::new(None, threads));
+        let full = Engine::new(&m)
+            .options(&EngineOptions::new(None, threads))
+            .run();
+        let reduced = Engine::new(&m)
+            .options(&EngineOptions::new(None, threads))
+            .symmetric()
+            .run();
         for (r, f) in reduced.properties.iter().zip(&full.properties) {
             match (&r.verdict, &f.verdict) {
                 (Verdict::Reached { depth: a, trace }, Verdict::Reached { depth: b, .. }) => {

@@ -146,7 +146,7 @@ fn a_renaming_keeps_every_property_and_renames_the_successors() {
 
 #[test]
 fn the_engine_counts_each_class_once_at_its_shallowest_depth() {
-    use crate::engine::{enumerate_symmetric, EngineOptions};
+    use crate::engine::{Engine, EngineOptions};
     use crate::model::ModelCodec;
     use std::collections::HashMap;
     let depth = 6;
@@ -166,7 +166,11 @@ fn the_engine_counts_each_class_once_at_its_shallowest_depth() {
         per_depth[d] += 1;
     }
     let codec = ModelCodec::new(&model.spec);
-    let report = enumerate_symmetric(&model, Some(&codec), &EngineOptions::new(Some(depth), 2));
+    let report = Engine::new(&model)
+        .options(&EngineOptions::new(Some(depth), 2))
+        .codec(&codec)
+        .symmetric()
+        .run();
     let engine: Vec<u64> = report.levels.iter().map(|l| l.new_states).collect();
     assert_eq!(engine, per_depth);
     assert!(report.unique_states < unreduced as u64);
