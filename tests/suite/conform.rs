@@ -358,6 +358,7 @@ echo $$ > "$2"
 read line
 case "$1" in
   badjson) echo 'this is not json' ;;
+  version2) echo '{"ok": true, "driver_protocol": 2}' ;;
   shape) echo '{"ok": true}'; read line; echo '{"outcome": {"tx": 0, "snapshot": []}}' ;;
   dies) echo '{"ok": true}'; read line; echo 'out of cheese' >&2; exit 3 ;;
   hangs) echo '{"ok": true}'; sleep 1000 & echo $! >> "$2"; wait ;;
@@ -380,6 +381,9 @@ fn a_driver_breaking_the_protocol_is_exit_2_in_one_line_and_killed() {
     std::fs::write(&script, HOSTILE).unwrap();
     for (mode, why) in [
         ("badjson", "not a JSON object"),
+        // Issue 38.4: a driver of another protocol version "agreed on
+        // all branches", exit 0.
+        ("version2", "speaks driver protocol 2"),
         ("shape", "has no `records`"),
         ("dies", "exited (exit status: 3)"),
         ("hangs", "answered nothing within 1 s"),
@@ -399,7 +403,7 @@ fn a_driver_breaking_the_protocol_is_exit_2_in_one_line_and_killed() {
         assert_eq!(lines.len(), 1, "{mode}: {}", r.stderr);
         let line = lines[0];
         assert!(line.contains("trace 0 of"), "{mode}: {line}");
-        let step = if mode == "badjson" {
+        let step = if mode == "badjson" || mode == "version2" {
             "its reset"
         } else {
             "step 0 ("
