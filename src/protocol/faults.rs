@@ -143,6 +143,14 @@ pub(crate) enum Fault {
 
 const CARD: Rules = Rules::CARD;
 
+impl Protocol {
+    /// The rule book this protocol runs (a test build): the card's, or the
+    /// card's with the one entry its variant's fault replaces.
+    pub(in crate::protocol) fn rules(&self) -> &'static Rules {
+        self.variant.fault.map_or(&Rules::CARD, Fault::rules)
+    }
+}
+
 impl Fault {
     /// The card's rule book with this fault's one entry replaced.
     pub(in crate::protocol) fn rules(self) -> &'static Rules {
