@@ -5,6 +5,7 @@
 //! a bad request in one line, and end of input ending the driver.
 
 use crate::support::bin;
+use crate::support::wire::{LogEntry, Record};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -25,38 +26,7 @@ struct StepAnswer {
     outcome: Option<Value>,
     error: Option<String>,
     records: Vec<Record>,
-    rollback_log: Vec<Entry>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)] // every documented field is read, some only to be refused if missing
-struct Record {
-    id: u8,
-    kind: String,
-    state: String,
-    entity: String,
-    attribute: String,
-    value: String,
-    source: Option<String>,
-    authority: f64,
-    confidence: f64,
-    owner: u8,
-    scope: String,
-    derived_from: Vec<u8>,
-    valid_from: Option<i32>,
-    valid_to: Option<i32>,
-    reason: Option<String>,
-    tool: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)] // `root` is read to be refused if missing
-struct Entry {
-    record: u8,
-    repair: String,
-    root: bool,
+    rollback_log: Vec<LogEntry>,
 }
 
 #[derive(Debug, Deserialize)]

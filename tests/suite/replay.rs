@@ -3,6 +3,7 @@
 //! mirror types, not the program's, so a format change cannot pass
 //! silently.
 
+use crate::support::wire::{LogEntry, Record};
 use crate::support::{absent, fresh, memtx, root};
 
 use serde::Deserialize;
@@ -12,8 +13,8 @@ use std::path::PathBuf;
 #[serde(deny_unknown_fields)]
 struct Report {
     steps: Vec<StepOut>,
-    records: Vec<RecordOut>,
-    rollback_log: Vec<LogOut>,
+    records: Vec<Record>,
+    rollback_log: Vec<LogEntry>,
     violations: Vec<ViolationOut>,
     declared_violation: Option<DeclaredOut>,
 }
@@ -25,35 +26,6 @@ struct StepOut {
     op: String,
     outcome: Option<serde_json::Value>,
     error: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecordOut {
-    id: u8,
-    kind: String,
-    state: String,
-    entity: String,
-    attribute: String,
-    value: String,
-    source: Option<String>,
-    authority: f64,
-    confidence: f64,
-    owner: u8,
-    scope: String,
-    derived_from: Vec<u8>,
-    valid_from: Option<i32>,
-    valid_to: Option<i32>,
-    reason: Option<String>,
-    tool: Option<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct LogOut {
-    record: u8,
-    repair: String,
-    root: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -235,12 +207,12 @@ fn refund_example_issues_the_refund_and_logs_the_leak() {
     assert_eq!(
         report.rollback_log,
         vec![
-            LogOut {
+            LogEntry {
                 record: 0,
                 repair: "revoked".into(),
                 root: true
             },
-            LogOut {
+            LogEntry {
                 record: 1,
                 repair: "leaked".into(),
                 root: false

@@ -12,6 +12,8 @@
 //! that needs an environment passes it to its `Command`.
 #![allow(dead_code)] // the second binary uses part of it
 
+pub mod wire;
+
 use memtx_check::config::{Depth, ModelConfig};
 use std::net::TcpListener;
 use std::panic::Location;
