@@ -37,9 +37,11 @@ impl Protocol {
         let rules = self.rules();
         let candidate = &store.records[id as usize];
         let revoked_parent = candidate.derived_from().intersects(store.registry);
-        let laundered = self.has(Mechanism::PermissionInheritance)
-            && rules.laundered(store, id, self.variant.laundering_parents);
-        if let Some(reason) = rules.parent_refusal(revoked_parent, laundered) {
+        let laundered = || {
+            self.has(Mechanism::PermissionInheritance)
+                && rules.laundered(store, id, self.variant.laundering_parents)
+        };
+        if let Some(reason) = rules.parent_refusal(revoked_parent, &laundered) {
             return Verdict::Abort(reason);
         }
         if !self.has(Mechanism::Conflict) {
@@ -66,11 +68,15 @@ impl Protocol {
 
 /// Card §3.2, check 3: a candidate derived from a revoked parent is
 /// refused, then one that launders a private parent; the slot is judged
-/// only after both.
-pub(in crate::protocol) fn parent_refusal(revoked_parent: bool, laundered: bool) -> Option<Reason> {
+/// only after both. `laundered` walks the ancestors, so it is asked only
+/// for a candidate with no revoked parent.
+pub(in crate::protocol) fn parent_refusal(
+    revoked_parent: bool,
+    laundered: &dyn Fn() -> bool,
+) -> Option<Reason> {
     if revoked_parent {
         Some(Reason::RevokedParent)
-    } else if laundered {
+    } else if laundered() {
         Some(Reason::PermissionLaundering)
     } else {
         None

@@ -233,10 +233,10 @@ impl Fault {
             // Check 3.
             LaunderingBeforeRevokedParent => &Rules {
                 parent_refusal: |revoked_parent, laundered| {
-                    if laundered {
+                    if laundered() {
                         Some(Reason::PermissionLaundering)
                     } else {
-                        conflict::parent_refusal(revoked_parent, false)
+                        conflict::parent_refusal(revoked_parent, &|| false)
                     }
                 },
                 ..CARD

@@ -96,8 +96,8 @@ rule_book! {
     /// Check 2, validity.
     fn check_validity(record: &Record, clock: Option<i32>) -> bool = commit::check_validity;
     /// Check 3, its parent rules in the card's order: revoked parent, then
-    /// laundering.
-    fn parent_refusal(revoked_parent: bool, laundered: bool) -> Option<Reason> =
+    /// laundering (asked only when needed: it walks the ancestors).
+    fn parent_refusal(revoked_parent: bool, laundered: &dyn Fn() -> bool) -> Option<Reason> =
         conflict::parent_refusal;
     /// Check 3, permission laundering.
     fn laundered(store: &Store, id: RecordId, parents: LaunderingParents) -> bool =
