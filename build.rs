@@ -118,15 +118,21 @@ fn git_identity(root: &Path) -> (String, String) {
     let Some(commit) = git(&["rev-parse", "--verify", "HEAD"]) else {
         return ("unknown".to_owned(), "unknown".to_owned());
     };
-    for file in ["HEAD", "index"] {
-        if let Some(path) = git(&["rev-parse", "--git-path", file]) {
-            println!("cargo:rerun-if-changed={}", root.join(path).display());
-        }
-    }
+    // Only files that exist are watched: cargo takes a missing watched
+    // file as changed, so watching one (a checkout without `packed-refs`,
+    // a branch held only there) reran this script, and rebuilt the crate,
+    // at every cargo command. HEAD's reflog moves with every commit,
+    // checkout and reset, wherever the branch itself is stored.
+    let mut watched = vec!["HEAD".to_owned(), "index".to_owned(), "logs/HEAD".to_owned()];
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        for path in [branch.as_str(), "packed-refs"] {
-            if let Some(path) = git(&["rev-parse", "--git-path", path]) {
-                println!("cargo:rerun-if-changed={}", root.join(path).display());
+        watched.push(branch);
+        watched.push("packed-refs".to_owned());
+    }
+    for file in &watched {
+        if let Some(path) = git(&["rev-parse", "--git-path", file]) {
+            let path = root.join(path);
+            if path.is_file() {
+                println!("cargo:rerun-if-changed={}", path.display());
             }
         }
     }
