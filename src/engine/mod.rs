@@ -16,12 +16,13 @@
 //! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
 //! algorithm: the run loop in `bfs`, its two phases in `expand` and
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
-//! shared between threads by `parallel`; the visited set in `visited` (one
-//! ordered `table` per shard), sized by `growth`; parent links in `links`;
+//! shared between threads by `parallel`; where the visited states and
+//! the levels live behind one interface, `store` (in memory: the visited
+//! set in `visited`, one ordered `table` per shard, sized by `growth`; or
+//! a `--disk` run's folder, `disk`); parent links in `links`;
 //! property verdicts in `decisions` (the distributed engine's too), trace
 //! replay in `path`; the memory `guard` and the one setting asked of the
-//! C `allocator`; a `--disk` run's visited runs and levels in a folder
-//! (`disk`); `checkpoint`s (their files, and the links files' names, in
+//! C `allocator`; `checkpoint`s (their files, and the links files' names, in
 //! `level_files`, each sealed by `seal`, both shared with the distributed
 //! engine); fingerprints in [`fingerprint`](mod@fingerprint) and `fp`,
 //! and the relation to stateright's own BFS in
@@ -121,6 +122,7 @@ mod path;
 mod report;
 pub(crate) mod seal;
 pub mod stateright_mapping;
+mod store;
 mod symmetry;
 mod table;
 #[cfg(test)]
