@@ -191,7 +191,7 @@ fn write_words<'a, W: Word>(
     write_file(path, |out| {
         let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
         buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
-        words.iter().for_each(|w| w.put(&mut buf));
+        words.iter().for_each(|w| w.write(&mut buf));
         out.write_all(&buf)?;
         rest.try_for_each(|bytes| out.write_all(bytes))
     })
@@ -200,13 +200,13 @@ fn write_words<'a, W: Word>(
 fn read_words<W: Word>(input: &mut SealedReader) -> Result<Vec<W>, String> {
     let n = input.u64()?;
     let bytes = input.bytes(n, W::BYTES)?;
-    Ok(bytes.chunks_exact(W::BYTES).map(W::get).collect())
+    Ok(bytes.chunks_exact(W::BYTES).map(W::read).collect())
 }
 
 fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
     let word = |w: W| {
         let mut b = Vec::new();
-        w.put(&mut b);
+        w.write(&mut b);
         hex(&b)
     };
     SavedDecision {
@@ -218,7 +218,7 @@ fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
 
 /// The decision `d` names, if its fingerprints are words of `W`.
 fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
-    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::get(&b));
+    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::read(&b));
     let link = match &d.link {
         Some((parent, action)) => Some((word(parent)?, *action)),
         None => None,

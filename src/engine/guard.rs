@@ -20,8 +20,35 @@ use super::report::{LevelStats, Stopped};
 use super::visited::Visited;
 
 /// Slack for what the estimate does not count (a batch's candidates, the
-/// sort of one part, allocator overhead): 64 MiB.
+/// sort of one part, a distributed round's candidates in flight,
+/// allocator overhead): 64 MiB a process.
 const SLACK: u64 = 64 << 20;
+
+/// One word on the level ahead: of a process (a distributed run's
+/// workers each send one, `process` naming theirs), its resident memory
+/// now, what its share of the expansion adds at the peak, and its bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Estimate {
+    pub(crate) process: u64,
+    pub(crate) resident: u64,
+    pub(crate) added: u64,
+    pub(crate) limit: u64,
+}
+
+/// The first process whose estimate passes its bound, if one does: the
+/// bytes it needs (its resident memory, the largest its words give, plus
+/// every word's addition and [`SLACK`]) and its bound (the least its
+/// words give).
+pub(crate) fn over_bound(all: &[Estimate]) -> Option<(u64, u64)> {
+    let processes = all.iter().map(|e| e.process).max()? + 1;
+    (0..processes).find_map(|p| {
+        let mine: Vec<&Estimate> = all.iter().filter(|e| e.process == p).collect();
+        let resident = mine.iter().map(|e| e.resident).max()?;
+        let limit = mine.iter().map(|e| e.limit).min()?;
+        let needed = resident + mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
+        (needed > limit).then_some((needed, limit))
+    })
+}
 
 /// Why the level after `levels` must not be built from `frontier` (the
 /// next level the last if `leaf`), by a run whose visited set is
@@ -33,9 +60,14 @@ pub(super) fn memory_bound<S: Clone, W: Fp>(
     frontier: &[Part<S, W>],
     leaf: bool,
 ) -> Option<Stopped> {
-    let limit = max_memory?;
-    let needed = estimate(visited, levels, frontier, leaf);
-    (needed > limit).then(|| Stopped::MemoryBound {
+    let mine = Estimate {
+        process: 0,
+        resident: resident_bytes(),
+        added: added(visited, levels, frontier, leaf),
+        limit: max_memory?,
+    };
+    let (needed, limit) = over_bound(&[mine])?;
+    Some(Stopped::MemoryBound {
         depth: levels.len(),
         needed,
         limit,
@@ -78,8 +110,9 @@ fn disk_estimate<S: Clone, W: Fp>(
     (runs + links + parts + scratch) as u64
 }
 
-/// The estimated peak of expanding `frontier` (see the module docs).
-fn estimate<S: Clone, W: Fp>(
+/// What expanding `frontier` adds to the resident memory at the peak
+/// (see the module docs).
+fn added<S: Clone, W: Fp>(
     visited: &Visited<W>,
     levels: &[LevelStats],
     frontier: &[Part<S, W>],
@@ -97,7 +130,7 @@ fn estimate<S: Clone, W: Fp>(
         let per_state = held as f64 / states.max(1) as f64 + Link::BYTES as f64;
         (predicted as f64 * per_state) as u64
     };
-    resident_bytes() + table + next.saturating_sub(held) + SLACK
+    table + next.saturating_sub(held)
 }
 
 /// This process's resident memory, from `/proc/self/statm` (0 where there
@@ -213,6 +246,38 @@ fn parse_soft_limits(limits: &str, rows: &[&str]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn estimate(process: u64, resident: u64, added: u64, limit: u64) -> Estimate {
+        Estimate {
+            process,
+            resident,
+            added,
+            limit,
+        }
+    }
+
+    #[test]
+    fn the_first_process_over_its_bound_stops_everyone() {
+        let mib = 1 << 20;
+        let under = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(0, 120 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 10 * mib, 1000 * mib),
+        ];
+        assert_eq!(over_bound(&under), None);
+        let over = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 500 * mib, 600 * mib),
+            estimate(1, 110 * mib, 10 * mib, 600 * mib),
+        ];
+        assert_eq!(
+            over_bound(&over),
+            Some((110 * mib + 510 * mib + SLACK, 600 * mib))
+        );
+        // One process alone: its figures plus the slack.
+        let alone = [estimate(0, 100 * mib, 400 * mib, 500 * mib)];
+        assert_eq!(over_bound(&alone), Some((500 * mib + SLACK, 500 * mib)));
+    }
 
     #[test]
     fn soft_limits_are_read_by_row_and_unlimited_is_none() {

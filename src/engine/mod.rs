@@ -132,7 +132,7 @@ mod visited;
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
-pub(crate) use decisions::{Decision, Decisions};
+pub(crate) use decisions::{decides, Decision, Decisions};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
@@ -142,9 +142,10 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::resident_bytes;
+pub(crate) use guard::{over_bound, resident_bytes, Estimate};
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use labels::{LabelTally, Labels, TallyCounts};
+pub(crate) use links::{LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};
