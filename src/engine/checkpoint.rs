@@ -27,7 +27,7 @@ use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
     complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, links_file,
-    read_meta, save_level, unhex, write_file, write_meta,
+    read_meta, save_level, unhex, write_file, write_meta, LevelSeals,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
@@ -57,16 +57,9 @@ pub(super) struct Meta {
     /// Per property: `[depth, position or u64::MAX, parent, action]` and
     /// the fingerprint in hex, or nothing.
     decisions: Vec<Option<([u64; 4], String)>>,
-    label_transitions: Vec<u64>,
-    label_first_depths: Vec<Option<usize>>,
-    /// Each level's label counts, by depth (absent in older checkpoints).
-    #[serde(default)]
-    label_levels: Option<Vec<Vec<u64>>>,
-    /// Seals of `visited.bin` and `frontier.bin`, and of the links files
-    /// of levels 1 to `depth`.
-    pub(super) visited: Seal,
-    pub(super) frontier: Seal,
-    links: Vec<Seal>,
+    /// The label counts and the seals of the level's files.
+    #[serde(flatten)]
+    pub(super) seals: LevelSeals,
     /// A `--disk` run's level: its parts and visited runs (`visited` and
     /// `frontier` are then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,11 +333,11 @@ impl Meta {
     /// Whether the counts and decisions agree with each other (a meta
     /// this engine wrote always does): what does not, if not.
     fn check(&self, fp_bytes: usize) -> Result<(), String> {
-        if self.levels.len() != self.depth + 1 || self.links.len() != self.depth {
+        if self.levels.len() != self.depth + 1 || self.seals.links.len() != self.depth {
             return Err(format!(
                 "{} levels and {} links files for depth {}",
                 self.levels.len(),
-                self.links.len(),
+                self.seals.links.len(),
                 self.depth
             ));
         }
@@ -356,9 +349,7 @@ impl Meta {
                 return Err(format!("the counts of level {d} do not add up"));
             }
         }
-        if self.label_transitions.len() != self.label_first_depths.len() {
-            return Err("the label counts do not match their first depths".into());
-        }
+        self.seals.check(self.depth)?;
         for (p, d) in self.decisions.iter().enumerate() {
             let Some((fields, fp)) = d else { continue };
             let depth = fields[0];
@@ -410,7 +401,7 @@ impl Meta {
     /// Reads the links files of levels 1 to `depth` back against their
     /// seals and the counts recorded.
     fn check_links(&self, dir: &Path) -> Result<(), String> {
-        for (d, &seal) in (1..=self.depth).zip(&self.links) {
+        for (d, &seal) in (1..=self.depth).zip(&self.seals.links) {
             let path = links_file(dir, d);
             if seal.len != self.new_states(d) * Link::BYTES as u64 {
                 return Err(damaged(
@@ -439,8 +430,6 @@ where
     /// The meta of the level just completed, before its store fills in
     /// what it stores.
     pub(super) fn meta(&self) -> Meta {
-        let (label_transitions, label_first_depths, label_levels) = self.labels.counts();
-        let none = Seal { len: 0, sum: 0 };
         Meta {
             identity: self.opts.identity.clone(),
             max_depth: self.opts.max_depth,
@@ -454,12 +443,7 @@ where
                 .iter()
                 .map(|d| d.map(encode_decision))
                 .collect(),
-            label_transitions,
-            label_first_depths,
-            label_levels,
-            visited: none,
-            frontier: none,
-            links: self.links.seals().to_vec(),
+            seals: LevelSeals::new(self.labels.counts(), self.links.seals()),
             disk: None,
         }
     }
@@ -480,7 +464,7 @@ where
             let level = level_dir(dir, depth);
             let mut run = Run::empty(model, properties, opts, codec);
             meta.check_links(dir)?;
-            run.links = LinkStore::in_dir(dir, meta.links.clone());
+            run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
             (run.store, run.frontier) = store::resumed(opts, dir, &level, &meta)?;
             Ok((run, meta))
         })
@@ -494,11 +478,7 @@ where
                 .map(|d| d.as_ref().map(decode_decision))
                 .collect(),
         );
-        run.labels.restore((
-            meta.label_transitions,
-            meta.label_first_depths,
-            meta.label_levels,
-        ));
+        run.labels.restore(meta.seals.labels());
         run
     }
 }
@@ -516,8 +496,8 @@ pub(super) fn save_memory_level<S: Clone, W: Fp>(
     mut meta: Meta,
 ) -> Result<(), String> {
     save_level(dir, depth, depth, |tmp| {
-        meta.visited = write_visited(&tmp.join("visited.bin"), visited)?;
-        meta.frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
+        meta.seals.visited = write_visited(&tmp.join("visited.bin"), visited)?;
+        meta.seals.frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
         write_meta(tmp, &meta).map(drop)
     })
 }
@@ -667,4 +647,26 @@ pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value
     edit(&mut meta);
     let meta: Meta = serde_json::from_value(meta).unwrap();
     write_meta(level, &meta).unwrap();
+}
+
+#[cfg(test)]
+mod meta_tests {
+    use super::Meta;
+
+    /// The meta's fields in the order builds before `LevelSeals` wrote
+    /// them: its checksum is taken over them as serialised, so a change
+    /// of order would refuse every older checkpoint as damaged.
+    #[test]
+    fn the_meta_serialises_as_older_builds_wrote_it() {
+        let text = concat!(
+            r#"{"identity":"m","max_depth":4,"fingerprint_bits":64,"fingerprint_scheme":2,"#,
+            r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"decisions":[null,[[1,1,0,0],"00ff"]],"#,
+            r#""label_transitions":[4],"label_first_depths":[1],"label_levels":[[0],[4]],"#,
+            r#""visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":16,"sum":9}]}"#
+        );
+        let meta: Meta = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&meta).unwrap(), text);
+        assert_eq!(meta.seals.links.len(), 1);
+        assert_eq!(meta.seals.labels().0, vec![4]);
+    }
 }

@@ -53,7 +53,7 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
     ) -> Result<(Self, Vec<Part<S, W>>), String> {
         let mut store = MemoryLevels::new(opts);
         let mut shards = Vec::with_capacity(SHARDS);
-        let visited = read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
+        let visited = read_visited::<W>(&level.join("visited.bin"), meta.seals.visited, |fps| {
             let n = fps.len();
             shards.push(FpTable::from_sorted(
                 fps.into_iter(),
@@ -63,9 +63,10 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
         })?;
         store.visited = Visited::from_shards(shards);
         let mut frontier = Vec::with_capacity(SHARDS);
-        let states = read_frontier::<S, W>(&level.join("frontier.bin"), meta.frontier, |part| {
-            frontier.push(part)
-        })?;
+        let states =
+            read_frontier::<S, W>(&level.join("frontier.bin"), meta.seals.frontier, |part| {
+                frontier.push(part)
+            })?;
         meta.check_counts(level, visited, states)?;
         Ok((store, frontier))
     }
@@ -74,8 +75,9 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
 /// Reads a checkpoint's `visited.bin` and `frontier.bin` in `level` back
 /// against the seals and counts of `meta`.
 pub(super) fn check_files<W: Fp>(meta: &Meta, level: &Path) -> Result<(), String> {
-    let visited = read_visited::<W>(&level.join("visited.bin"), meta.visited, drop)?;
-    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), meta.frontier, drop)?;
+    let seals = &meta.seals;
+    let visited = read_visited::<W>(&level.join("visited.bin"), seals.visited, drop)?;
+    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), seals.frontier, drop)?;
     meta.check_counts(level, visited, frontier)
 }
 
