@@ -5,9 +5,9 @@
 //! and, at level 0, to worker 0. One round per hop; every worker runs the
 //! same number of rounds (the deepest chain's depth plus one).
 
-use super::decision::Decision;
-use super::links::LinkLevels;
+use super::links::{find, LinkLevels};
 use super::net::Net;
+use super::shard::Decision;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
 use timely::worker::Worker;
@@ -39,8 +39,7 @@ impl<W: Word> Chain<W> {
     /// Steps back while this worker owns the state reached.
     fn resolve(&mut self, links: &LinkLevels<W>, me: usize, peers: usize) {
         while self.depth > 0 && self.fp.owner(peers) == me {
-            let (parent, action) = links
-                .find(self.depth as usize, self.fp)
+            let (parent, action) = find(links, self.depth as usize, self.fp)
                 .expect("a chain reaches a state its owner holds");
             self.actions.push(action);
             self.fp = parent;

@@ -25,13 +25,13 @@
 //! holds back against them first, so a damaged or altered part is refused
 //! in one line before any process connects.
 
-use super::decision::Decision;
 use super::frontier::Frontier;
+use super::shard::Decision;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
     cannot_write, complete_levels, hex, level_dir, level_row, level_stats, links_file, read_meta,
-    save_level, unhex, write_file, write_meta,
+    save_level, unhex, write_file, write_meta, LevelSeals,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
 use crate::engine::{LevelStats, TallyCounts};
@@ -63,16 +63,10 @@ struct Meta {
     levels: Vec<[u64; 6]>,
     widest: u64,
     decisions: Vec<Option<SavedDecision>>,
-    label_transitions: Vec<u64>,
-    label_first_depths: Vec<Option<usize>>,
-    /// Each level's label counts, by depth (absent in older checkpoints).
-    #[serde(default)]
-    label_levels: Option<Vec<Vec<u64>>>,
-    /// Seals of `visited.bin` and `frontier.bin`, and of the worker's
-    /// links files of levels 1 to `depth`.
-    visited: Seal,
-    frontier: Seal,
-    links: Vec<Seal>,
+    /// The label counts and the seals of the level's files and of the
+    /// worker's links files.
+    #[serde(flatten)]
+    seals: LevelSeals,
     /// The process and worker whose part this is (absent in older
     /// checkpoints): a part moved to another's folder is refused.
     #[serde(default)]
@@ -137,7 +131,8 @@ pub(crate) fn save<W: Word>(
     let depth = part.depth;
     save_level(dir, depth, depth.saturating_sub(1), |tmp| {
         let visited: Vec<W> = visited.collect();
-        let visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty())?;
+        let mut seals = LevelSeals::new(part.labels.clone(), part.link_seals);
+        seals.visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty())?;
         // The encodings in the states' (fingerprint) order, which is not
         // the arena's (arrival) order.
         // (streamed, not copied: the frontier is most of a worker's
@@ -155,7 +150,7 @@ pub(crate) fn save<W: Word>(
             .states
             .iter()
             .map(|&(_, start, len)| &f.arena[start..start + len as usize]);
-        let frontier = write_words(
+        seals.frontier = write_words(
             &tmp.join("frontier.bin"),
             &fps,
             std::iter::once(&lens[..]).chain(encodings),
@@ -170,12 +165,7 @@ pub(crate) fn save<W: Word>(
                 .iter()
                 .map(|d| d.map(save_decision))
                 .collect(),
-            label_transitions: part.labels.0.clone(),
-            label_first_depths: part.labels.1.clone(),
-            label_levels: part.labels.2.clone(),
-            visited,
-            frontier,
-            links: part.link_seals.to_vec(),
+            seals,
             part: Some(part_of),
         };
         write_meta(tmp, &meta).map(drop)
@@ -191,7 +181,7 @@ fn write_words<'a, W: Word>(
     write_file(path, |out| {
         let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
         buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
-        words.iter().for_each(|w| w.put(&mut buf));
+        words.iter().for_each(|w| w.write(&mut buf));
         out.write_all(&buf)?;
         rest.try_for_each(|bytes| out.write_all(bytes))
     })
@@ -200,13 +190,13 @@ fn write_words<'a, W: Word>(
 fn read_words<W: Word>(input: &mut SealedReader) -> Result<Vec<W>, String> {
     let n = input.u64()?;
     let bytes = input.bytes(n, W::BYTES)?;
-    Ok(bytes.chunks_exact(W::BYTES).map(W::get).collect())
+    Ok(bytes.chunks_exact(W::BYTES).map(W::read).collect())
 }
 
 fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
     let word = |w: W| {
         let mut b = Vec::new();
-        w.put(&mut b);
+        w.write(&mut b);
         hex(&b)
     };
     SavedDecision {
@@ -218,7 +208,7 @@ fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
 
 /// The decision `d` names, if its fingerprints are words of `W`.
 fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
-    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::get(&b));
+    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::read(&b));
     let link = match &d.link {
         Some((parent, action)) => Some((word(parent)?, *action)),
         None => None,
@@ -243,11 +233,11 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
     let path = level.join("visited.bin");
-    let mut input = SealedReader::open(&path, meta.visited)?;
+    let mut input = SealedReader::open(&path, meta.seals.visited)?;
     let visited = read_words(&mut input)?;
     input.finish()?;
     let path = level.join("frontier.bin");
-    let mut input = SealedReader::open(&path, meta.frontier)?;
+    let mut input = SealedReader::open(&path, meta.seals.frontier)?;
     let fps: Vec<W> = read_words(&mut input)?;
     let lens = input.bytes(fps.len() as u64, 4)?;
     let arena_len = input.u64()?;
@@ -280,14 +270,10 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
         levels: meta.levels.iter().map(level_stats).collect(),
         widest: meta.widest,
         decisions,
-        labels: (
-            meta.label_transitions,
-            meta.label_first_depths,
-            meta.label_levels,
-        ),
+        labels: meta.seals.labels(),
         visited,
         frontier: Frontier { states, arena },
-        link_seals: meta.links,
+        link_seals: meta.seals.links,
     })
 }
 
@@ -296,8 +282,7 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
 fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
     let consistent = meta.depth == depth
         && meta.levels.len() == depth + 1
-        && meta.links.len() == depth
-        && meta.label_transitions.len() == meta.label_first_depths.len()
+        && meta.seals.check(depth).is_ok()
         && meta
             .levels
             .iter()
@@ -320,12 +305,12 @@ fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
     let files = [
-        (level.join("visited.bin"), meta.visited),
-        (level.join("frontier.bin"), meta.frontier),
+        (level.join("visited.bin"), meta.seals.visited),
+        (level.join("frontier.bin"), meta.seals.frontier),
     ];
     let links = (1..=depth)
         .map(|d| links_file(dir, d))
-        .zip(meta.links.iter().copied());
+        .zip(meta.seals.links.iter().copied());
     for (path, seal) in files.into_iter().chain(links) {
         check_file(&path, seal)?;
     }
@@ -413,6 +398,22 @@ fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The meta's fields in the order builds before `LevelSeals` wrote
+    /// them (its checksum is taken over them as serialised).
+    #[test]
+    fn the_meta_serialises_as_older_builds_wrote_it() {
+        let text = concat!(
+            r#"{"layout":{"identity":"m","max_depth":null,"fingerprint_bits":64,"fingerprint_scheme":2,"processes":2,"threads":1},"#,
+            r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"widest":2,"decisions":[null],"#,
+            r#""label_transitions":[],"label_first_depths":[],"label_levels":null,"#,
+            r#""visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":40,"sum":9}],"part":[1,0]}"#
+        );
+        let meta: Meta = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&meta).unwrap(), text);
+        assert!(meta.seals.check(1).is_ok());
+        assert!(meta.seals.check(2).is_err());
+    }
 
     #[test]
     fn a_depth_mismatch_reads_as_the_command_line_says_depths() {

@@ -3,33 +3,21 @@
 //! process's memory at the peak (as the single-process guard does,
 //! `engine::guard`: the growth of its visited set, and what its part of
 //! the next level will hold beyond its part of this one), and sends it
-//! with its process's resident memory and bound to every worker. Each
-//! process's estimate is its resident memory plus its workers' additions;
-//! if any process's passes its bound, every worker stops before the
-//! level (after checking it), so all stop together and cleanly.
+//! with its process's resident memory and bound to every worker
+//! (`engine::guard`'s `Estimate`, as a packet). The engine's guard judges
+//! every worker's figures alike: if any process passes its bound, every
+//! worker stops before the level (after checking it), so all stop
+//! together and cleanly.
 
 use super::frontier::Frontier;
 use super::wire::{Packet, GUARD};
 use super::word::Word;
-use crate::engine::Stopped;
+pub(crate) use crate::engine::Estimate;
+use crate::engine::{over_bound, Stopped};
 use std::mem::size_of;
 
-/// Slack for what the estimate does not count (a round's candidates in
-/// flight, the sort of a level, allocator overhead): 64 MiB a process.
-const SLACK: u64 = 64 << 20;
-
-/// One worker's word on the level ahead.
-pub(crate) struct Estimate {
-    pub(crate) process: u64,
-    /// Its process's resident memory now.
-    pub(crate) resident: u64,
-    /// What this worker's share of the expansion adds at the peak.
-    pub(crate) added: u64,
-    /// Its process's bound.
-    pub(crate) limit: u64,
-}
-
 impl Estimate {
+    /// The estimate as sent to every worker.
     pub(crate) fn packet(&self) -> Packet {
         let mut p = Packet::new(GUARD);
         p.u64(self.process)
@@ -99,60 +87,20 @@ pub(crate) fn added<W: Word>(
 }
 
 /// Why every worker stops before level `depth`, if one process would
-/// pass its bound there: the first such process's estimate.
+/// pass its bound there (the engine's guard, `engine::guard`, on every
+/// worker's estimate).
 pub(crate) fn verdict(all: &[Estimate], depth: usize) -> Option<Stopped> {
-    let processes = all.iter().map(|e| e.process).max()? + 1;
-    (0..processes).find_map(|p| {
-        let mine: Vec<&Estimate> = all.iter().filter(|e| e.process == p).collect();
-        let resident = mine.iter().map(|e| e.resident).max()?;
-        let limit = mine.iter().map(|e| e.limit).min()?;
-        let needed = resident + mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
-        (needed > limit).then_some(Stopped::MemoryBound {
-            depth,
-            needed,
-            limit,
-            disk_needed: None,
-        })
+    over_bound(all).map(|(needed, limit)| Stopped::MemoryBound {
+        depth,
+        needed,
+        limit,
+        disk_needed: None,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn estimate(process: u64, resident: u64, added: u64, limit: u64) -> Estimate {
-        Estimate {
-            process,
-            resident,
-            added,
-            limit,
-        }
-    }
-
-    #[test]
-    fn the_first_process_over_its_bound_stops_everyone() {
-        let mib = 1 << 20;
-        let under = [
-            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
-            estimate(0, 120 * mib, 10 * mib, 1000 * mib),
-            estimate(1, 100 * mib, 10 * mib, 1000 * mib),
-        ];
-        assert_eq!(verdict(&under, 3), None);
-        let over = [
-            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
-            estimate(1, 100 * mib, 500 * mib, 600 * mib),
-            estimate(1, 110 * mib, 10 * mib, 600 * mib),
-        ];
-        assert_eq!(
-            verdict(&over, 3),
-            Some(Stopped::MemoryBound {
-                depth: 3,
-                needed: 110 * mib + 510 * mib + SLACK,
-                limit: 600 * mib,
-                disk_needed: None,
-            })
-        );
-    }
 
     #[test]
     fn a_growing_set_counts_its_growth() {

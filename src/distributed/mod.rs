@@ -59,7 +59,6 @@ mod wire;
 mod word;
 mod worker;
 
-mod decision;
 mod setup;
 #[cfg(test)]
 mod tests;

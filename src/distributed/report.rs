@@ -6,8 +6,8 @@
 //! under a symmetry, realises as a real trace of the model the same way).
 
 use super::chain::Chain;
-use super::decision::Decisions;
 use super::setup::Setup;
+use super::shard::Decisions;
 use super::word::Word;
 use crate::engine::{
     initial_states, realize_trace, EngineReport, LabelCount, LevelStats, Stopped, Trace,

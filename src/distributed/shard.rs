@@ -15,8 +15,9 @@
 
 use super::wire::{Packet, Reader, CANDIDATES, LEAF_CANDIDATES};
 use super::word::{FpMap, Key, Word};
-use crate::engine::Visited;
-use stateright::{Expectation, Model, Property};
+use crate::engine::decides;
+use crate::engine::{self, Visited};
+use stateright::{Model, Property};
 
 /// A state new at the level being built, its bytes in the arena.
 pub(crate) struct NewState<W> {
@@ -29,6 +30,15 @@ pub(crate) struct NewState<W> {
 
 /// A link: the parent's fingerprint and the action's index in its list.
 pub(crate) type Link<W> = (W, u32);
+
+/// A property's deciding state, as a worker found it: the engine's
+/// decision (`engine::decisions`, whose recording and verdicts the
+/// workers use too), found at its level (`None`) or, at the last level,
+/// by its link from its parent (`Some`), the parent named by fingerprint.
+pub(crate) type Decision<W> = engine::Decision<W, Option<Link<W>>>;
+
+/// Per property: the decision, if any.
+pub(crate) type Decisions<W> = engine::Decisions<W, Option<Link<W>>>;
 
 pub(crate) struct Shard<W> {
     /// The round being received.
@@ -238,15 +248,4 @@ pub(crate) fn decided_bits<M: Model>(
         .enumerate()
         .filter(|&(_, (prop, &open))| open && decides(prop, model, state))
         .fold(0, |bits, (p, _)| bits | 1 << p)
-}
-
-/// Whether `state` decides `prop`: violates an `Always`, satisfies a
-/// `Sometimes` (`Eventually` is not evaluated, as in the engine).
-pub(crate) fn decides<M: Model>(prop: &Property<M>, model: &M, state: &M::State) -> bool {
-    let holds = (prop.condition)(model, state);
-    match prop.expectation {
-        Expectation::Always => !holds,
-        Expectation::Sometimes => holds,
-        Expectation::Eventually => false,
-    }
 }

@@ -69,7 +69,7 @@ impl Packet {
     }
 
     pub(crate) fn word<W: Word>(&mut self, w: W) -> &mut Self {
-        w.put(&mut self.0);
+        w.write(&mut self.0);
         self
     }
 
@@ -77,7 +77,7 @@ impl Packet {
     pub(crate) fn maybe<W: Word>(&mut self, w: Option<W>) -> &mut Self {
         self.0.push(u8::from(w.is_some()));
         if let Some(w) = w {
-            w.put(&mut self.0);
+            w.write(&mut self.0);
         }
         self
     }
@@ -123,7 +123,7 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn word<W: Word>(&mut self) -> W {
-        W::get(self.take(W::BYTES))
+        W::read(self.take(W::BYTES))
     }
 
     pub(crate) fn maybe<W: Word>(&mut self) -> Option<W> {

@@ -10,13 +10,11 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// A fingerprint word: the engine's stored word ([`Fp`]: its width in
-/// bytes, `of` a value, its place in the engine's tables), plus what a
-/// distributed run needs of it.
+/// bytes, `of` a value, its place in the engine's tables, its bytes
+/// `write` and `read`), plus what a distributed run needs of it.
 pub(crate) trait Word: Fp {
     /// The low 64 bits.
     fn low(self) -> u64;
-    fn put(self, out: &mut Vec<u8>);
-    fn get(bytes: &[u8]) -> Self;
 
     /// The worker (of `peers`) that owns this fingerprint: bits 16..48,
     /// scaled; the hash maps use the lowest and the top bits, so each
@@ -30,23 +28,11 @@ impl Word for u64 {
     fn low(self) -> u64 {
         self
     }
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(bytes: &[u8]) -> u64 {
-        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
-    }
 }
 
 impl Word for u128 {
     fn low(self) -> u64 {
         self as u64
-    }
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(bytes: &[u8]) -> u128 {
-        u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes"))
     }
 }
 

@@ -18,13 +18,11 @@ use super::frontier::Frontier;
 use super::guard::{self, Estimate};
 use super::links::LinkLevels;
 use super::net::{Net, PACKET_BYTES};
-
-use super::decision::Decisions;
 use super::setup::{Checkpointing, Setup};
-use super::shard::{decided_bits, decides, Link, Shard};
+use super::shard::{decided_bits, Decisions, Link, Shard};
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS, STATS};
 use super::word::Word;
-use crate::engine::{self, predict_new, resident_bytes, LabelTally, Labels};
+use crate::engine::{self, decides, predict_new, resident_bytes, LabelTally, Labels};
 use crate::engine::{EngineReport, LevelStats, Stopped};
 use stateright::Model;
 use std::hash::Hash;
@@ -221,7 +219,7 @@ where
             peers,
             start: Instant::now(),
             frontier: Frontier::default(),
-            links: LinkLevels::memory(),
+            links: LinkLevels::Memory(Vec::new()),
             levels: Vec::new(),
             labels: LabelTally::new(setup.semantics.label_names.clone()),
             level_labels: Vec::new(),
@@ -232,7 +230,7 @@ where
             Some(c) => {
                 // A fresh run: a part left by an older run is not ours.
                 let _ = std::fs::remove_dir_all(run.dir(c));
-                run.links = LinkLevels::in_dir(run.dir(c), Vec::new());
+                run.links = LinkLevels::in_dir(&run.dir(c), Vec::new());
                 run.initial_level();
                 run.save();
             }
@@ -241,7 +239,7 @@ where
                     // Files left by a run that died are not ours.
                     let dir = run.worker_dir(spill);
                     let _ = std::fs::remove_dir_all(&dir);
-                    run.links = LinkLevels::in_dir(dir, Vec::new());
+                    run.links = LinkLevels::in_dir(&dir, Vec::new());
                 }
                 run.initial_level();
             }
@@ -366,7 +364,7 @@ where
         self.decisions = engine::Decisions(part.decisions);
         self.labels.restore(part.labels);
         self.frontier = part.frontier;
-        self.links = LinkLevels::in_dir(dir, part.link_seals);
+        self.links = LinkLevels::in_dir(&dir, part.link_seals);
     }
 
     /// Before the first level: every process must run the same command
@@ -496,7 +494,7 @@ where
             });
         }
         let links = next.iter().map(|s| (s.fp, (s.parent, s.action))).collect();
-        if let Err(e) = self.links.push(links) {
+        if let Err(e) = self.links.push_level(vec![links]) {
             self.abandon(e);
         }
         self.frontier = Frontier {

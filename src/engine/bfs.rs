@@ -24,21 +24,18 @@ use super::allocator;
 use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
 use super::decisions::{Decisions, Witness};
-use super::disk::DiskLevels;
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
-use super::growth::predict_new;
 use super::labels::{LabelTally, Transitions};
 use super::level::{Chunk, Level};
 use super::level_files::complete_levels;
 use super::links::LinkStore;
 use super::observer::{LevelProgress, StateStream};
 use super::options::EngineOptions;
-use super::parallel::for_each_dynamic;
 use super::part::Part;
 use super::path::{initial_level, reconstruct};
-use super::report::{DiskIo, EngineReport, LevelStats, Stopped};
-use super::visited::Visited;
+use super::report::{EngineReport, LevelStats, Stopped};
+use super::store::{self, Building, Store};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -83,8 +80,8 @@ where
     run.build_report(end)
 }
 
-/// A run in progress: the visited set, the frontier and the level being
-/// built, the parent links and the counts so far.
+/// A run in progress: the frontier, the store of what was visited and of
+/// the level being built, the parent links and the counts so far.
 pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) model: &'a M,
     pub(super) properties: &'a [Property<M>],
@@ -94,20 +91,18 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) stream: Option<&'a dyn StateStream<M>>,
     pub(super) threads: usize,
     pub(super) start: Instant,
-    pub(super) visited: Visited<W>,
+    /// Where the visited states and the levels live (see `store`).
+    pub(super) store: Store<'a, M::State, W>,
     /// One slot per chunk of a batch.
     pub(super) slots: Vec<ChunkSlot<M::State, W>>,
-    /// The level to expand next (at `depth`), one part per shard, and the
-    /// parts the level after it is built in.
+    /// The level to expand next (at `depth`), one part per shard (those
+    /// the store has not made readable yet empty).
     pub(super) frontier: Vec<Part<M::State, W>>,
-    pub(super) next: Vec<Part<M::State, W>>,
     pub(super) links: LinkStore,
     pub(super) depth: usize,
     pub(super) levels: Vec<LevelStats>,
     pub(super) decisions: Decisions<W, Witness>,
     pub(super) labels: LabelTally,
-    /// A `--disk` run's folder: its visited set and levels.
-    pub(super) disk: Option<DiskLevels<W>>,
     /// The checkpoint of the frontier could not be written: the frontier
     /// is checked, not expanded, and the run stops on this line.
     pub(super) write_failed: Option<String>,
@@ -126,11 +121,11 @@ struct Pass<W> {
     labels: Vec<u64>,
     expanded: u64,
     last_beat: Instant,
-    /// A `--disk` run's frontier could not be read back: the level is
-    /// not complete.
+    /// The store could not read the frontier back: the level is not
+    /// complete.
     failed: Option<String>,
-    /// A `--disk` run's candidates could not be written: the level is
-    /// still checked, the next one not built.
+    /// The store could not write the candidates: the level is still
+    /// checked, the next one not built.
     write_failed: Option<String>,
 }
 
@@ -155,32 +150,24 @@ where
         );
         let threads = opts.threads.max(1);
         let labels = LabelTally::new(T::label_names(model));
+        let folder = store::run_folder(opts);
         assert!(
-            opts.disk.is_none() || codec.is_some(),
-            "a --disk run needs a state codec"
+            folder.is_none() || codec.is_some(),
+            "a run keeping its levels in a folder needs a state codec"
         );
-        let links = match (&opts.checkpoint, &opts.spill_dir) {
-            _ if opts.disk.is_some() => {
-                LinkStore::in_dir(opts.disk.as_deref().expect("a disk"), Vec::new())
-            }
-            (Some(dir), _) => LinkStore::in_dir(dir, Vec::new()),
-            (None, Some(dir)) => LinkStore::in_dir(dir, Vec::new()),
-            (None, None) => LinkStore::Memory(Vec::new()),
+        let links = match folder.or(opts.spill_dir.as_deref()) {
+            Some(dir) => LinkStore::in_dir(dir, Vec::new()),
+            None => LinkStore::Memory(Vec::new()),
         };
         Run {
             slots: (0..threads * CHUNKS_PER_THREAD)
                 .map(|_| ChunkSlot::new(properties.len(), labels.len()))
                 .collect(),
-            visited: Visited::new(),
+            store: store::open(opts),
             frontier: (0..SHARDS).map(|_| Part::new()).collect(),
-            next: (0..SHARDS).map(|_| Part::new()).collect(),
             decisions: Decisions::new(properties.len()),
             labels,
             links,
-            disk: opts
-                .disk
-                .as_deref()
-                .map(|d| DiskLevels::new(d, opts.max_memory)),
             model,
             properties,
             opts,
@@ -203,17 +190,13 @@ where
         codec: Option<&'a dyn StateCodec<M::State>>,
     ) -> Self {
         let mut run = Run::empty(model, properties, opts, codec);
-        for (fp, s) in initial_level::<M, T, W>(model) {
-            run.visited.insert(fp);
-            run.frontier[fp.shard()].push(&s, fp, codec);
+        let initial = initial_level::<M, T, W>(model);
+        for (fp, s) in &initial {
+            run.frontier[fp.shard()].push(s, *fp, codec);
         }
         run.frontier.iter_mut().for_each(Part::sort);
-        let initial = run.visited.len();
-        if let Some(disk) = &mut run.disk {
-            run.write_failed = disk.store_initial(&run.frontier).err();
-            run.visited = Visited::new();
-        }
-        run.push_level(initial, 0, &[]);
+        run.write_failed = run.store.store_initial(&run.frontier).err();
+        run.push_level(initial.len() as u64, 0, &[]);
         run.level_done();
         run
     }
@@ -231,10 +214,7 @@ where
         }
         let frontier = std::mem::take(&mut self.frontier);
         let undecided = self.decisions.undecided(self.properties);
-        let sizes: Vec<u64> = match &self.disk {
-            Some(disk) => disk.sizes.clone(),
-            None => frontier.iter().map(|p| p.len() as u64).collect(),
-        };
+        let sizes = self.store.sizes(&frontier);
         let mut level = Level::<M, T, W>::new(
             self.model,
             self.properties,
@@ -250,16 +230,13 @@ where
             return Some(write_failed.map_or(End::Complete, End::Stopped));
         }
         let mut stop = write_failed;
-        if level.expanding && stop.is_none() && self.disk.is_none() {
-            stop = self.guard(&frontier, level.leaf);
+        if level.expanding && stop.is_none() {
+            let at = self.building(&level);
+            stop = self.store.begin_level(at, &self.levels, &frontier);
         }
         // Past the memory bound, or without its checkpoint, the level is
         // still checked, not expanded.
         level.expanding &= stop.is_none();
-        if level.expanding && self.disk.is_none() {
-            self.visited
-                .prepare(predict_new(&self.levels), self.threads);
-        }
         let pass = self.expand_level(&mut level, frontier);
         if let Some(error) = pass.failed {
             // The frontier could not be read back whole: the levels before
@@ -304,32 +281,22 @@ where
             failed: None,
             write_failed: None,
         };
-        self.next.iter_mut().for_each(Part::clear);
         let chunks = level.chunks();
+        let at = self.building(level);
         let mut freed = 0;
         for batch in chunks.chunks(self.slots.len()) {
             self.heartbeat(&mut pass, level.size());
-            if let Err(e) = self.load_parts(&mut frontier, batch) {
+            if let Err(e) = self.store.load_parts(at, &mut frontier, batch) {
                 pass.failed = Some(e);
                 break;
             }
             self.expand_batch(level, &frontier, &mut pass, batch);
             if level.expanding {
                 let slots = &self.slots[..batch.len()];
-                match &mut self.disk {
-                    Some(disk) => {
-                        if let Err(e) = disk.absorb_batch(slots, level.leaf, self.threads) {
-                            disk.abandon_level();
-                            pass.write_failed = Some(e);
-                            level.expanding = false;
-                        }
-                    }
-                    None => level.absorb_batch(
-                        slots,
-                        &mut self.visited,
-                        &mut self.next,
-                        &mut pass.leaf_hits,
-                    ),
+                let absorbed = self.store.absorb_batch(at, slots, &mut pass.leaf_hits);
+                if let Err(e) = absorbed {
+                    pass.write_failed = Some(e);
+                    level.expanding = false;
                 }
             }
             self.slots[..batch.len()]
@@ -343,29 +310,13 @@ where
         pass
     }
 
-    /// In a `--disk` run, reads the frontier parts `batch` expands that
-    /// are not in memory yet (each is dropped once expanded).
-    fn load_parts(
-        &mut self,
-        frontier: &mut [Part<M::State, W>],
-        batch: &[Chunk],
-    ) -> Result<(), String> {
-        let Some(disk) = &mut self.disk else {
-            return Ok(());
-        };
-        for &(s, lo, _) in batch {
-            if lo == 0 && frontier[s].len() == 0 && disk.sizes[s] > 0 {
-                frontier[s] = disk.load_part(self.depth, s)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The states discovered so far (of a `--disk` run: those merged).
-    fn discovered(&self) -> u64 {
-        match &self.disk {
-            Some(disk) => disk.visited(),
-            None => self.visited.len(),
+    /// The level being built from the frontier, as the store is told.
+    fn building(&self, level: &Level<M, T, W>) -> Building {
+        Building {
+            depth: self.depth,
+            leaf: level.leaf,
+            threads: self.threads,
+            properties: self.properties.len(),
         }
     }
 
@@ -380,7 +331,7 @@ where
             depth: self.depth,
             expanded: pass.expanded,
             level_size,
-            discovered: self.discovered(),
+            discovered: self.store.discovered(),
             elapsed_ms: self.elapsed_ms(),
         });
     }
@@ -404,62 +355,28 @@ where
         }
     }
 
-    /// Ends a level. Unless the expansion was stopped, the level built is
-    /// sorted, its links stored, and it becomes the frontier and is
-    /// counted; at the bound the run is over.
-    fn finish_level(&mut self, pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
+    /// Ends a level. Unless the expansion was stopped, the store makes the
+    /// level built the frontier, in fingerprint order, and stores its
+    /// links, and it is counted; at the bound the run is over.
+    fn finish_level(&mut self, mut pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
         if !level.expanding {
             return Some(End::Bounded);
         }
-        if self.disk.is_some() {
-            return self.finish_disk_level(pass, level);
+        let ended = self.store.end_level(
+            self.building(level),
+            &mut self.frontier,
+            &mut pass.leaf_hits,
+            &mut self.links,
+        );
+        match ended {
+            Ok(new) => self.level_built(new, &pass, level.leaf),
+            // Without its links the level cannot give traces: the run
+            // ends on the levels before it, all checked.
+            Err(error) => Some(End::Stopped(Stopped::WriteFailed {
+                depth: self.depth + 1,
+                error,
+            })),
         }
-        let before = self.levels.last().map_or(0, |l| l.total_states);
-        let new = self.visited.len() - before;
-        if !level.leaf {
-            let parts: Vec<_> = self.next.iter_mut().collect();
-            for_each_dynamic(self.threads, parts, &|p| p.sort());
-            let links = self
-                .next
-                .iter_mut()
-                .map(|p| std::mem::take(&mut p.links))
-                .collect();
-            if let Err(error) = self.links.push_level(links) {
-                // Without its links the level cannot give traces: the run
-                // ends on the levels before it, all checked.
-                return Some(End::Stopped(Stopped::WriteFailed {
-                    depth: self.depth + 1,
-                    error,
-                }));
-            }
-        }
-        std::mem::swap(&mut self.frontier, &mut self.next);
-        self.level_built(new, &pass, level.leaf)
-    }
-
-    /// [`Run::finish_level`] for a `--disk` run: the shards' merges give
-    /// the new states, in the order the in-memory engine sorts them into.
-    fn finish_disk_level(&mut self, mut pass: Pass<W>, level: &Level<M, T, W>) -> Option<End> {
-        let disk = self.disk.as_mut().expect("a --disk run");
-        let ended = disk
-            .end_level(self.depth, level.leaf, self.properties.len(), self.threads)
-            .and_then(|end| {
-                if !level.leaf {
-                    self.links.push_level_files(&end.links)?;
-                }
-                Ok((end.new, end.leaf_hits))
-            });
-        let (new, hits) = match ended {
-            Ok(ended) => ended,
-            Err(error) => {
-                return Some(End::Stopped(Stopped::WriteFailed {
-                    depth: self.depth + 1,
-                    error,
-                }))
-            }
-        };
-        pass.leaf_hits = hits;
-        self.level_built(new, &pass, level.leaf)
     }
 
     /// The next level is built, with `new` states: it is counted and, at
@@ -492,14 +409,12 @@ where
     /// A level is complete and is the frontier: checkpoint it if asked to
     /// (a failed write stops the run once the level is checked).
     fn level_done(&mut self) {
-        if self.disk.is_some() {
-            if self.write_failed.is_none() {
-                self.write_failed = self.seal_disk_level().err();
-            }
-            return;
-        }
-        if let Some(dir) = &self.opts.checkpoint {
-            self.write_failed = self.save_checkpoint(dir).err();
+        if self.write_failed.is_none() {
+            let meta = self.meta();
+            self.write_failed = self
+                .store
+                .checkpoint(self.depth, &self.frontier, meta)
+                .err();
         }
     }
 
@@ -518,12 +433,12 @@ where
             labels,
             links,
             opts,
-            disk,
+            store,
             ..
         } = self;
         let properties =
             decisions.into_results(properties, |_, d| reconstruct::<M, T, W>(model, d, &links));
-        match opts.disk.as_ref().or(opts.checkpoint.as_ref()) {
+        match store::run_folder(opts) {
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind
             // the last level written whole.
@@ -544,10 +459,7 @@ where
             labels: labels.into_counts(),
             fingerprint_bits: 8 * W::BYTES as u32,
             stopped,
-            disk_io: disk.map(|d| DiskIo {
-                written: d.written,
-                read: d.read,
-            }),
+            disk_io: store.disk_io(),
         }
     }
 }

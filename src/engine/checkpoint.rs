@@ -20,56 +20,50 @@
 use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
-use super::disk::{is_part_name, is_run_name, DiskLevels, DiskMeta};
+use super::disk::{is_part_name, is_run_name, DiskMeta};
 use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
     complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, links_file,
-    read_meta, save_level, unhex, write_file, write_meta,
+    read_meta, save_level, unhex, write_file, write_meta, LevelSeals,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
-use super::table::FpTable;
-use super::visited::{Visited, LOAD};
+use super::store;
+use super::visited::Visited;
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::io::Write;
 use std::path::Path;
 
-/// What `meta.json` holds.
+/// What `meta.json` holds (a level store fills in what it stores:
+/// `visited` and `frontier`, or `disk`).
 #[derive(Serialize, Deserialize)]
-struct Meta {
+pub(super) struct Meta {
     identity: String,
     max_depth: Option<usize>,
     fingerprint_bits: u32,
     /// [`FINGERPRINT_SCHEME`] of the build that made it.
     #[serde(default = "unnumbered_scheme")]
     fingerprint_scheme: u32,
-    depth: usize,
+    pub(super) depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
-    levels: Vec<[u64; 6]>,
+    pub(super) levels: Vec<[u64; 6]>,
     /// Per property: `[depth, position or u64::MAX, parent, action]` and
     /// the fingerprint in hex, or nothing.
     decisions: Vec<Option<([u64; 4], String)>>,
-    label_transitions: Vec<u64>,
-    label_first_depths: Vec<Option<usize>>,
-    /// Each level's label counts, by depth (absent in older checkpoints).
-    #[serde(default)]
-    label_levels: Option<Vec<Vec<u64>>>,
-    /// Seals of `visited.bin` and `frontier.bin`, and of the links files
-    /// of levels 1 to `depth`.
-    visited: Seal,
-    frontier: Seal,
-    links: Vec<Seal>,
+    /// The label counts and the seals of the level's files.
+    #[serde(flatten)]
+    pub(super) seals: LevelSeals,
     /// A `--disk` run's level: its parts and visited runs (`visited` and
     /// `frontier` are then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    disk: Option<DiskMeta>,
+    pub(super) disk: Option<DiskMeta>,
 }
 
 /// Level `depth`'s meta in `dir`, if a run with `opts` may resume it as
@@ -99,21 +93,7 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
             opts.fingerprint.bits()
         ));
     }
-    match (meta.disk.is_some(), opts.disk.is_some()) {
-        (true, false) => {
-            return Err(format!(
-            "{}: the checkpoint is a --disk run's folder: continue it with --disk {0} --resume {0}",
-            dir.display()
-        ))
-        }
-        (false, true) => {
-            return Err(format!(
-                "{}: the checkpoint is not a --disk run's: continue it without --disk",
-                dir.display()
-            ))
-        }
-        _ => {}
-    }
+    store::check_kind(dir, meta.disk.is_some(), opts)?;
     let bytes = opts.fingerprint.bits() as usize / 8;
     meta.check(bytes)
         .map_err(|what| damaged(&level_dir.join("meta.json"), what))?;
@@ -346,18 +326,18 @@ fn cut_list(names: &[String]) -> String {
 
 impl Meta {
     /// New states of level `d`.
-    fn new_states(&self, d: usize) -> u64 {
+    pub(super) fn new_states(&self, d: usize) -> u64 {
         self.levels[d][1]
     }
 
     /// Whether the counts and decisions agree with each other (a meta
     /// this engine wrote always does): what does not, if not.
     fn check(&self, fp_bytes: usize) -> Result<(), String> {
-        if self.levels.len() != self.depth + 1 || self.links.len() != self.depth {
+        if self.levels.len() != self.depth + 1 || self.seals.links.len() != self.depth {
             return Err(format!(
                 "{} levels and {} links files for depth {}",
                 self.levels.len(),
-                self.links.len(),
+                self.seals.links.len(),
                 self.depth
             ));
         }
@@ -369,9 +349,7 @@ impl Meta {
                 return Err(format!("the counts of level {d} do not add up"));
             }
         }
-        if self.label_transitions.len() != self.label_first_depths.len() {
-            return Err("the label counts do not match their first depths".into());
-        }
+        self.seals.check(self.depth)?;
         for (p, d) in self.decisions.iter().enumerate() {
             let Some((fields, fp)) = d else { continue };
             let depth = fields[0];
@@ -396,20 +374,18 @@ impl Meta {
     /// Reads the level's files and the links files back (see
     /// [`check_resumable`]).
     fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
-        if let Some(disk) = &self.disk {
-            let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
-            DiskLevels::<W>::check_files(dir, level, disk, total, new)?;
-            return self.check_links(dir);
-        }
-        let visited = read_visited::<W>(&level.join("visited.bin"), self.visited, drop)?;
-        let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), self.frontier, drop)?;
-        self.check_counts(level, visited, frontier)?;
+        store::check_files::<W>(self, dir, level)?;
         self.check_links(dir)
     }
 
     /// Whether `visited` and `frontier` states stored are the counts
     /// recorded.
-    fn check_counts(&self, level: &Path, visited: u64, frontier: u64) -> Result<(), String> {
+    pub(super) fn check_counts(
+        &self,
+        level: &Path,
+        visited: u64,
+        frontier: u64,
+    ) -> Result<(), String> {
         let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
         if (visited, frontier) != (total, new) {
             return Err(damaged(
@@ -425,7 +401,7 @@ impl Meta {
     /// Reads the links files of levels 1 to `depth` back against their
     /// seals and the counts recorded.
     fn check_links(&self, dir: &Path) -> Result<(), String> {
-        for (d, &seal) in (1..=self.depth).zip(&self.links) {
+        for (d, &seal) in (1..=self.depth).zip(&self.seals.links) {
             let path = links_file(dir, d);
             if seal.len != self.new_states(d) * Link::BYTES as u64 {
                 return Err(damaged(
@@ -451,21 +427,9 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    /// Writes the checkpoint of the level just completed (see the module
-    /// docs). Needs a codec: the frontier is stored as its encodings. A
-    /// write that fails is `Err`, one line naming the file and the cause;
-    /// the level's directory is then absent and the earlier one kept.
-    pub(super) fn save_checkpoint(&self, dir: &Path) -> Result<(), String> {
-        assert!(self.codec.is_some(), "checkpoints need a state codec");
-        save_level(dir, self.depth, self.depth, |tmp| {
-            let visited = self.write_visited(&tmp.join("visited.bin"))?;
-            let frontier = write_frontier(&tmp.join("frontier.bin"), &self.frontier)?;
-            write_meta(tmp, &self.meta(visited, frontier)).map(drop)
-        })
-    }
-
-    fn meta(&self, visited: Seal, frontier: Seal) -> Meta {
-        let (label_transitions, label_first_depths, label_levels) = self.labels.counts();
+    /// The meta of the level just completed, before its store fills in
+    /// what it stores.
+    pub(super) fn meta(&self) -> Meta {
         Meta {
             identity: self.opts.identity.clone(),
             max_depth: self.opts.max_depth,
@@ -479,43 +443,9 @@ where
                 .iter()
                 .map(|d| d.map(encode_decision))
                 .collect(),
-            label_transitions,
-            label_first_depths,
-            label_levels,
-            visited,
-            frontier,
-            links: self.links.seals().to_vec(),
-            disk: self.disk.as_ref().map(DiskLevels::meta),
+            seals: LevelSeals::new(self.labels.counts(), self.links.seals()),
+            disk: None,
         }
-    }
-
-    /// Seals the level a `--disk` run just completed (see `disk`).
-    pub(super) fn seal_disk_level(&mut self) -> Result<(), String> {
-        let none = Seal { len: 0, sum: 0 };
-        let meta = self.meta(none, none);
-        let depth = self.depth;
-        let disk = self.disk.as_mut().expect("a --disk run");
-        disk.seal(depth, |tmp| write_meta(tmp, &meta).map(drop))
-    }
-
-    fn write_visited(&self, path: &Path) -> Result<Seal, String> {
-        write_file(path, |out| {
-            let mut buf = Vec::with_capacity(1 << 16);
-            for s in 0..SHARDS {
-                let table = self.visited.shard(s);
-                out.write_all(&(table.len() as u64).to_le_bytes())?;
-                for fp in table.iter() {
-                    fp.write(&mut buf);
-                    if buf.len() >= 1 << 16 {
-                        out.write_all(&buf)?;
-                        buf.clear();
-                    }
-                }
-                out.write_all(&buf)?;
-                buf.clear();
-            }
-            Ok(())
-        })
     }
 
     /// The run continued from the deepest complete level in `dir`, which
@@ -534,31 +464,8 @@ where
             let level = level_dir(dir, depth);
             let mut run = Run::empty(model, properties, opts, codec);
             meta.check_links(dir)?;
-            run.links = LinkStore::in_dir(dir, meta.links.clone());
-            if let Some(disk) = &meta.disk {
-                meta.check_files::<W>(dir, &level)?;
-                let disk = DiskLevels::resumed(dir, opts.max_memory, disk);
-                disk.clear_unsealed();
-                run.disk = Some(disk);
-                return Ok((run, meta));
-            }
-            let mut shards = Vec::with_capacity(SHARDS);
-            let visited = read_visited::<W>(&level.join("visited.bin"), meta.visited, |fps| {
-                let n = fps.len();
-                shards.push(FpTable::from_sorted(
-                    fps.into_iter(),
-                    n,
-                    (n as f64 / LOAD) as usize,
-                ));
-            })?;
-            run.visited = Visited::from_shards(shards);
-            let mut frontier = Vec::with_capacity(SHARDS);
-            let states =
-                read_frontier::<M::State, W>(&level.join("frontier.bin"), meta.frontier, |part| {
-                    frontier.push(part)
-                })?;
-            meta.check_counts(&level, visited, states)?;
-            run.frontier = frontier;
+            run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
+            (run.store, run.frontier) = store::resumed(opts, dir, &level, &meta)?;
             Ok((run, meta))
         })
         .unwrap_or_else(|e| fail(e));
@@ -571,13 +478,48 @@ where
                 .map(|d| d.as_ref().map(decode_decision))
                 .collect(),
         );
-        run.labels.restore((
-            meta.label_transitions,
-            meta.label_first_depths,
-            meta.label_levels,
-        ));
+        run.labels.restore(meta.seals.labels());
         run
     }
+}
+
+/// Writes the checkpoint of level `depth` of an in-memory run into `dir`
+/// (see the module docs): its visited set, its frontier `frontier` (as
+/// its encodings: a checkpoint needs a codec) and `meta` with their
+/// seals. A write that fails is `Err`, one line naming the file and the
+/// cause; the level's directory is then absent and the earlier one kept.
+pub(super) fn save_memory_level<S: Clone, W: Fp>(
+    dir: &Path,
+    depth: usize,
+    visited: &Visited<W>,
+    frontier: &[Part<S, W>],
+    mut meta: Meta,
+) -> Result<(), String> {
+    save_level(dir, depth, depth, |tmp| {
+        meta.seals.visited = write_visited(&tmp.join("visited.bin"), visited)?;
+        meta.seals.frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
+        write_meta(tmp, &meta).map(drop)
+    })
+}
+
+fn write_visited<W: Fp>(path: &Path, visited: &Visited<W>) -> Result<Seal, String> {
+    write_file(path, |out| {
+        let mut buf = Vec::with_capacity(1 << 16);
+        for s in 0..SHARDS {
+            let table = visited.shard(s);
+            out.write_all(&(table.len() as u64).to_le_bytes())?;
+            for fp in table.iter() {
+                fp.write(&mut buf);
+                if buf.len() >= 1 << 16 {
+                    out.write_all(&buf)?;
+                    buf.clear();
+                }
+            }
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+        Ok(())
+    })
 }
 
 fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> ([u64; 4], String) {
@@ -652,7 +594,7 @@ fn read_shard<W: Fp>(
 
 /// Reads `visited.bin` against its seal, handing each shard's
 /// fingerprints to `each`; returns how many there were.
-fn read_visited<W: Fp>(
+pub(super) fn read_visited<W: Fp>(
     path: &Path,
     seal: Seal,
     mut each: impl FnMut(Vec<W>),
@@ -670,7 +612,7 @@ fn read_visited<W: Fp>(
 
 /// Reads `frontier.bin` against its seal, handing each shard's part to
 /// `each`; returns how many states there were.
-fn read_frontier<S, W: Fp>(
+pub(super) fn read_frontier<S, W: Fp>(
     path: &Path,
     seal: Seal,
     mut each: impl FnMut(Part<S, W>),
@@ -705,4 +647,26 @@ pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value
     edit(&mut meta);
     let meta: Meta = serde_json::from_value(meta).unwrap();
     write_meta(level, &meta).unwrap();
+}
+
+#[cfg(test)]
+mod meta_tests {
+    use super::Meta;
+
+    /// The meta's fields in the order builds before `LevelSeals` wrote
+    /// them: its checksum is taken over them as serialised, so a change
+    /// of order would refuse every older checkpoint as damaged.
+    #[test]
+    fn the_meta_serialises_as_older_builds_wrote_it() {
+        let text = concat!(
+            r#"{"identity":"m","max_depth":4,"fingerprint_bits":64,"fingerprint_scheme":2,"#,
+            r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"decisions":[null,[[1,1,0,0],"00ff"]],"#,
+            r#""label_transitions":[4],"label_first_depths":[1],"label_levels":[[0],[4]],"#,
+            r#""visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":16,"sum":9}]}"#
+        );
+        let meta: Meta = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&meta).unwrap(), text);
+        assert_eq!(meta.seals.links.len(), 1);
+        assert_eq!(meta.seals.labels().0, vec![4]);
+    }
 }

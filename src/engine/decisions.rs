@@ -13,6 +13,18 @@ use super::report::{PropertyResult, Verdict};
 use super::Trace;
 use stateright::{Expectation, Model, Property};
 
+/// Whether `state` decides `prop`: violates an `Always`, or is an
+/// example of a `Sometimes` (`Eventually` is not evaluated).
+#[inline]
+pub(crate) fn decides<M: Model>(prop: &Property<M>, model: &M, state: &M::State) -> bool {
+    let holds = (prop.condition)(model, state);
+    match prop.expectation {
+        Expectation::Always => !holds,
+        Expectation::Sometimes => holds,
+        Expectation::Eventually => false,
+    }
+}
+
 /// Where the deciding state is: at a position of its level (a level that
 /// was held), or reached by a link (a state of the last level, never held).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

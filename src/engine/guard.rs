@@ -12,88 +12,125 @@
 //! beyond what the frontier holds now (the predicted number of its states
 //! times the bytes a frontier state takes, with its link).
 
-use super::bfs::Run;
 use super::fp::Fp;
 use super::growth::predict_new;
-use super::labels::Transitions;
 use super::links::Link;
 use super::part::Part;
-use super::report::Stopped;
-use stateright::Model;
-use std::hash::Hash;
+use super::report::{LevelStats, Stopped};
+use super::visited::Visited;
 
 /// Slack for what the estimate does not count (a batch's candidates, the
-/// sort of one part, allocator overhead): 64 MiB.
+/// sort of one part, a distributed round's candidates in flight,
+/// allocator overhead): 64 MiB a process.
 const SLACK: u64 = 64 << 20;
 
-impl<M, T, W> Run<'_, M, T, W>
-where
-    M: Model + Sync,
-    M::State: Hash + Clone + Send + Sync,
-    M::Action: Clone,
-    T: Transitions<M>,
-    W: Fp,
-{
-    /// Why the level of `frontier` must not be expanded, if it must not.
-    pub(super) fn guard(&self, frontier: &[Part<M::State, W>], leaf: bool) -> Option<Stopped> {
-        let limit = self.opts.max_memory?;
-        let needed = self.estimate(frontier, leaf);
-        (needed > limit).then(|| Stopped::MemoryBound {
-            depth: self.depth + 1,
-            needed,
-            limit,
-            disk_needed: Some(self.disk_estimate(frontier, leaf)),
-        })
-    }
+/// One word on the level ahead: of a process (a distributed run's
+/// workers each send one, `process` naming theirs), its resident memory
+/// now, what its share of the expansion adds at the peak, and its bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Estimate {
+    pub(crate) process: u64,
+    pub(crate) resident: u64,
+    pub(crate) added: u64,
+    pub(crate) limit: u64,
+}
 
-    /// The disk a `--disk` run would need at its peak to expand `frontier`
-    /// (see docs/disk.md): the visited runs (twice while a compaction
-    /// writes), the links files, the frontier and next level's parts, and
-    /// the next level's candidate runs as if none were deduplicated in
-    /// memory.
-    fn disk_estimate(&self, frontier: &[Part<M::State, W>], leaf: bool) -> u64 {
-        let predicted = predict_new(&self.levels);
-        let last = self.levels.last().expect("level 0 is always present");
-        let total = last.total_states;
-        let states: u64 = frontier.iter().map(|p| p.len() as u64).sum();
-        let encodings: u64 = frontier.iter().map(|p| p.encoded().1.len() as u64).sum();
-        let per_state = encodings as f64 / states.max(1) as f64 + W::BYTES as f64;
-        let fp = W::BYTES as f64;
-        let link = Link::BYTES as f64;
-        // Candidates per new state at the level before (at least one).
-        let fan_in = (last.transitions as f64 / last.new_states.max(1) as f64).max(1.0);
-        let (next_parts, candidate) = if leaf {
-            (0.0, fp + link + 8.0)
-        } else {
-            (
-                predicted as f64 * per_state,
-                fp + link + 4.0 + per_state - fp,
-            )
-        };
-        let runs = 2.0 * (total + predicted) as f64 * fp;
-        let links = (total + if leaf { 0 } else { predicted }) as f64 * link;
-        let parts = states as f64 * per_state + next_parts;
-        let scratch = predicted as f64 * fan_in * candidate;
-        (runs + links + parts + scratch) as u64
-    }
+/// The first process whose estimate passes its bound, if one does: the
+/// bytes it needs (its resident memory, the largest its words give, plus
+/// every word's addition and [`SLACK`]) and its bound (the least its
+/// words give).
+pub(crate) fn over_bound(all: &[Estimate]) -> Option<(u64, u64)> {
+    let processes = all.iter().map(|e| e.process).max()? + 1;
+    (0..processes).find_map(|p| {
+        let mine: Vec<&Estimate> = all.iter().filter(|e| e.process == p).collect();
+        let resident = mine.iter().map(|e| e.resident).max()?;
+        let limit = mine.iter().map(|e| e.limit).min()?;
+        let needed = resident + mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
+        (needed > limit).then_some((needed, limit))
+    })
+}
 
-    /// The estimated peak of expanding `frontier` (see the module docs).
-    fn estimate(&self, frontier: &[Part<M::State, W>], leaf: bool) -> u64 {
-        let predicted = predict_new(&self.levels);
-        let table = self
-            .visited
-            .bytes_after(predicted)
-            .saturating_sub(self.visited.bytes());
-        let held: u64 = frontier.iter().map(|p| p.heap_bytes() as u64).sum();
-        let states: u64 = frontier.iter().map(|p| p.len() as u64).sum();
-        let next = if leaf {
-            0
-        } else {
-            let per_state = held as f64 / states.max(1) as f64 + Link::BYTES as f64;
-            (predicted as f64 * per_state) as u64
-        };
-        resident_bytes() + table + next.saturating_sub(held) + SLACK
-    }
+/// Why the level after `levels` must not be built from `frontier` (the
+/// next level the last if `leaf`), by a run whose visited set is
+/// `visited`, if `max_memory` forbids it.
+pub(super) fn memory_bound<S: Clone, W: Fp>(
+    max_memory: Option<u64>,
+    visited: &Visited<W>,
+    levels: &[LevelStats],
+    frontier: &[Part<S, W>],
+    leaf: bool,
+) -> Option<Stopped> {
+    let mine = Estimate {
+        process: 0,
+        resident: resident_bytes(),
+        added: added(visited, levels, frontier, leaf),
+        limit: max_memory?,
+    };
+    let (needed, limit) = over_bound(&[mine])?;
+    Some(Stopped::MemoryBound {
+        depth: levels.len(),
+        needed,
+        limit,
+        disk_needed: Some(disk_estimate::<S, W>(levels, frontier, leaf)),
+    })
+}
+
+/// The disk a `--disk` run would need at its peak to expand `frontier`
+/// (see docs/disk.md): the visited runs (twice while a compaction
+/// writes), the links files, the frontier and next level's parts, and
+/// the next level's candidate runs as if none were deduplicated in
+/// memory.
+fn disk_estimate<S: Clone, W: Fp>(
+    levels: &[LevelStats],
+    frontier: &[Part<S, W>],
+    leaf: bool,
+) -> u64 {
+    let predicted = predict_new(levels);
+    let last = levels.last().expect("level 0 is always present");
+    let total = last.total_states;
+    let states: u64 = frontier.iter().map(|p| p.len() as u64).sum();
+    let encodings: u64 = frontier.iter().map(|p| p.encoded().1.len() as u64).sum();
+    let per_state = encodings as f64 / states.max(1) as f64 + W::BYTES as f64;
+    let fp = W::BYTES as f64;
+    let link = Link::BYTES as f64;
+    // Candidates per new state at the level before (at least one).
+    let fan_in = (last.transitions as f64 / last.new_states.max(1) as f64).max(1.0);
+    let (next_parts, candidate) = if leaf {
+        (0.0, fp + link + 8.0)
+    } else {
+        (
+            predicted as f64 * per_state,
+            fp + link + 4.0 + per_state - fp,
+        )
+    };
+    let runs = 2.0 * (total + predicted) as f64 * fp;
+    let links = (total + if leaf { 0 } else { predicted }) as f64 * link;
+    let parts = states as f64 * per_state + next_parts;
+    let scratch = predicted as f64 * fan_in * candidate;
+    (runs + links + parts + scratch) as u64
+}
+
+/// What expanding `frontier` adds to the resident memory at the peak
+/// (see the module docs).
+fn added<S: Clone, W: Fp>(
+    visited: &Visited<W>,
+    levels: &[LevelStats],
+    frontier: &[Part<S, W>],
+    leaf: bool,
+) -> u64 {
+    let predicted = predict_new(levels);
+    let table = visited
+        .bytes_after(predicted)
+        .saturating_sub(visited.bytes());
+    let held: u64 = frontier.iter().map(|p| p.heap_bytes() as u64).sum();
+    let states: u64 = frontier.iter().map(|p| p.len() as u64).sum();
+    let next = if leaf {
+        0
+    } else {
+        let per_state = held as f64 / states.max(1) as f64 + Link::BYTES as f64;
+        (predicted as f64 * per_state) as u64
+    };
+    table + next.saturating_sub(held)
 }
 
 /// This process's resident memory, from `/proc/self/statm` (0 where there
@@ -209,6 +246,38 @@ fn parse_soft_limits(limits: &str, rows: &[&str]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn estimate(process: u64, resident: u64, added: u64, limit: u64) -> Estimate {
+        Estimate {
+            process,
+            resident,
+            added,
+            limit,
+        }
+    }
+
+    #[test]
+    fn the_first_process_over_its_bound_stops_everyone() {
+        let mib = 1 << 20;
+        let under = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(0, 120 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 10 * mib, 1000 * mib),
+        ];
+        assert_eq!(over_bound(&under), None);
+        let over = [
+            estimate(0, 100 * mib, 10 * mib, 1000 * mib),
+            estimate(1, 100 * mib, 500 * mib, 600 * mib),
+            estimate(1, 110 * mib, 10 * mib, 600 * mib),
+        ];
+        assert_eq!(
+            over_bound(&over),
+            Some((110 * mib + 510 * mib + SLACK, 600 * mib))
+        );
+        // One process alone: its figures plus the slack.
+        let alone = [estimate(0, 100 * mib, 400 * mib, 500 * mib)];
+        assert_eq!(over_bound(&alone), Some((500 * mib + SLACK, 500 * mib)));
+    }
 
     #[test]
     fn soft_limits_are_read_by_row_and_unlimited_is_none() {

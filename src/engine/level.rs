@@ -4,10 +4,11 @@
 //! `expand`, phase 2 in `absorb`.
 
 use super::codec::StateCodec;
+use super::decisions::decides;
 use super::fp::SHARDS;
 use super::observer::StateStream;
 use super::part::CHUNK_STATES;
-use stateright::{Expectation, Model, Property};
+use stateright::{Model, Property};
 use std::marker::PhantomData;
 
 /// A chunk: part `s`, states `lo..hi` of it.
@@ -114,12 +115,6 @@ impl<M: Model, T, W> Level<'_, M, T, W> {
     /// Whether `state` decides property `p`: violates an `Always`, or is an
     /// example of a `Sometimes`.
     pub(super) fn decides(&self, p: usize, state: &M::State) -> bool {
-        let prop = &self.properties[p];
-        let holds = (prop.condition)(self.model, state);
-        match prop.expectation {
-            Expectation::Always => !holds,
-            Expectation::Sometimes => holds,
-            Expectation::Eventually => false,
-        }
+        decides(&self.properties[p], self.model, state)
     }
 }

@@ -6,6 +6,7 @@
 //! it. Also the binary pieces they hold (little-endian integers, fixed
 //! width words) and a level's counts as one row.
 
+use super::labels::TallyCounts;
 use super::report::LevelStats;
 use super::seal::{damaged, seal_of, Seal, SealingWriter};
 use serde::de::DeserializeOwned;
@@ -366,6 +367,67 @@ pub(crate) fn read_meta<T: Serialize + DeserializeOwned>(dir: &Path) -> Result<T
 /// A `meta.json` longer than this is not one this engine wrote (its
 /// longest list has one row per depth).
 const MAX_META_BYTES: u64 = 64 << 20;
+
+/// What the meta of every checkpoint level records after its counts and
+/// decisions, the engine's and each distributed worker's alike
+/// (flattened into each meta, so its fields stay where they were): the
+/// label counts, and the seals of the level's `visited.bin` and
+/// `frontier.bin` (empty in a `--disk` run's) and of the links files of
+/// levels 1 to its depth.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct LevelSeals {
+    label_transitions: Vec<u64>,
+    label_first_depths: Vec<Option<usize>>,
+    /// Each level's label counts, by depth (absent in older checkpoints).
+    #[serde(default)]
+    label_levels: Option<Vec<Vec<u64>>>,
+    pub(crate) visited: Seal,
+    pub(crate) frontier: Seal,
+    pub(crate) links: Vec<Seal>,
+}
+
+impl LevelSeals {
+    /// The record of a level with label counts `labels` and links files
+    /// sealed `links`, before its two files are written.
+    pub(crate) fn new(
+        (label_transitions, label_first_depths, label_levels): TallyCounts,
+        links: &[Seal],
+    ) -> Self {
+        let none = Seal { len: 0, sum: 0 };
+        LevelSeals {
+            label_transitions,
+            label_first_depths,
+            label_levels,
+            visited: none,
+            frontier: none,
+            links: links.to_vec(),
+        }
+    }
+
+    /// The label counts recorded.
+    pub(crate) fn labels(&self) -> TallyCounts {
+        (
+            self.label_transitions.clone(),
+            self.label_first_depths.clone(),
+            self.label_levels.clone(),
+        )
+    }
+
+    /// What does not fit a level at `depth`, if anything: a links file
+    /// per level below it, a first depth per label.
+    pub(crate) fn check(&self, depth: usize) -> Result<(), String> {
+        if self.links.len() != depth {
+            return Err(format!(
+                "{} links files for depth {depth}",
+                self.links.len()
+            ));
+        }
+        if self.label_transitions.len() != self.label_first_depths.len() {
+            return Err("the label counts do not match their first depths".into());
+        }
+        Ok(())
+    }
+}
 
 /// A level's counts as stored: depth, new, total, transitions, total
 /// transitions, milliseconds.

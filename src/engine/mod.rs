@@ -16,12 +16,13 @@
 //! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
 //! algorithm: the run loop in `bfs`, its two phases in `expand` and
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
-//! shared between threads by `parallel`; the visited set in `visited` (one
-//! ordered `table` per shard), sized by `growth`; parent links in `links`;
+//! shared between threads by `parallel`; where the visited states and
+//! the levels live behind one interface, `store` (in memory: the visited
+//! set in `visited`, one ordered `table` per shard, sized by `growth`; or
+//! a `--disk` run's folder, `disk`); parent links in `links`;
 //! property verdicts in `decisions` (the distributed engine's too), trace
 //! replay in `path`; the memory `guard` and the one setting asked of the
-//! C `allocator`; a `--disk` run's visited runs and levels in a folder
-//! (`disk`); `checkpoint`s (their files, and the links files' names, in
+//! C `allocator`; `checkpoint`s (their files, and the links files' names, in
 //! `level_files`, each sealed by `seal`, both shared with the distributed
 //! engine); fingerprints in [`fingerprint`](mod@fingerprint) and `fp`,
 //! and the relation to stateright's own BFS in
@@ -121,6 +122,7 @@ mod path;
 mod report;
 pub(crate) mod seal;
 pub mod stateright_mapping;
+mod store;
 mod symmetry;
 mod table;
 #[cfg(test)]
@@ -130,7 +132,7 @@ mod visited;
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
-pub(crate) use decisions::{Decision, Decisions};
+pub(crate) use decisions::{decides, Decision, Decisions};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
@@ -140,9 +142,10 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::resident_bytes;
+pub(crate) use guard::{over_bound, resident_bytes, Estimate};
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use labels::{LabelTally, Labels, TallyCounts};
+pub(crate) use links::{LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub use path::{initial_states, realize_trace};

@@ -1,0 +1,87 @@
+//! The on-disk level store: a `--disk` run's [`DiskLevels`] behind the
+//! level-storage interface. Its frontier parts are read from the folder as
+//! the batches reach them, a batch's candidates go to its shard buffers,
+//! the level's merges give the next level and its links files, and every
+//! level is sealed as the folder's checkpoint. It has no memory guard: its
+//! batches are bounded by its budget instead.
+
+use super::{Building, LevelStore};
+use crate::engine::absorb::LeafHits;
+use crate::engine::checkpoint::Meta;
+use crate::engine::chunk::ChunkSlot;
+use crate::engine::disk::DiskLevels;
+use crate::engine::fp::Fp;
+use crate::engine::level::Chunk;
+use crate::engine::level_files::write_meta;
+use crate::engine::links::LinkStore;
+use crate::engine::part::Part;
+use crate::engine::report::{DiskIo, LevelStats, Stopped};
+
+impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
+    fn store_initial(&mut self, frontier: &[Part<S, W>]) -> Result<(), String> {
+        DiskLevels::store_initial(self, frontier)
+    }
+
+    fn sizes(&self, _: &[Part<S, W>]) -> Vec<u64> {
+        self.sizes.clone()
+    }
+
+    fn discovered(&self) -> u64 {
+        self.visited()
+    }
+
+    fn begin_level(&mut self, _: Building, _: &[LevelStats], _: &[Part<S, W>]) -> Option<Stopped> {
+        None
+    }
+
+    fn load_parts(
+        &mut self,
+        at: Building,
+        frontier: &mut [Part<S, W>],
+        batch: &[Chunk],
+    ) -> Result<(), String> {
+        for &(s, lo, _) in batch {
+            if lo == 0 && frontier[s].len() == 0 && self.sizes[s] > 0 {
+                frontier[s] = self.load_part(at.depth, s)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn absorb_batch(
+        &mut self,
+        at: Building,
+        slots: &[ChunkSlot<S, W>],
+        _: &mut [LeafHits<W>],
+    ) -> Result<(), String> {
+        DiskLevels::absorb_batch(self, slots, at.leaf, at.threads)
+            .inspect_err(|_| self.abandon_level())
+    }
+
+    fn end_level(
+        &mut self,
+        at: Building,
+        _: &mut Vec<Part<S, W>>,
+        leaf_hits: &mut Vec<LeafHits<W>>,
+        links: &mut LinkStore,
+    ) -> Result<u64, String> {
+        let end = DiskLevels::end_level(self, at.depth, at.leaf, at.properties, at.threads)?;
+        if !at.leaf {
+            links.push_level_files(&end.links)?;
+        }
+        *leaf_hits = end.leaf_hits;
+        Ok(end.new)
+    }
+
+    fn checkpoint(&mut self, depth: usize, _: &[Part<S, W>], mut meta: Meta) -> Result<(), String> {
+        meta.disk = Some(self.meta());
+        self.seal(depth, |tmp| write_meta(tmp, &meta).map(drop))
+    }
+
+    fn disk_io(&self) -> Option<DiskIo> {
+        Some(DiskIo {
+            written: self.written,
+            read: self.read,
+        })
+    }
+}

@@ -1,0 +1,170 @@
+//! The in-memory level store: the visited set (one ordered table per
+//! shard, `visited`) and the parts the next level is built in; a batch's
+//! candidates are deduplicated against the tables (`absorb`), and a
+//! checkpoint, when the run keeps one, writes the tables and the frontier
+//! (`checkpoint`). Before a level the memory guard is asked (`guard`).
+
+use super::{Building, LevelStore};
+use crate::engine::absorb::{absorb_batch, LeafHits};
+use crate::engine::checkpoint::{read_frontier, read_visited, save_memory_level, Meta};
+use crate::engine::chunk::ChunkSlot;
+use crate::engine::fp::{Fp, SHARDS};
+use crate::engine::growth::predict_new;
+use crate::engine::guard::memory_bound;
+use crate::engine::level::Chunk;
+use crate::engine::links::LinkStore;
+use crate::engine::options::EngineOptions;
+use crate::engine::parallel::for_each_dynamic;
+use crate::engine::part::Part;
+use crate::engine::report::{DiskIo, LevelStats, Stopped};
+use crate::engine::table::FpTable;
+use crate::engine::visited::{Visited, LOAD};
+use std::path::{Path, PathBuf};
+
+/// A run's levels in memory (see the module docs).
+pub(super) struct MemoryLevels<S, W> {
+    visited: Visited<W>,
+    /// The parts the next level is built in.
+    next: Vec<Part<S, W>>,
+    /// The states visited when the level being built began.
+    before: u64,
+    max_memory: Option<u64>,
+    /// Where checkpoints go, if they are kept.
+    checkpoint: Option<PathBuf>,
+}
+
+impl<S: Clone, W: Fp> MemoryLevels<S, W> {
+    pub(super) fn new(opts: &EngineOptions) -> Self {
+        MemoryLevels {
+            visited: Visited::new(),
+            next: (0..SHARDS).map(|_| Part::new()).collect(),
+            before: 0,
+            max_memory: opts.max_memory,
+            checkpoint: opts.checkpoint.clone(),
+        }
+    }
+
+    /// The store and frontier checkpointed in level directory `level`
+    /// with `meta`, read back against its seals.
+    pub(super) fn resumed(
+        opts: &EngineOptions,
+        level: &Path,
+        meta: &Meta,
+    ) -> Result<(Self, Vec<Part<S, W>>), String> {
+        let mut store = MemoryLevels::new(opts);
+        let mut shards = Vec::with_capacity(SHARDS);
+        let visited = read_visited::<W>(&level.join("visited.bin"), meta.seals.visited, |fps| {
+            let n = fps.len();
+            shards.push(FpTable::from_sorted(
+                fps.into_iter(),
+                n,
+                (n as f64 / LOAD) as usize,
+            ));
+        })?;
+        store.visited = Visited::from_shards(shards);
+        let mut frontier = Vec::with_capacity(SHARDS);
+        let states =
+            read_frontier::<S, W>(&level.join("frontier.bin"), meta.seals.frontier, |part| {
+                frontier.push(part)
+            })?;
+        meta.check_counts(level, visited, states)?;
+        Ok((store, frontier))
+    }
+}
+
+/// Reads a checkpoint's `visited.bin` and `frontier.bin` in `level` back
+/// against the seals and counts of `meta`.
+pub(super) fn check_files<W: Fp>(meta: &Meta, level: &Path) -> Result<(), String> {
+    let seals = &meta.seals;
+    let visited = read_visited::<W>(&level.join("visited.bin"), seals.visited, drop)?;
+    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), seals.frontier, drop)?;
+    meta.check_counts(level, visited, frontier)
+}
+
+impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
+    fn store_initial(&mut self, frontier: &[Part<S, W>]) -> Result<(), String> {
+        for part in frontier {
+            part.fps.iter().for_each(|&fp| {
+                self.visited.insert(fp);
+            });
+        }
+        Ok(())
+    }
+
+    fn sizes(&self, frontier: &[Part<S, W>]) -> Vec<u64> {
+        frontier.iter().map(|p| p.len() as u64).collect()
+    }
+
+    fn discovered(&self) -> u64 {
+        self.visited.len()
+    }
+
+    fn begin_level(
+        &mut self,
+        at: Building,
+        levels: &[LevelStats],
+        frontier: &[Part<S, W>],
+    ) -> Option<Stopped> {
+        let bound = memory_bound(self.max_memory, &self.visited, levels, frontier, at.leaf);
+        if bound.is_some() {
+            return bound;
+        }
+        self.visited.prepare(predict_new(levels), at.threads);
+        self.next.iter_mut().for_each(Part::clear);
+        self.before = self.visited.len();
+        None
+    }
+
+    fn load_parts(&mut self, _: Building, _: &mut [Part<S, W>], _: &[Chunk]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn absorb_batch(
+        &mut self,
+        at: Building,
+        slots: &[ChunkSlot<S, W>],
+        leaf_hits: &mut [LeafHits<W>],
+    ) -> Result<(), String> {
+        let (visited, next) = (&mut self.visited, &mut self.next);
+        absorb_batch(slots, at.leaf, at.threads, visited, next, leaf_hits);
+        Ok(())
+    }
+
+    fn end_level(
+        &mut self,
+        at: Building,
+        frontier: &mut Vec<Part<S, W>>,
+        _: &mut Vec<LeafHits<W>>,
+        links: &mut LinkStore,
+    ) -> Result<u64, String> {
+        let new = self.visited.len() - self.before;
+        if !at.leaf {
+            let parts: Vec<_> = self.next.iter_mut().collect();
+            for_each_dynamic(at.threads, parts, &|p| p.sort());
+            let level = self
+                .next
+                .iter_mut()
+                .map(|p| std::mem::take(&mut p.links))
+                .collect();
+            links.push_level(level)?;
+        }
+        std::mem::swap(frontier, &mut self.next);
+        Ok(new)
+    }
+
+    fn checkpoint(
+        &mut self,
+        depth: usize,
+        frontier: &[Part<S, W>],
+        meta: Meta,
+    ) -> Result<(), String> {
+        match &self.checkpoint {
+            Some(dir) => save_memory_level(dir, depth, &self.visited, frontier, meta),
+            None => Ok(()),
+        }
+    }
+
+    fn disk_io(&self) -> Option<DiskIo> {
+        None
+    }
+}
