@@ -35,7 +35,7 @@ use super::options::EngineOptions;
 use super::part::Part;
 use super::path::{initial_level, reconstruct};
 use super::report::{EngineReport, LevelStats, Stopped};
-use super::store::{self, Building, Store};
+use super::store::{pick, Building, Store};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -150,7 +150,7 @@ where
         );
         let threads = opts.threads.max(1);
         let labels = LabelTally::new(T::label_names(model));
-        let folder = store::run_folder(opts);
+        let folder = pick::run_folder(opts);
         assert!(
             folder.is_none() || codec.is_some(),
             "a run keeping its levels in a folder needs a state codec"
@@ -163,7 +163,7 @@ where
             slots: (0..threads * CHUNKS_PER_THREAD)
                 .map(|_| ChunkSlot::new(properties.len(), labels.len()))
                 .collect(),
-            store: store::open(opts),
+            store: pick::open(opts),
             frontier: (0..SHARDS).map(|_| Part::new()).collect(),
             decisions: Decisions::new(properties.len()),
             labels,
@@ -410,11 +410,7 @@ where
     /// (a failed write stops the run once the level is checked).
     fn level_done(&mut self) {
         if self.write_failed.is_none() {
-            let meta = self.meta();
-            self.write_failed = self
-                .store
-                .checkpoint(self.depth, &self.frontier, meta)
-                .err();
+            self.write_failed = self.checkpoint().err();
         }
     }
 
@@ -438,7 +434,7 @@ where
         } = self;
         let properties =
             decisions.into_results(properties, |_, d| reconstruct::<M, T, W>(model, d, &links));
-        match store::run_folder(opts) {
+        match pick::run_folder(opts) {
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind
             // the last level written whole.

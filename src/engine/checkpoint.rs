@@ -33,7 +33,7 @@ use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
-use super::store;
+use super::store::{pick, Stored};
 use super::visited::Visited;
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
@@ -44,7 +44,7 @@ use std::path::Path;
 /// What `meta.json` holds (a level store fills in what it stores:
 /// `visited` and `frontier`, or `disk`).
 #[derive(Serialize, Deserialize)]
-pub(super) struct Meta {
+struct Meta {
     identity: String,
     max_depth: Option<usize>,
     fingerprint_bits: u32,
@@ -93,7 +93,7 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
             opts.fingerprint.bits()
         ));
     }
-    store::check_kind(dir, meta.disk.is_some(), opts)?;
+    pick::check_kind(dir, meta.disk.is_some(), opts)?;
     let bytes = opts.fingerprint.bits() as usize / 8;
     meta.check(bytes)
         .map_err(|what| damaged(&level_dir.join("meta.json"), what))?;
@@ -374,28 +374,34 @@ impl Meta {
     /// Reads the level's files and the links files back (see
     /// [`check_resumable`]).
     fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
-        store::check_files::<W>(self, dir, level)?;
+        let (stored, counts) = self.stored();
+        pick::check_files::<W>(&stored, dir, level, counts)?;
         self.check_links(dir)
     }
 
-    /// Whether `visited` and `frontier` states stored are the counts
-    /// recorded.
-    pub(super) fn check_counts(
-        &self,
-        level: &Path,
-        visited: u64,
-        frontier: u64,
-    ) -> Result<(), String> {
-        let (total, new) = (self.levels[self.depth][2], self.new_states(self.depth));
-        if (visited, frontier) != (total, new) {
-            return Err(damaged(
-                &level.join("meta.json"),
-                format_args!(
-                    "{total} states and {new} in the last level recorded, {visited} and {frontier} stored"
-                ),
-            ));
+    /// What the level records of the store's files, and its counts: the
+    /// states visited, and those of the frontier.
+    fn stored(&self) -> (Stored, (u64, u64)) {
+        let stored = match &self.disk {
+            Some(disk) => Stored::Disk(disk.clone()),
+            None => Stored::Files {
+                visited: self.seals.visited,
+                frontier: self.seals.frontier,
+            },
+        };
+        let counts = (self.levels[self.depth][2], self.new_states(self.depth));
+        (stored, counts)
+    }
+
+    /// Records what the store put into the level.
+    fn fill(&mut self, stored: Stored) {
+        match stored {
+            Stored::Files { visited, frontier } => {
+                self.seals.visited = visited;
+                self.seals.frontier = frontier;
+            }
+            Stored::Disk(disk) => self.disk = Some(disk),
         }
-        Ok(())
     }
 
     /// Reads the links files of levels 1 to `depth` back against their
@@ -427,9 +433,21 @@ where
     T: Transitions<M>,
     W: Fp,
 {
+    /// Checkpoints the level just completed, if the run keeps
+    /// checkpoints: its store writes its files and the meta goes beside
+    /// them (see the module docs).
+    pub(super) fn checkpoint(&mut self) -> Result<(), String> {
+        let mut meta = self.meta();
+        self.store
+            .checkpoint(self.depth, &self.frontier, &mut |tmp, stored| {
+                meta.fill(stored);
+                write_meta(tmp, &meta).map(drop)
+            })
+    }
+
     /// The meta of the level just completed, before its store fills in
     /// what it stores.
-    pub(super) fn meta(&self) -> Meta {
+    fn meta(&self) -> Meta {
         Meta {
             identity: self.opts.identity.clone(),
             max_depth: self.opts.max_depth,
@@ -465,7 +483,8 @@ where
             let mut run = Run::empty(model, properties, opts, codec);
             meta.check_links(dir)?;
             run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
-            (run.store, run.frontier) = store::resumed(opts, dir, &level, &meta)?;
+            let (stored, counts) = meta.stored();
+            (run.store, run.frontier) = pick::resumed(opts, dir, &level, &stored, counts)?;
             Ok((run, meta))
         })
         .unwrap_or_else(|e| fail(e));
@@ -493,12 +512,12 @@ pub(super) fn save_memory_level<S: Clone, W: Fp>(
     depth: usize,
     visited: &Visited<W>,
     frontier: &[Part<S, W>],
-    mut meta: Meta,
+    write_meta: impl FnOnce(&Path, Seal, Seal) -> Result<(), String>,
 ) -> Result<(), String> {
     save_level(dir, depth, depth, |tmp| {
-        meta.seals.visited = write_visited(&tmp.join("visited.bin"), visited)?;
-        meta.seals.frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
-        write_meta(tmp, &meta).map(drop)
+        let visited = write_visited(&tmp.join("visited.bin"), visited)?;
+        let frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
+        write_meta(tmp, visited, frontier)
     })
 }
 

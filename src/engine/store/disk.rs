@@ -5,14 +5,12 @@
 //! level is sealed as the folder's checkpoint. It has no memory guard: its
 //! batches are bounded by its budget instead.
 
-use super::{Building, LevelStore};
+use super::{Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::LeafHits;
-use crate::engine::checkpoint::Meta;
 use crate::engine::chunk::ChunkSlot;
 use crate::engine::disk::DiskLevels;
 use crate::engine::fp::Fp;
 use crate::engine::level::Chunk;
-use crate::engine::level_files::write_meta;
 use crate::engine::links::LinkStore;
 use crate::engine::part::Part;
 use crate::engine::report::{DiskIo, LevelStats, Stopped};
@@ -73,9 +71,14 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
         Ok(end.new)
     }
 
-    fn checkpoint(&mut self, depth: usize, _: &[Part<S, W>], mut meta: Meta) -> Result<(), String> {
-        meta.disk = Some(self.meta());
-        self.seal(depth, |tmp| write_meta(tmp, &meta).map(drop))
+    fn checkpoint(
+        &mut self,
+        depth: usize,
+        _: &[Part<S, W>],
+        write_meta: &mut WriteMeta<'_>,
+    ) -> Result<(), String> {
+        let stored = self.meta();
+        self.seal(depth, |tmp| write_meta(tmp, Stored::Disk(stored)))
     }
 
     fn disk_io(&self) -> Option<DiskIo> {

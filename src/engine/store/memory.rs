@@ -4,9 +4,9 @@
 //! checkpoint, when the run keeps one, writes the tables and the frontier
 //! (`checkpoint`). Before a level the memory guard is asked (`guard`).
 
-use super::{Building, LevelStore};
+use super::{Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::{absorb_batch, LeafHits};
-use crate::engine::checkpoint::{read_frontier, read_visited, save_memory_level, Meta};
+use crate::engine::checkpoint::{read_frontier, read_visited, save_memory_level};
 use crate::engine::chunk::ChunkSlot;
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::growth::predict_new;
@@ -17,6 +17,7 @@ use crate::engine::options::EngineOptions;
 use crate::engine::parallel::for_each_dynamic;
 use crate::engine::part::Part;
 use crate::engine::report::{DiskIo, LevelStats, Stopped};
+use crate::engine::seal::{damaged, Seal};
 use crate::engine::table::FpTable;
 use crate::engine::visited::{Visited, LOAD};
 use std::path::{Path, PathBuf};
@@ -44,16 +45,17 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
         }
     }
 
-    /// The store and frontier checkpointed in level directory `level`
-    /// with `meta`, read back against its seals.
+    /// The store and frontier checkpointed in level directory `level`,
+    /// read back against the seals of its two files and its counts.
     pub(super) fn resumed(
         opts: &EngineOptions,
         level: &Path,
-        meta: &Meta,
+        (visited_seal, frontier_seal): (Seal, Seal),
+        counts: (u64, u64),
     ) -> Result<(Self, Vec<Part<S, W>>), String> {
         let mut store = MemoryLevels::new(opts);
         let mut shards = Vec::with_capacity(SHARDS);
-        let visited = read_visited::<W>(&level.join("visited.bin"), meta.seals.visited, |fps| {
+        let visited = read_visited::<W>(&level.join("visited.bin"), visited_seal, |fps| {
             let n = fps.len();
             shards.push(FpTable::from_sorted(
                 fps.into_iter(),
@@ -63,22 +65,40 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
         })?;
         store.visited = Visited::from_shards(shards);
         let mut frontier = Vec::with_capacity(SHARDS);
-        let states =
-            read_frontier::<S, W>(&level.join("frontier.bin"), meta.seals.frontier, |part| {
-                frontier.push(part)
-            })?;
-        meta.check_counts(level, visited, states)?;
+        let states = read_frontier::<S, W>(&level.join("frontier.bin"), frontier_seal, |part| {
+            frontier.push(part)
+        })?;
+        check_counts(level, (visited, states), counts)?;
         Ok((store, frontier))
     }
 }
 
 /// Reads a checkpoint's `visited.bin` and `frontier.bin` in `level` back
-/// against the seals and counts of `meta`.
-pub(super) fn check_files<W: Fp>(meta: &Meta, level: &Path) -> Result<(), String> {
-    let seals = &meta.seals;
-    let visited = read_visited::<W>(&level.join("visited.bin"), seals.visited, drop)?;
-    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), seals.frontier, drop)?;
-    meta.check_counts(level, visited, frontier)
+/// against their seals and the counts its meta records (`total` states,
+/// `last` in the frontier).
+pub(super) fn check_files<W: Fp>(
+    level: &Path,
+    (visited, frontier): (Seal, Seal),
+    counts: (u64, u64),
+) -> Result<(), String> {
+    let visited = read_visited::<W>(&level.join("visited.bin"), visited, drop)?;
+    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), frontier, drop)?;
+    check_counts(level, (visited, frontier), counts)
+}
+
+/// Whether the `stored` visited and frontier states are the `recorded`
+/// ones.
+fn check_counts(level: &Path, stored: (u64, u64), recorded: (u64, u64)) -> Result<(), String> {
+    if stored != recorded {
+        let ((visited, frontier), (total, new)) = (stored, recorded);
+        return Err(damaged(
+            &level.join("meta.json"),
+            format_args!(
+                "{total} states and {new} in the last level recorded, {visited} and {frontier} stored"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
@@ -156,12 +176,18 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         &mut self,
         depth: usize,
         frontier: &[Part<S, W>],
-        meta: Meta,
+        write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
-        match &self.checkpoint {
-            Some(dir) => save_memory_level(dir, depth, &self.visited, frontier, meta),
-            None => Ok(()),
-        }
+        let Some(dir) = &self.checkpoint else {
+            return Ok(());
+        };
+        save_memory_level(
+            dir,
+            depth,
+            &self.visited,
+            frontier,
+            |tmp, visited, frontier| write_meta(tmp, Stored::Files { visited, frontier }),
+        )
     }
 
     fn disk_io(&self) -> Option<DiskIo> {

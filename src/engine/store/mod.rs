@@ -8,24 +8,34 @@
 //!
 //! Two implementations: in memory (`memory`: the visited tables and the
 //! parts of the next level), and in a folder (`disk`: a `--disk` run's
-//! [`DiskLevels`]). This module alone chooses between them, from the
-//! options or from what a checkpoint holds.
+//! `DiskLevels`). `pick` alone chooses between them, from the options or
+//! from what a checkpoint holds.
 
 mod disk;
 mod memory;
+pub(super) mod pick;
 
 use super::absorb::LeafHits;
-use super::checkpoint::Meta;
 use super::chunk::ChunkSlot;
-use super::disk::DiskLevels;
-use super::fp::Fp;
+use super::disk::DiskMeta;
 use super::level::Chunk;
 use super::links::LinkStore;
-use super::options::EngineOptions;
 use super::part::Part;
 use super::report::{DiskIo, LevelStats, Stopped};
-use memory::MemoryLevels;
+use super::seal::Seal;
 use std::path::Path;
+
+/// What a store put into a checkpoint level, for its meta to record.
+pub(super) enum Stored {
+    /// In memory: the seals of `visited.bin` and `frontier.bin`.
+    Files { visited: Seal, frontier: Seal },
+    /// A `--disk` run's parts and visited runs.
+    Disk(DiskMeta),
+}
+
+/// Writes a checkpoint level's meta into its directory, given what the
+/// store put there.
+pub(super) type WriteMeta<'m> = dyn FnMut(&Path, Stored) -> Result<(), String> + 'm;
 
 /// The level being built, as its store is told of it: from the frontier
 /// at `depth`, the last level the bound allows if `leaf`, on `threads`
@@ -90,14 +100,14 @@ pub(super) trait LevelStore<S, W> {
         links: &mut LinkStore,
     ) -> Result<u64, String>;
 
-    /// Checkpoints the level `depth` just completed, `frontier`, with the
-    /// counts of `meta` (the store fills in what it stores), if the run
-    /// keeps checkpoints.
+    /// Checkpoints the level `depth` just completed, `frontier`, if the
+    /// run keeps checkpoints: `write_meta` writes its meta into the
+    /// level's directory once the store's files are there.
     fn checkpoint(
         &mut self,
         depth: usize,
         frontier: &[Part<S, W>],
-        meta: Meta,
+        write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String>;
 
     /// The bytes written to and read from a folder, for a store in one.
@@ -106,84 +116,3 @@ pub(super) trait LevelStore<S, W> {
 
 /// A boxed store, borrowed for the run.
 pub(super) type Store<'a, S, W> = Box<dyn LevelStore<S, W> + 'a>;
-
-/// A resumed run's store and frontier.
-type Resumed<'a, S, W> = (Store<'a, S, W>, Vec<Part<S, W>>);
-
-/// The folder a run with `opts` keeps its levels' files in (checkpoints
-/// and parent links), if it keeps them in one.
-pub(super) fn run_folder(opts: &EngineOptions) -> Option<&Path> {
-    opts.disk.as_deref().or(opts.checkpoint.as_deref())
-}
-
-/// The store of a fresh run with `opts`.
-pub(super) fn open<'a, S, W>(opts: &'a EngineOptions) -> Store<'a, S, W>
-where
-    S: Clone + Send + Sync + 'a,
-    W: Fp,
-{
-    match &opts.disk {
-        Some(dir) => Box::new(DiskLevels::<W>::new(dir, opts.max_memory)),
-        None => Box::new(MemoryLevels::new(opts)),
-    }
-}
-
-/// Whether a checkpoint's meta (`meta_on_disk`: it names a `--disk`
-/// run's files) may be continued by a run with `opts`: `Err` in one line
-/// saying how to continue it.
-pub(super) fn check_kind(
-    dir: &Path,
-    meta_on_disk: bool,
-    opts: &EngineOptions,
-) -> Result<(), String> {
-    match (meta_on_disk, opts.disk.is_some()) {
-        (true, false) => Err(format!(
-            "{}: the checkpoint is a --disk run's folder: continue it with --disk {0} --resume {0}",
-            dir.display()
-        )),
-        (false, true) => Err(format!(
-            "{}: the checkpoint is not a --disk run's: continue it without --disk",
-            dir.display()
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Reads the files level `meta` of `dir` (in `level`) names back against
-/// their seals and its counts (see `checkpoint::check_resumable`).
-pub(super) fn check_files<W: Fp>(meta: &Meta, dir: &Path, level: &Path) -> Result<(), String> {
-    match &meta.disk {
-        Some(disk) => {
-            let (total, new) = (meta.levels[meta.depth][2], meta.new_states(meta.depth));
-            DiskLevels::<W>::check_files(dir, level, disk, total, new)
-        }
-        None => memory::check_files::<W>(meta, level),
-    }
-}
-
-/// The store and the frontier of a run resumed from level `meta` of
-/// `dir` (in `level`), its files read back whole.
-pub(super) fn resumed<'a, S, W>(
-    opts: &'a EngineOptions,
-    dir: &Path,
-    level: &Path,
-    meta: &Meta,
-) -> Result<Resumed<'a, S, W>, String>
-where
-    S: Clone + Send + Sync + 'a,
-    W: Fp,
-{
-    match &meta.disk {
-        Some(disk) => {
-            check_files::<W>(meta, dir, level)?;
-            let disk = DiskLevels::<W>::resumed(dir, opts.max_memory, disk);
-            disk.clear_unsealed();
-            let frontier = (0..super::fp::SHARDS).map(|_| Part::new()).collect();
-            Ok((Box::new(disk), frontier))
-        }
-        None => {
-            let (memory, frontier) = MemoryLevels::resumed(opts, level, meta)?;
-            Ok((Box::new(memory), frontier))
-        }
-    }
-}
