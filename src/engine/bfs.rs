@@ -445,7 +445,11 @@ where
             .end_level(self.depth, level.leaf, self.properties.len(), self.threads)
             .and_then(|end| {
                 if !level.leaf {
-                    self.links.push_level_files(&end.links)?;
+                    if let Err(e) = self.links.push_level_files(&end.links) {
+                        // The level built goes with its links (issue 38.5).
+                        disk.discard_built(self.depth + 1);
+                        return Err(e);
+                    }
                 }
                 Ok((end.new, end.leaf_hits))
             });
