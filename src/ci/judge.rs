@@ -5,7 +5,9 @@
 //! the baseline's, except a change to what `expect` says: a verdict that
 //! changed to the expected one, e.g. an ablation whose violation is
 //! caught again, or a branch newly reached that `expect.coverage` names;
-//! such a change is predicted).
+//! such a change is predicted). A baseline blessed with another model
+//! than the case's (its bounds, templates or switches) fails as stale
+//! before any count is compared.
 
 use crate::check::summary::{stopped_line, Written};
 use crate::check::{CheckReport, Outcome, PropertyOutcome};
@@ -41,6 +43,9 @@ pub enum Baseline {
     Missing(String),
     /// One that cannot be read: the error.
     Unreadable(String),
+    /// One blessed with another model than the case's: the folder, and
+    /// each change ([`super::blessed::changes`]).
+    Stale(String, Vec<String>),
     /// The baseline as read, coverage included.
     Found(Box<Side>),
 }
@@ -55,7 +60,7 @@ pub struct ModelResult {
     pub seconds: f64,
     /// `I1 holds · I2 violated at 5 (expected) · G3 holds`.
     pub verdicts: String,
-    /// `same`, `differs`, `blessed`, `missing` or `unreadable`.
+    /// `same`, `differs`, `stale`, `blessed`, `missing` or `unreadable`.
     pub baseline: &'static str,
     pub cases: Vec<Case>,
 }
@@ -214,6 +219,17 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
                 error.clone(),
                 format!("{error}\n{bless_hint}"),
             )
+        }
+        Baseline::Stale(dir, changes) => {
+            let message = format!(
+                "model changed ({}); re-bless: ci --bless",
+                changes.join("; ")
+            );
+            let detail = format!(
+                "{message}\nthe baseline in {dir} counts another model than this case's, \
+                 so its counts are not compared\n{bless_hint}"
+            );
+            return fail("stale", format!("baseline {dir}"), message, detail);
         }
         Baseline::Found(found) => *found,
     };

@@ -15,6 +15,7 @@
 //! they are per breadth-first level, which neither the thread count nor
 //! the cap changes.
 
+pub mod blessed;
 pub mod judge;
 pub mod junit;
 pub mod markdown;

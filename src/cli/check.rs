@@ -16,7 +16,8 @@ use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
-    ensure_writable, prepare_dir, report_dir, report_set, retire_traces, write_counterexample,
+    ensure_writable, prepare_dir, probe_traces, refuse_overlap, report_dir, report_set,
+    retire_traces, write_counterexample,
 };
 use super::model::warn;
 use super::output::print;
@@ -153,7 +154,15 @@ pub fn check_and_write(
                     &options.resume,
                     options.checkpoint.as_ref().or(options.disk.as_ref()),
                 ) {
-                    (Some(dir), _) => warn(&check::resumable(config, &options, dir)?),
+                    (Some(dir), _) => {
+                        warn(&check::resumable(config, &options, dir).map_err(|why| {
+                            let other = why.contains(ANOTHER_MODEL);
+                            other
+                                .then(|| symmetry_differs(config, &options, dir))
+                                .flatten()
+                                .unwrap_or(why)
+                        })?)
+                    }
                     (None, Some(dir)) => check::prepare_checkpoint(config, &options, dir)?,
                     (None, None) => {}
                 }
@@ -188,6 +197,7 @@ fn prepare_run_dirs(
     if let Some(dir) = &plan.dump {
         dirs.push((dir, "--dump"));
     }
+    refuse_overlap(&dirs, &[(out, "--out"), (&plan.traces, "--traces")])?;
     refuse_blessed(out, "--out").map_err(CliError)?;
     probe_traces(&plan.traces)?;
     // Not locked (runs share a traces folder): only the temporaries of
@@ -210,30 +220,33 @@ fn prepare_run_dirs(
     Ok(locks)
 }
 
-/// Refuses, before anything is made, a `--traces` folder the run could
-/// not write a trace into (issue 28.11: the run left an empty `--out`
-/// behind when it failed on the traces after the check). A folder that
-/// is not there is not made here, as a run without counterexamples
-/// writes none; a file where it or a folder above it would be is refused.
-fn probe_traces(dir: &Path) -> Result<(), CliError> {
-    let mut existing = dir;
-    while std::fs::symlink_metadata(existing).is_err() {
-        match existing.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => existing = parent,
-            _ => return Ok(()),
-        }
-    }
-    if existing == dir {
-        return ensure_writable(dir, "--traces");
-    }
-    if existing.is_dir() {
-        return Ok(());
-    }
-    Err(CliError(format!(
-        "{}: --traces: {} is not a folder, so no trace could be written there",
-        dir.display(),
-        existing.display()
-    )))
+/// How the engine words a checkpoint of another model or bounds.
+const ANOTHER_MODEL: &str = "is of another model or bounds";
+
+/// Why a resume of `dir` was refused, when it is that the checkpoint was
+/// made with `--symmetry` and this run is without it, or the other way
+/// round: the same check with symmetry turned would resume it (the
+/// checkpoint's identity hashes the whole model, so the engine can only
+/// say it is of "another model or bounds").
+fn symmetry_differs(config: &ModelConfig, options: &CheckOptions, dir: &Path) -> Option<String> {
+    let mut turned = config.clone();
+    turned.symmetry = !config.symmetry;
+    let resumes = match check::resumable(&turned, options, dir) {
+        Ok(_) => true,
+        // Past the identity: another reason, but symmetry is what differs.
+        Err(why) => !why.contains(ANOTHER_MODEL),
+    };
+    resumes.then(|| {
+        let (made, this) = if turned.symmetry {
+            ("with --symmetry", "without it: resume with --symmetry")
+        } else {
+            ("without --symmetry", "with it: resume without --symmetry")
+        };
+        format!(
+            "{}: the checkpoint was made {made}, and this run is {this}",
+            dir.display()
+        )
+    })
 }
 
 /// The distributed check's options from the plan.

@@ -14,18 +14,24 @@
 //! suite fits a CI time budget; run and baseline are then compared on the
 //! depths both explored ([`Side::capped`]): verdicts, level counts, each
 //! branch's first depth and its transitions. `--bless --max-depth D`
-//! blesses at depth D, and `baseline.json` says so.
+//! blesses at depth D, and `baseline.json` says so. `baseline.json`
+//! also records the model's definition as its file declares it (before
+//! `--max-depth`): a case whose model differs from it (a lowered bound,
+//! a template, a switch) fails as stale, naming each change
+//! ([`crate::ci::blessed`]). Every folder the suite writes into is
+//! probed before the first model is checked.
 //! `--bless --update-expect` also rewrites each model's `expect` block to
 //! what the run found, printing each change.
 use super::args::ThreadsArg;
 use super::check::write_reports;
 use super::exit::{CliError, Verdict};
-use super::files::{inside, prepare_dir, prepare_report_dir};
+use super::files::{ensure_writable, inside, prepare_dir, prepare_report_dir, probe_traces};
 use super::model::load_model;
 use super::output::print;
 use super::progress;
 use crate::build_info::BuildInfo;
 use crate::check::{self, CheckOptions};
+use crate::ci::blessed::{self, definition};
 use crate::ci::judge::{judge, Baseline};
 use crate::ci::{junit, markdown, suite, ModelResult};
 use crate::config::limits::MAX_DEPTH;
@@ -36,7 +42,9 @@ use crate::human::count;
 use crate::input::flag::whole_number;
 use crate::model::PropertyKind;
 use crate::outputs::atomic_file::write_atomic;
-use crate::outputs::{BASELINE_FORMAT, BASELINE_MARKER};
+use crate::outputs::{
+    read_marker, refuse_blessed, refuse_planted, BASELINE_FORMAT, BASELINE_MARKER,
+};
 use clap::Args;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -151,12 +159,14 @@ pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
     suite::unique_names(&named).map_err(CliError)?;
     let mut results = Vec::new();
     let mut expect_changes = Vec::new();
-    for (file, mut config) in models {
+    refuse_unwritable(plan, &models)?;
+    for (file, declared) in models {
+        let mut config = declared.clone();
         let capped = plan.cap.filter(|&d| deeper_than(config.bounds.depth, d));
         if let Some(d) = capped {
             config.bounds.depth = Depth::Bounded(d);
         }
-        let (result, report) = run_one(plan, &config, &file)?;
+        let (result, report) = run_one(plan, &config, &definition(&declared), &file)?;
         print(&model_line(&result))?;
         if plan.update_expect {
             let changes = update_expect(&file, &report)?;
@@ -174,6 +184,33 @@ pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
         ))?;
     }
     finish(plan, &results)
+}
+
+/// Refuses, before any model is checked, what a write would fail on
+/// after it: the traces folder, each report folder (a blessed baseline
+/// for a plain run, a link planted where it writes), and with
+/// `--update-expect` each model file's folder; so that a suite either
+/// writes everything or, with one line, nothing.
+fn refuse_unwritable(plan: &CiPlan, models: &[(PathBuf, ModelConfig)]) -> Result<(), CliError> {
+    if plan.update_expect {
+        for (file, _) in models {
+            let folder = match file.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            ensure_writable(folder, "--update-expect")?;
+        }
+    }
+    let flag = if plan.bless { "--baselines" } else { "--out" };
+    for (_, config) in models {
+        let dir = inside(&plan.out, &config.name)?;
+        if !plan.bless {
+            refuse_blessed(&dir, flag).map_err(CliError)?;
+        }
+        refuse_planted(&dir, flag).map_err(CliError)?;
+    }
+    ensure_writable(&plan.out, flag)?;
+    probe_traces(&plan.traces)
 }
 
 /// Rewrites `file`'s `expect` block to what `report` found (its coverage
@@ -233,6 +270,7 @@ fn deeper_than(depth: Depth, cap: usize) -> bool {
 fn run_one(
     plan: &CiPlan,
     config: &ModelConfig,
+    declared: &serde_json::Value,
     file: &Path,
 ) -> Result<(ModelResult, check::CheckReport), CliError> {
     let threads = plan.threads;
@@ -254,7 +292,7 @@ fn run_one(
             ..CheckOptions::quiet(threads)
         },
     );
-    let marker = plan.bless.then(|| baseline_marker(&report));
+    let marker = plan.bless.then(|| baseline_marker(&report, declared));
     let extra: Vec<(&str, &[u8])> = marker
         .as_deref()
         .map(|m| (BASELINE_MARKER, m.as_bytes()))
@@ -268,13 +306,29 @@ fn run_one(
     } else if !base_dir.join("summary.json").exists() {
         Baseline::Missing(base_dir.display().to_string())
     } else {
-        match load_side(&base_dir, threads, None) {
-            Ok(side) if side.coverage.is_some() => Baseline::Found(Box::new(side)),
+        match read_marker(&base_dir).and_then(|m| {
+            load_side(&base_dir, threads, None)
+                .map(|side| (m, side))
+                .map_err(|e| e.0)
+        }) {
+            Ok((Some(marker), _))
+                if marker
+                    .definition
+                    .as_ref()
+                    .is_some_and(|blessed| blessed != declared) =>
+            {
+                let blessed = marker.definition.as_ref().expect("just seen");
+                Baseline::Stale(
+                    base_dir.display().to_string(),
+                    blessed::changes(blessed, declared),
+                )
+            }
+            Ok((_, side)) if side.coverage.is_some() => Baseline::Found(Box::new(side)),
             Ok(_) => Baseline::Unreadable(format!(
                 "{}: a baseline has a coverage.csv",
                 base_dir.display()
             )),
-            Err(e) => Baseline::Unreadable(e.0),
+            Err(e) => Baseline::Unreadable(e),
         }
     };
     let result = judge(
@@ -288,13 +342,15 @@ fn run_one(
 }
 
 /// `baseline.json`: this folder is a blessed baseline (a plain `check`
-/// refuses to write into it), of this depth, by this build.
-fn baseline_marker(report: &check::CheckReport) -> String {
+/// refuses to write into it), of this depth, by this build, of the model
+/// defined so (as its file declares it, before `--max-depth`).
+fn baseline_marker(report: &check::CheckReport, declared: &serde_json::Value) -> String {
     let json = serde_json::json!({
         "format": BASELINE_FORMAT,
         "model": report.config.name,
         "depth": report.levels.last().map_or(0, |l| l.depth),
         "build": BuildInfo::this(),
+        "model_definition": declared,
     });
     let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
     text.push('\n');

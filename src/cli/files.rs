@@ -7,7 +7,9 @@ use crate::check::summary::Written;
 use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
-use crate::outputs::{checksum, path_inside, refuse_blessed, scratch, FolderLock, ReportSet};
+use crate::outputs::{
+    checksum, path_inside, refuse_blessed, refuse_planted, scratch, FolderLock, ReportSet, LINKS,
+};
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
 
@@ -19,17 +21,24 @@ pub fn inside(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
 /// Makes sure the run can write into `dir`, the folder `flag` chose (or
 /// implies), and takes it for this run: creates it if missing, locks it
 /// ([`FolderLock`]: a second run into it is refused at once, naming the
-/// process that holds it), and probes it ([`ensure_writable`]). Keep the
+/// process that holds it), and probes it ([`ensure_writable`]); a report
+/// folder (`--out`, `--baselines`) with a link or special file planted
+/// where the run writes its manifest or parent links is refused first
+/// ([`refuse_planted`]). Keep the
 /// lock until the run's last file is written.
 pub fn prepare_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
+    let report_folder = flag == "--out" || flag == "--baselines";
+    if report_folder {
+        refuse_planted(dir, flag).map_err(CliError)?;
+    }
     ensure_writable(dir, flag)?;
     let lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
     ensure_writable(dir, flag)?;
     // Locked, so the temporaries it holds are of runs that were killed,
     // and so are the parent links spilled under a report folder.
     scratch::sweep_leftovers(dir, true);
-    if flag == "--out" || flag == "--baselines" {
-        scratch::sweep_spill(&dir.join("links"));
+    if report_folder {
+        scratch::sweep_spill(&dir.join(LINKS));
     }
     Ok(lock)
 }
@@ -49,6 +58,87 @@ pub fn ensure_writable(dir: &Path, flag: &str) -> Result<(), CliError> {
     let probe = dir.join(format!(".memtx-probe-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(fail)?;
     std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// Refuses, before anything is made, a `--traces` folder the run could
+/// not write a trace into (issue 28.11: the run left an empty `--out`
+/// behind when it failed on the traces after the check). A folder that
+/// is not there is not made here, as a run without counterexamples
+/// writes none, but the nearest folder above it is probed; a file where
+/// it or a folder above it would be is refused.
+pub fn probe_traces(dir: &Path) -> Result<(), CliError> {
+    let mut existing = dir;
+    while std::fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => existing = parent,
+            _ => return Ok(()),
+        }
+    }
+    if existing.is_dir() {
+        // The folder, or the one it would be made in, must take a file (a
+        // read-only mount would fail only after the run, an empty --out
+        // left behind).
+        return ensure_writable(existing, "--traces");
+    }
+    Err(CliError(format!(
+        "{}: --traces: {} is not a folder, so no trace could be written there",
+        dir.display(),
+        existing.display()
+    )))
+}
+
+/// `path` made absolute with its symlinks resolved as far as it exists
+/// (the rest as written), so that two spellings of one folder compare
+/// equal, whether or not it is made yet.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, n| p.join(n));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Refuses, before anything is made, a run whose folders overlap: each
+/// of `owned` (the checkpoint or `--disk` folder, the dump: folders that
+/// hold only what their flag writes) may neither be nor hold another of
+/// the run's folders (`others`: the report folder, the traces), nor
+/// overlap another of `owned`; a `--resume` folder only may not be one. One
+/// folder given to two flags would have the run lock itself out of it,
+/// or leave files there that the next run refuses.
+pub fn refuse_overlap(owned: &[(&Path, &str)], others: &[(&Path, &str)]) -> Result<(), CliError> {
+    for (i, (dir, flag)) in owned.iter().enumerate() {
+        let own = resolved(dir);
+        let owned_after = owned.iter().skip(i + 1).map(|o| (o, true));
+        for ((other, other_flag), both_owned) in
+            owned_after.chain(others.iter().map(|o| (o, false)))
+        {
+            let theirs = resolved(other);
+            // A resumed folder is read, not made: only the same folder
+            // twice is refused there.
+            let inside = theirs.starts_with(&own) && *flag != "--resume";
+            let nested = theirs == own || inside || (both_owned && own.starts_with(&theirs));
+            if nested {
+                let how = if theirs == own { "is" } else { "overlaps" };
+                return Err(CliError(format!(
+                    "{}: {other_flag}: {how} this run's {flag} folder {}, which holds only what \
+                     {flag} writes; give each its own folder",
+                    other.display(),
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a run's reports go unless told: `runs/NAME/` (and its traces,

@@ -13,8 +13,11 @@ use crate::check::dump::{STATES_HEADER, TRANSITIONS_HEADER};
 use crate::config::ModelConfig;
 use crate::input::{read_text, InputError};
 use crate::trace::{parse_step_value, Trace};
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 use std::path::Path;
+use std::rc::Rc;
 
 /// Whether `dir` holds a dump, or what a dump leaves (its manifest is
 /// checked when it is loaded): an unfinished one, whose files are still
@@ -76,7 +79,12 @@ fn each_row(
     mut row: impl FnMut(&str, &csv::StringRecord) -> Result<(), InputError>,
 ) -> Result<u64, InputError> {
     let origin = path.display().to_string();
-    let mut reader = csv::Reader::from_reader(open_dump(path)?);
+    let end = Rc::new(Cell::new(MAX_ROW_BYTES));
+    let mut reader = csv::Reader::from_reader(RowLimit {
+        inner: open_dump(path)?,
+        read: 0,
+        end: Rc::clone(&end),
+    });
     let found = reader.headers().map_err(|e| bad(&origin, e.to_string()))?;
     if found.iter().ne(header.iter().copied()) {
         return Err(bad(
@@ -88,12 +96,19 @@ fn each_row(
         ));
     }
     let mut count = 0;
-    for (i, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| bad(&origin, e.to_string()))?;
-        row(&format!("{origin}: row {}", i + 1), &record)?;
+    let mut record = csv::StringRecord::new();
+    loop {
+        end.set(reader.position().byte() + MAX_ROW_BYTES);
+        let at = format!("{origin}: row {}", count + 1);
+        if !reader
+            .read_record(&mut record)
+            .map_err(|e| bad(&at, e.to_string()))?
+        {
+            return Ok(count);
+        }
+        row(&at, &record)?;
         count += 1;
     }
-    Ok(count)
 }
 
 impl Dump {
@@ -267,6 +282,40 @@ impl Dump {
     /// Whether the state is at that depth in this dump.
     fn has_at(&self, state: u128, depth: usize) -> bool {
         self.states.get(&state).map(|s| s.depth) == Some(depth)
+    }
+}
+
+/// The longest row a dump's CSV file may have: a row is one state or
+/// transition, a few kilobytes at the largest bounds, so 16 MiB is far
+/// beyond any dump a build wrote, and small enough to hold (a row is
+/// read whole before it is parsed).
+pub const MAX_ROW_BYTES: u64 = 16 << 20;
+
+/// Reads on from `inner` only up to byte `end`, which the reader moves
+/// to [`MAX_ROW_BYTES`] past the start of each row: an endless row (no
+/// newline in gigabytes) is an error, not a whole read.
+struct RowLimit<R> {
+    inner: R,
+    read: u64,
+    end: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for RowLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = self.end.get().saturating_sub(self.read);
+        if room == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "longer than {} MiB, which no dump's row is",
+                    MAX_ROW_BYTES >> 20
+                ),
+            ));
+        }
+        let take = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..take])?;
+        self.read += n as u64;
+        Ok(n)
     }
 }
 

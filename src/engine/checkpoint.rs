@@ -155,6 +155,7 @@ pub struct Resumable {
 /// records (see the module docs); a resume reads them once more, and
 /// takes the same level.
 pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<Resumable, String> {
+    refuse_planted_links(dir)?;
     let (depth, skipped) = deepest_sound(dir, opts, |depth, meta| {
         let level = level_dir(dir, depth);
         match opts.fingerprint {
@@ -202,6 +203,28 @@ fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
     let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;
     number(d)?;
     kind.is_file().then_some(Entry::Links)
+}
+
+/// `Err` naming the first symlink in `dir` under a name a checkpoint
+/// writes itself (a resume writes into, and removes from, `.scratch/`,
+/// `visited/` and the levels' folders by name): a fresh run refuses such
+/// a link as foreign, and a resume must not follow it either (issue 38.6).
+fn refuse_planted_links(dir: &Path) -> Result<(), String> {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = [".scratch", "visited"].contains(&name.as_str())
+            || ["level-", ".level-", "links-"]
+                .iter()
+                .any(|p| name.starts_with(p));
+        if ours && e.file_type().is_ok_and(|t| t.is_symlink()) {
+            return Err(format!(
+                "{}: a symlink where a checkpoint keeps its own files; a resume never follows it \
+                 (remove it, or resume a folder of this run's)",
+                e.path().display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The entries of the level folder `level` that a checkpoint does not

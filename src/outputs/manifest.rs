@@ -80,9 +80,17 @@ impl Manifest {
         Ok(Some(manifest))
     }
 
-    /// Writes it atomically.
+    /// Writes it atomically, by a rename over a regular file only: a
+    /// symlink or a special file there is refused, never written through.
     pub fn write(&self, dir: &Path) -> Result<(), String> {
         let path = dir.join(MANIFEST);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+            return Err(format!(
+                "{}: cannot write: not a regular file (a report set's manifest is never \
+                 written through a link or into a special file)",
+                path.display()
+            ));
+        }
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|e| format!("{}: cannot encode: {e}", path.display()))?;
         text.push('\n');

@@ -397,3 +397,114 @@ fn a_checkpoint_folder_holds_one_run_and_a_resume_skips_a_stray_level() {
     assert_eq!(again.status.code(), Some(1), "{}", text(&again));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `--disk` run of no-gate to depth 6 in `dir/d`, with `extra` flags.
+fn disk_run(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let d = dir.join("d").display().to_string();
+    let (out, traces) = (
+        dir.join("out").display().to_string(),
+        dir.join("traces").display().to_string(),
+    );
+    let mut args = vec![
+        "models/ablations/no-gate.json",
+        "--depth",
+        "6",
+        "--disk",
+        &d,
+    ];
+    args.extend(["--out", &out, "--traces", &traces]);
+    args.extend_from_slice(extra);
+    check(&args)
+}
+
+/// [`disk_run`] stopped after three levels; its folder.
+fn stopped_disk_run(dir: &Path, extra: &[&str]) -> String {
+    let o = disk_run(dir, &[&["--max-levels", "3"], extra].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    dir.join("d").display().to_string()
+}
+
+fn one_line_refusal(o: &std::process::Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(o));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    }
+}
+
+/// Issue 38.6: a resume of a `--disk` run refuses a `.scratch` symlink
+/// planted in its folder, as a fresh run does, and never writes into or
+/// removes from the folder it names.
+#[test]
+fn a_resume_refuses_a_planted_scratch_link_and_leaves_its_target_alone() {
+    let dir = absent("planted-scratch");
+    let d = stopped_disk_run(&dir, &[]);
+    let user = dir.join("user");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(user.join("cand-00-0000.bin"), b"mine").unwrap();
+    std::os::unix::fs::symlink(&user, Path::new(&d).join(".scratch")).unwrap();
+    let o = disk_run(&dir, &["--resume", &d, "--max-memory", "1M"]);
+    one_line_refusal(&o, &[".scratch: a symlink"]);
+    assert_eq!(
+        std::fs::read(user.join("cand-00-0000.bin")).unwrap(),
+        b"mine"
+    );
+    assert_eq!(
+        std::fs::read_dir(&user).unwrap().count(),
+        1,
+        "nothing written there"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38.12: a resume that differs by `--symmetry` alone says so, and
+/// how to resume.
+#[test]
+fn a_resume_without_the_checkpoints_symmetry_names_it() {
+    let dir = absent("resume-symmetry");
+    let d = stopped_disk_run(&dir, &["--symmetry"]);
+    let o = disk_run(&dir, &["--resume", &d]);
+    one_line_refusal(
+        &o,
+        &[
+            "made with --symmetry",
+            "this run is without it: resume with --symmetry",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 38.12: one folder given to `--disk` and to `--out` or
+/// `--traces` (or a folder inside it) is refused before the run, in a
+/// line that names both flags, not blamed on "another run"; nothing is
+/// made, so the next `--disk` run of that folder is not blocked.
+#[test]
+fn a_folder_given_to_disk_and_to_out_or_traces_is_refused_naming_both() {
+    let dir = absent("overlap");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.join("d").display().to_string();
+    let inside = dir.join("d/t").display().to_string();
+    for (flag, value, how) in [
+        ("--out", d.as_str(), "is this run's --disk folder"),
+        ("--traces", d.as_str(), "is this run's --disk folder"),
+        (
+            "--traces",
+            inside.as_str(),
+            "overlaps this run's --disk folder",
+        ),
+    ] {
+        let o = check(&[
+            "models/ablations/no-gate.json",
+            "--depth",
+            "4",
+            "--disk",
+            &d,
+            flag,
+            value,
+        ]);
+        one_line_refusal(&o, &[&format!("{value}: {flag}: {how}")]);
+        assert!(!Path::new(&d).exists(), "{flag}: nothing made");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

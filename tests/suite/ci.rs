@@ -182,6 +182,25 @@ fn blessed_baselines_pass_and_a_spec_change_fails_with_its_counterexample() {
         .failure
         .as_deref()
         .unwrap();
+    // The model is not the one blessed (issue 38.13): stale, by name.
+    assert!(
+        base.starts_with("model changed (variant.ablate: [\"gate\"] → [])"),
+        "{base}"
+    );
+    // A baseline of format 1 records no model: its counts are compared.
+    let marker = dir.join("reports/no-gate/baseline.json");
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&marker).unwrap()).unwrap();
+    old["format"] = "memtx-check baseline 1".into();
+    old.as_object_mut().unwrap().remove("model_definition");
+    std::fs::write(&marker, old.to_string()).unwrap();
+    let run = ci(&dir, &["--junit", "junit.xml"], None);
+    assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+    let suites = junit(&dir.join("junit.xml"));
+    let base = case(&suites, "no-gate", "baseline")
+        .failure
+        .as_deref()
+        .unwrap();
     assert!(base.contains("states: 6,262 → 6,210"), "{base}");
     assert!(
         base.contains("I1: violated [unsupported] at depth 4 → holds"),
@@ -474,4 +493,114 @@ fn the_committed_baselines_pass_uncapped_and_capped() {
             "{model}: the cap cuts coverage"
         );
     }
+}
+
+/// Issue 38.13: a case whose model differs from the one its baseline
+/// was blessed with (a lowered bound, a template changed) fails in one
+/// line naming each change and how to re-bless, before any count is
+/// compared; a reworded description does not, and `--max-depth` stays
+/// the one deliberate cap. A format 1 marker (no model recorded) is
+/// still read.
+#[test]
+fn a_model_changed_since_its_baseline_was_blessed_fails_naming_the_change() {
+    let dir = scratch("weakened");
+    let write = |edit: fn(&mut serde_json::Value)| {
+        model(&dir, "coverage/laundering.json", 6, edit);
+    };
+    write(|_| {});
+    let bless = ci(&dir, &["--bless"], None);
+    assert_eq!(bless.code, Some(0), "{}", bless.text());
+    let marker: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("reports/laundering/baseline.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(marker["format"], "memtx-check baseline 2");
+    assert_eq!(marker["model_definition"]["bounds"]["depth"], 6);
+    let capped = ci(&dir, &["--max-depth", "5"], None);
+    assert_eq!(
+        capped.code,
+        Some(0),
+        "the cap is deliberate: {}",
+        capped.text()
+    );
+    write(|m| m["description"] = "other words".into());
+    let reworded = ci(&dir, &[], None);
+    assert_eq!(reworded.code, Some(0), "{}", reworded.text());
+    write(|m| {
+        m["bounds"]["depth"] = 5.into();
+        m["templates"][0]["authority"] = 0.9.into();
+    });
+    let weakened = ci(&dir, &["--junit", "j.xml"], None);
+    assert_eq!(weakened.code, Some(1), "{}", weakened.text());
+    assert!(weakened.out.contains("baseline stale"), "{}", weakened.out);
+    let suites = junit(&dir.join("j.xml"));
+    let failure = case(&suites, "laundering", "baseline")
+        .failure
+        .clone()
+        .unwrap();
+    let first = failure.lines().next().unwrap();
+    assert!(
+        first.starts_with("model changed (bounds.depth: 6 → 5; templates[")
+            && first.contains("].authority: 0.7 → 0.9")
+            && first.ends_with("re-bless: ci --bless"),
+        "{first}"
+    );
+    // A baseline blessed before markers recorded the model: read as it
+    // was, its counts compared on the depths both explored.
+    let old = serde_json::json!({"format": "memtx-check baseline 1", "model": "laundering",
+        "depth": 6, "build": marker["build"]});
+    std::fs::write(
+        dir.join("reports/laundering/baseline.json"),
+        old.to_string(),
+    )
+    .unwrap();
+    write(|_| {});
+    let read_old = ci(&dir, &[], None);
+    assert_eq!(read_old.code, Some(0), "{}", read_old.text());
+}
+
+/// Issue 38.12: what `ci` could write only after its runs (a `traces`
+/// that is a file, a models folder `--update-expect` cannot rewrite) is
+/// refused before the first model is checked: nothing is blessed.
+#[test]
+fn ci_refuses_unwritable_folders_before_any_check() {
+    let dir = scratch("unwritable");
+    model(&dir, "coverage/laundering.json", 4, |_| {});
+    std::fs::write(dir.join("traces"), b"a file").unwrap();
+    let bless = ci(&dir, &["--bless"], None);
+    assert_eq!(bless.code, Some(2), "{}", bless.text());
+    assert_eq!(bless.err.lines().count(), 1, "{}", bless.err);
+    assert!(
+        bless
+            .err
+            .contains("traces: --traces: traces is not a folder"),
+        "{}",
+        bless.err
+    );
+    assert!(!dir.join("reports/laundering").exists(), "nothing blessed");
+    std::fs::remove_file(dir.join("traces")).unwrap();
+    let Some(disk) = crate::support::SmallDisk::mount("ci-models", 1024) else {
+        return;
+    };
+    let models = disk.path("models");
+    std::fs::create_dir_all(&models).unwrap();
+    std::fs::copy(
+        dir.join("models/laundering.json"),
+        models.join("laundering.json"),
+    )
+    .unwrap();
+    disk.read_only();
+    let update = ci(
+        &dir,
+        &[models.to_str().unwrap(), "--bless", "--update-expect"],
+        None,
+    );
+    assert_eq!(update.code, Some(2), "{}", update.text());
+    assert_eq!(update.err.lines().count(), 1, "{}", update.err);
+    assert!(
+        update.err.contains("--update-expect") && update.err.contains("Read-only file system"),
+        "{}",
+        update.err
+    );
+    assert!(!dir.join("reports/laundering").exists(), "nothing blessed");
 }

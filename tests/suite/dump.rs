@@ -521,3 +521,44 @@ fn a_folder_a_dump_never_finished_is_refused_as_unfinished() {
     refused(&run, "first/dump.json");
     assert!(String::from_utf8_lossy(&run.stderr).contains("did not finish"));
 }
+
+/// Issue 38.10: a row of a dump's CSV without end (gigabytes without a
+/// newline; here a sparse file) is refused once it passes the row limit,
+/// naming the file and the row, instead of being read whole: the diff
+/// runs under a 1 GB address-space limit, so reading it whole would
+/// abort.
+#[test]
+fn an_endless_row_in_a_dump_is_refused_at_the_row_limit() {
+    let dir = fresh("endless-row");
+    two_dumps(&dir);
+    let states = dir.join("before/states.csv");
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&states)
+        .unwrap();
+    let len = file.metadata().unwrap().len();
+    file.set_len(len + (3 << 30)).unwrap();
+    drop(file);
+    let d = |p: &str| dir.join(p).display().to_string();
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1000000 && exec "$@""#)
+        .arg("sh")
+        .arg(crate::support::BIN)
+        .args([
+            "diff",
+            &d("before"),
+            &d("after"),
+            "--out",
+            &d("out"),
+            "--traces",
+            &d("t"),
+        ])
+        .current_dir(crate::support::root())
+        .output()
+        .unwrap();
+    refused(&run, "before/states.csv: row ");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("longer than 16 MiB"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

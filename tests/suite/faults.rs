@@ -6,64 +6,9 @@
 //! which only root can; elsewhere each test says it is skipped. The
 //! injected-writer tests beside the code cover the same paths everywhere.
 
-use crate::support::{absent, check, copy_dir, files_under, fresh, stderr, stdout};
+use crate::support::{absent, check, copy_dir, files_under, fresh, stderr, stdout, SmallDisk};
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// A tmpfs of `kib` KiB mounted on a fresh folder, unmounted (and the
-/// folder removed) when dropped, even by a failing test.
-struct SmallDisk {
-    root: PathBuf,
-}
-
-impl SmallDisk {
-    /// `None`, with a line saying why the test is skipped, where this
-    /// process may not mount (not root, or no tmpfs).
-    fn mount(name: &str, kib: u64) -> Option<SmallDisk> {
-        let root = fresh(&format!("disk-{name}"));
-        let mounted = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
-            .arg(&root)
-            .output();
-        match mounted {
-            Ok(o) if o.status.success() => Some(SmallDisk { root }),
-            Ok(o) => {
-                eprintln!(
-                    "skipped: cannot mount a {kib} KiB tmpfs here ({}); run as root to test a full disk",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                let _ = std::fs::remove_dir(&root);
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: no mount command ({e})");
-                let _ = std::fs::remove_dir(&root);
-                None
-            }
-        }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.root.join(name)
-    }
-
-    /// Fills the disk with a file of `kib` KiB.
-    fn fill(&self, kib: usize) {
-        std::fs::write(self.path("filler"), vec![0u8; kib << 10]).unwrap();
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let unmounted = Command::new("umount").arg(&self.root).status();
-        if unmounted.is_ok_and(|s| s.success()) {
-            let _ = std::fs::remove_dir(&self.root);
-        } else {
-            eprintln!("could not unmount {}", self.root.display());
-        }
-    }
-}
+use std::process::Output;
 
 /// Exit 2, one line on stderr naming `needle`, the cause a full disk.
 fn assert_one_line_full(o: &Output, needle: &str) {
@@ -294,5 +239,97 @@ fn a_full_disk_under_a_disk_run_keeps_its_last_sealed_level_which_resumes() {
             .map(|l| l.split(" in ").next().unwrap().to_owned())
     };
     assert_eq!(explored(&resumed), explored(&whole));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// Issue 38.5: a disk that fills up while a `--disk` level's parent
+/// links are copied into `links-DDDD.bin` (after its merge wrote the
+/// level and its visited runs) leaves only the last sealed level: no
+/// temporary level, no visited run of the level that failed.
+#[test]
+fn a_full_disk_under_a_disk_runs_links_file_leaves_only_the_sealed_level() {
+    let Some(disk) = SmallDisk::mount("disk-links", 8192) else {
+        return;
+    };
+    let scratch = fresh("disk-links");
+    let d = disk.path("d");
+    // The free space is raised 16 KiB at a time until the run stops on
+    // the links file itself (a window of some 60 KiB at depth 5).
+    for free in (1024..4096).step_by(16) {
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_file(disk.path("filler"));
+        disk.fill(8192 - free);
+        let o = check(&[
+            "models/default.json",
+            "--depth",
+            "6",
+            "--out",
+            scratch.join("out").to_str().unwrap(),
+            "--traces",
+            scratch.join("traces").to_str().unwrap(),
+            "--max-memory",
+            "64M",
+            "--disk",
+            d.to_str().unwrap(),
+        ]);
+        let text = stdout(&o);
+        let Some(line) = text.lines().find(|l| l.starts_with("stopped before depth")) else {
+            continue;
+        };
+        let Some(depth) = line
+            .split_once("links-")
+            .filter(|(_, rest)| rest.starts_with("000"))
+            .and_then(|(_, rest)| rest.get(..4))
+            .and_then(|d| d.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        assert_eq!(o.status.code(), Some(3), "{text}{}", stderr(&o));
+        assert!(line.contains("No space left on device"), "{line}");
+        let left = files_under(&d);
+        assert!(
+            left.iter().all(|f| !f.contains(".tmp")),
+            "no temporary level: {left:?}"
+        );
+        let built = format!("-{depth:04}.bin");
+        assert!(
+            left.iter()
+                .all(|f| !(f.starts_with("visited/") && f.ends_with(&built))),
+            "no visited run of level {depth}: {left:?}"
+        );
+        let _ = std::fs::remove_dir_all(&scratch);
+        return;
+    }
+    panic!("no free space made the run stop on its links file");
+}
+
+/// Issue 38.11: `--traces` on a read-only mount is refused before the
+/// run, and no `--out` is left behind.
+#[test]
+fn a_traces_folder_on_a_read_only_mount_is_refused_before_out_is_made() {
+    let Some(disk) = SmallDisk::mount("ro-traces", 1024) else {
+        return;
+    };
+    disk.read_only();
+    let scratch = fresh("ro-traces");
+    let out = scratch.join("out");
+    let traces = disk.path("traces");
+    let o = check(&[
+        "models/ablations/no-gate.json",
+        "--depth",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+        "--traces",
+        traces.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--traces") && err.contains("Read-only file system"),
+        "{err}"
+    );
+    assert!(!out.exists(), "no --out made");
     let _ = std::fs::remove_dir_all(&scratch);
 }

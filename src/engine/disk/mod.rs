@@ -424,6 +424,23 @@ impl<W: Fp> DiskLevels<W> {
         })
     }
 
+    /// Removes the files of level `next`, which [`Self::end_level`] built
+    /// but which cannot be sealed (its links could not be stored): its
+    /// temporary directory and the visited runs it wrote, so that the
+    /// folder holds the last sealed level alone. The runs a compaction
+    /// retired stay: the sealed level still names them.
+    pub(super) fn discard_built(&mut self, next: usize) {
+        remove_level_dir(&self.tmp_level(next));
+        let built = format!("-{next:04}.bin");
+        for runs in &mut self.runs {
+            if runs.last().is_some_and(|r| r.name.ends_with(&built)) {
+                let run = runs.pop().expect("just seen");
+                let _ = fs::remove_file(Self::runs_dir(&self.dir).join(run.name));
+            }
+        }
+        self.retired.clear();
+    }
+
     /// Merges shard `s`'s flushed runs, `fan_in` consecutive ones at a
     /// time, until at most `fan_in` are left, so that the level's merge
     /// opens a bounded number of files however many batches the level

@@ -65,7 +65,11 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
     ) -> Result<u64, String> {
         let end = DiskLevels::end_level(self, at.depth, at.leaf, at.properties, at.threads)?;
         if !at.leaf {
-            links.push_level_files(&end.links)?;
+            if let Err(e) = links.push_level_files(&end.links) {
+                // The level built goes with its links (issue 38.5).
+                self.discard_built(at.depth + 1);
+                return Err(e);
+            }
         }
         *leaf_hits = end.leaf_hits;
         Ok(end.new)

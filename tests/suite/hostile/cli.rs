@@ -54,7 +54,7 @@ fn a_fifo_or_a_device_is_not_read() {
         .unwrap()
         .success());
     let started = Instant::now();
-    let mut child = bin()
+    let child = bin()
         .arg("check")
         .arg(&fifo)
         .arg("--out")
@@ -64,14 +64,7 @@ fn a_fifo_or_a_device_is_not_read() {
         .spawn()
         .unwrap();
     // Before the fix the child waited for a writer forever.
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("check on a FIFO still waits after 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = within_20_s(child, started, "check on a FIFO");
     assert_refused(
         &out,
         &["model.json: cannot read: a FIFO is not a regular file"],
@@ -434,7 +427,7 @@ fn a_file_where_a_run_writes_a_folder_is_refused_before_the_run() {
         .args(["ci", "models/coverage", "--max-depth", "2", "--out", &f])
         .output()
         .unwrap();
-    assert_refused(&ci, &["a-file/", "--out: cannot write into this directory"]);
+    assert_refused(&ci, &["a-file: --out: cannot write into this directory"]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
     assert_eq!(files_under(&dir), vec!["a-file"], "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
@@ -528,4 +521,104 @@ fn a_second_run_into_a_busy_folder_is_refused_naming_the_process_that_holds_it()
         ],
     );
     assert!(after.status.code().is_some_and(|c| c <= 1), "{after:?}");
+}
+
+/// `check` of the no-gate ablation at depth 3 into `out`, ended after 20 s
+/// (a run blocked on a FIFO fails the test, not the suite).
+fn check_into(out: &Path, traces: &Path) -> Output {
+    let started = Instant::now();
+    let child = bin()
+        .args(["check", "models/ablations/no-gate.json", "--depth", "3"])
+        .arg("--out")
+        .arg(out)
+        .arg("--traces")
+        .arg(traces)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    within_20_s(child, started, &format!("check into {}", out.display()))
+}
+
+/// `child`'s output once it ends; killed, and the test failed, when it
+/// still runs 20 s after `started`.
+fn within_20_s(mut child: std::process::Child, started: Instant, what: &str) -> Output {
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} still runs after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// Issues 38.7, 38.8 and 38.11: what a run writes in `--out` by name
+/// (`manifest.json`, the parent links under `links/`) and the marker it
+/// reads there (`baseline.json`) are refused in one line when a symlink
+/// or a special file was planted under the name: nothing is written
+/// through the link, nothing of the user's removed, no FIFO waited on,
+/// no device read without end.
+#[test]
+fn links_and_special_files_planted_in_out_are_refused_before_the_run() {
+    let dir = scratch("planted");
+    let (out, traces, user) = (dir.join("out"), dir.join("t"), dir.join("user"));
+    std::fs::create_dir_all(&user).unwrap();
+    let keep = user.join("keep.json");
+    std::fs::write(&keep, b"the user's").unwrap();
+    std::fs::write(user.join("links-0001.bin"), b"the user's").unwrap();
+    type Plant = fn(&Path, &Path);
+    let cases: [(&str, Plant, &[&str]); 5] = [
+        (
+            "manifest through a link",
+            |out, user| {
+                std::os::unix::fs::symlink(user.join("keep.json"), out.join("manifest.json"))
+                    .unwrap()
+            },
+            &["manifest.json: --out: a symlink"],
+        ),
+        (
+            "manifest a FIFO",
+            |out, _| mkfifo(&out.join("manifest.json")),
+            &["manifest.json: --out: a special file"],
+        ),
+        (
+            "links through a link",
+            |out, user| std::os::unix::fs::symlink(user, out.join("links")).unwrap(),
+            &["links: --out: a symlink"],
+        ),
+        (
+            "baseline marker a FIFO",
+            |out, _| mkfifo(&out.join("baseline.json")),
+            &["baseline.json: cannot read: a FIFO is not a regular file"],
+        ),
+        (
+            "baseline marker endless",
+            |out, _| std::os::unix::fs::symlink("/dev/zero", out.join("baseline.json")).unwrap(),
+            &["baseline.json: cannot read: a character device is not a regular file"],
+        ),
+    ];
+    for (what, plant, needles) in cases {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        plant(&out, &user);
+        let before = files_under(&out);
+        let o = check_into(&out, &traces);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert_refused(&o, needles);
+        assert_eq!(files_under(&out), before, "{what}: nothing written");
+        assert_eq!(std::fs::read(&keep).unwrap(), b"the user's", "{what}");
+        assert_eq!(
+            std::fs::read(user.join("links-0001.bin")).unwrap(),
+            b"the user's",
+            "{what}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

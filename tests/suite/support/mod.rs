@@ -217,3 +217,68 @@ impl Drop for ChildGuard {
         let _ = self.0.wait();
     }
 }
+
+/// A tmpfs of `kib` KiB mounted on a fresh folder, unmounted (and the
+/// folder removed) when dropped, even by a failing test.
+pub struct SmallDisk {
+    root: PathBuf,
+}
+
+impl SmallDisk {
+    /// `None`, with a line saying why the test is skipped, where this
+    /// process may not mount (not root, or no tmpfs).
+    pub fn mount(name: &str, kib: u64) -> Option<SmallDisk> {
+        let root = fresh(&format!("disk-{name}"));
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
+            .arg(&root)
+            .output();
+        match mounted {
+            Ok(o) if o.status.success() => Some(SmallDisk { root }),
+            Ok(o) => {
+                eprintln!(
+                    "skipped: cannot mount a {kib} KiB tmpfs here ({}); run as root to test a full disk",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                let _ = std::fs::remove_dir(&root);
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: no mount command ({e})");
+                let _ = std::fs::remove_dir(&root);
+                None
+            }
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// Fills the disk with a file of `kib` KiB.
+    pub fn fill(&self, kib: usize) {
+        std::fs::write(self.path("filler"), vec![0u8; kib << 10]).unwrap();
+    }
+}
+
+impl SmallDisk {
+    /// Makes the disk read-only (what is on it stays readable).
+    pub fn read_only(&self) {
+        let done = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(&self.root)
+            .status();
+        assert!(done.is_ok_and(|s| s.success()), "cannot remount read-only");
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let unmounted = Command::new("umount").arg(&self.root).status();
+        if unmounted.is_ok_and(|s| s.success()) {
+            let _ = std::fs::remove_dir(&self.root);
+        } else {
+            eprintln!("could not unmount {}", self.root.display());
+        }
+    }
+}
