@@ -45,6 +45,9 @@ pub enum Target {
     /// No transition: the protocol refused it, or it would pass the
     /// model's record bound.
     Refused,
+    /// Offered to no transaction: an open naming another id than the
+    /// next one (no implementation can be sent it).
+    NotOffered,
 }
 
 /// What a suite does with what the walk meets.
@@ -126,29 +129,35 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
             model.actions(state, &mut offered);
             let mut transitions = 0;
             for &action in &offered {
-                let (labels, target) =
-                    match crate::engine::LabelledModel::attempt_labelled(model, state, action) {
-                        Ok((after, labels)) => {
-                            transitions += 1;
-                            if seen.insert(fingerprint(&after.store)) {
-                                let id = NodeId {
-                                    depth: depth + 1,
-                                    index: links.len() as u32,
-                                };
-                                links.push(Link {
-                                    parent: index as u32,
-                                    action,
-                                });
-                                if !last {
-                                    next.push(after);
-                                }
-                                (labels, Target::New(id))
-                            } else {
-                                (labels, Target::Known)
+                let attempt = if model.admit(state, &action).is_err() {
+                    Err(None)
+                } else {
+                    crate::engine::LabelledModel::attempt_labelled(model, state, action)
+                        .map_err(Some)
+                };
+                let (labels, target) = match attempt {
+                    Ok((after, labels)) => {
+                        transitions += 1;
+                        if seen.insert(fingerprint(&after.store)) {
+                            let id = NodeId {
+                                depth: depth + 1,
+                                index: links.len() as u32,
+                            };
+                            links.push(Link {
+                                parent: index as u32,
+                                action,
+                            });
+                            if !last {
+                                next.push(after);
                             }
+                            (labels, Target::New(id))
+                        } else {
+                            (labels, Target::Known)
                         }
-                        Err(labels) => (labels, Target::Refused),
-                    };
+                    }
+                    Err(Some(labels)) => (labels, Target::Refused),
+                    Err(None) => (0, Target::NotOffered),
+                };
                 let edge = Edge {
                     from,
                     action,

@@ -35,12 +35,12 @@ mod tests;
 pub use suite::Suite;
 
 use crate::config::ModelConfig;
-use crate::driver::compare::pattern;
+use crate::driver::compare::{pattern, Fields};
 use crate::model::{Action, MemtxModel, ModelSpec};
 use crate::trace::Step;
 use endpoint::Implementation;
 use lockstep::{prepare, reset_line, run_traces, Departure, FieldsSeen};
-use pool::{run_all, Progress, TraceBreach};
+use pool::{Pool, Progress, TraceBreach};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -193,7 +193,9 @@ pub fn run(
     let traces = suite::traces(&model, options.suite);
     let cutting = started.elapsed();
     let reset = reset_line(config);
-    let pool = run_all(&model, &reset, &traces.traces, imp, options.jobs, progress)
+    let mut connections = Pool::start(imp, options.jobs)?;
+    let pool = connections
+        .run(&model, &reset, &traces.traces, Fields::Shared, progress)
         .map_err(|b| placed(b, &model, &traces, None))?;
     let driving = started.elapsed() - cutting;
     let mut kinds: Vec<(Kind, Vec<usize>)> = Vec::new();
@@ -211,8 +213,8 @@ pub fn run(
         kinds[k].1.push(t);
         departures[t] = Some((d.step, (k < MAX_SHRUNK).then_some(k)));
     }
-    let mut connections = pool.connections;
     let conn = connections
+        .connections
         .first_mut()
         .expect("a run starts at least one connection");
     let mut divergences = Vec::new();
@@ -228,9 +230,17 @@ pub fn run(
         let mut depart = |actions: &[Action]| {
             let p = prepare(&model, actions);
             let mut scratch = FieldsSeen::default();
-            run_traces(conn.as_mut(), &reset, &[&p], &mut scratch, &mut |_| {})
-                .map(|mut d| d.pop().flatten())
-                .map_err(|(_, b)| b)
+            let shared = Fields::Shared;
+            run_traces(
+                conn.as_mut(),
+                &reset,
+                &[&p],
+                shared,
+                &mut scratch,
+                &mut |_| {},
+            )
+            .map(|mut d| d.pop().flatten())
+            .map_err(|(_, b)| b)
         };
         let shrunk = shrink::shrink(&model, &traces.traces[first], departure, &mut depart)
             .map_err(|breach| {
@@ -262,13 +272,14 @@ pub fn run(
             tries: shrunk.tries,
         });
     }
+    let implementation = connections.implementation.take();
     drop(connections);
     Ok(ConformReport {
         config: config.clone(),
         model,
         suite: options.suite,
         driver: imp.shown(),
-        implementation: pool.implementation,
+        implementation,
         traces,
         departures,
         steps: pool.steps,

@@ -172,7 +172,7 @@ struct EveryTransition {
 impl Visitor for EveryTransition {
     fn edge(&mut self, graph: &Graph, edge: &Edge) -> bool {
         match edge.target {
-            Target::Refused => {}
+            Target::Refused | Target::NotOffered => {}
             // A tree edge below the bound is a prefix of the traces out
             // of its target, unless that has none (`expanded`).
             Target::New(NodeId { depth, .. }) if depth < self.depth => {}

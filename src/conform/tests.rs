@@ -210,6 +210,7 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
                 conn.as_mut(),
                 &lockstep::reset_line(&config),
                 &[&p],
+                crate::driver::compare::Fields::Shared,
                 &mut lockstep::FieldsSeen::default(),
                 &mut |_| {},
             )
