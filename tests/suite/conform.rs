@@ -451,3 +451,51 @@ fn bad_flags_are_one_line_and_exit_2() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("did not start"), "{}", r.stderr);
 }
+
+/// What the proxy changes: an abort's or revoke's repairs, and the
+/// rollback-log entries of the step, come in reverse order (an order the
+/// card leaves open); each step it reordered adds a line to `$2`.
+const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
+    if json.loads(line).get(\"reset\") is not None:
+        before = 0
+    log = answer.get(\"rollback_log\", [])
+    sys.log_length = len(log)
+    repairs = (answer.get(\"outcome\") or {}).get(\"repairs\")
+    changed = len(log) - before > 1 or (repairs is not None and len(repairs) > 1)
+    if repairs is not None:
+        repairs.reverse()
+    log[before:] = reversed(log[before:])
+    if changed:
+        with open(sys.argv[2], \"a\") as f:
+            f.write(\"reordered\\n\")
+";
+
+#[test]
+fn repairs_and_log_entries_in_another_order_agree() {
+    // Issue 38.14: an implementation following the card's per-root
+    // pseudocode departed on two-agents for order alone.
+    let dir = fresh("reorder-script");
+    let script = crate::support::proxy_driver(&dir, REORDER);
+    let marks = dir.join("reordered");
+    let driver = format!(
+        "python3 '{}' '{}' '{}'",
+        script.display(),
+        BIN,
+        marks.display()
+    );
+    let r = conform(
+        "reorder",
+        "models/two-agents.json",
+        &driver,
+        &[
+            "--suite", "random", "--walks", "200", "--steps", "20", "--jobs", "2",
+        ],
+    );
+    let reordered = std::fs::read_to_string(&marks).unwrap_or_default();
+    assert!(
+        reordered.lines().count() > 0,
+        "the proxy reordered nothing: the test cannot fail"
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.report().agrees);
+}
