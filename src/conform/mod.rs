@@ -55,6 +55,23 @@ pub struct ConformOptions {
     pub suite: Suite,
     /// Connections at once; results do not depend on it.
     pub jobs: usize,
+    /// The memory guard's bound on cutting the suite.
+    pub max_memory: Option<u64>,
+}
+
+/// Why a run could not finish.
+#[derive(Debug)]
+pub enum Failed {
+    /// The driver broke the protocol.
+    Breach(TraceBreach),
+    /// Cutting the suite passed the memory bound; nothing was driven.
+    Memory(graph::MemoryBound),
+}
+
+impl From<TraceBreach> for Failed {
+    fn from(b: TraceBreach) -> Failed {
+        Failed::Breach(b)
+    }
 }
 
 /// One kind of departure: the operation and the differing fields.
@@ -187,10 +204,13 @@ pub fn run(
     imp: &dyn Implementation,
     options: &ConformOptions,
     progress: &dyn Progress,
-) -> Result<ConformReport, TraceBreach> {
+) -> Result<ConformReport, Failed> {
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
-    let traces = suite::traces(&model, options.suite);
+    let traces = suite::traces(&model, options.suite, options.max_memory);
+    if let Some(m) = traces.walked.and_then(|w| w.stopped) {
+        return Err(Failed::Memory(m));
+    }
     let cutting = started.elapsed();
     let reset = reset_line(config);
     let mut connections = Pool::start(imp, options.jobs)?;

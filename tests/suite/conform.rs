@@ -499,3 +499,28 @@ fn repairs_and_log_entries_in_another_order_agree() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.report().agrees);
 }
+
+#[test]
+fn a_suite_past_the_memory_limit_is_refused_with_the_figures() {
+    // Issue 38.9: under a 1.5 GB address-space limit this aborted (exit
+    // 134) while cutting the suite.
+    let dir = fresh("memory");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1500000 && exec '{BIN}' conform models/default.json --driver \"'{BIN}' driver\" --suite transitions --depth 9 --out '{}' --traces '{}'",
+            dir.join("out").display(),
+            dir.join("traces").display()
+        ))
+        .output()
+        .expect("run sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cutting the suite from the model's graph took")
+            && err.contains("more than the bound of"),
+        "{err}"
+    );
+    assert!(!dir.join("out/conform.json").exists());
+}

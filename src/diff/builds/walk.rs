@@ -332,7 +332,7 @@ pub fn run(
         parting: None,
         failure: None,
     };
-    let walked = graph::walk(&model, Some(options.depth), &mut levels);
+    let walked = graph::walk(&model, Some(options.depth), None, &mut levels);
     if levels.parting.is_none() && levels.failure.is_none() && !levels.batch.is_empty() {
         levels.flush();
     }
