@@ -283,16 +283,22 @@ pub fn run(plan: &ConformPlan) -> Result<Verdict, CliError> {
         &ConformOptions {
             suite,
             jobs: plan.jobs,
+            max_memory: crate::engine::default_max_memory(),
         },
         &bar,
     )
-    .map_err(|b| match &b.breach.fault {
-        DriverFault::Start(_) => CliError(format!("{}: {}", plan.model.display(), b.breach.fault)),
-        _ => CliError(format!(
-            "{}: the driver `{}` broke the driver protocol on {b}; it was stopped and killed",
-            plan.model.display(),
-            plan.driver_line
-        )),
+    .map_err(|f| match f {
+        conform::Failed::Memory(m) => CliError(format!("{}: {m}", plan.model.display())),
+        conform::Failed::Breach(b) => match &b.breach.fault {
+            DriverFault::Start(_) => {
+                CliError(format!("{}: {}", plan.model.display(), b.breach.fault))
+            }
+            _ => CliError(format!(
+                "{}: the driver `{}` broke the driver protocol on {b}; it was stopped and killed",
+                plan.model.display(),
+                plan.driver_line
+            )),
+        },
     });
     drop(bar);
     let report = report?;

@@ -1,5 +1,7 @@
 //! Ending on a signal (issue 28.6): on SIGINT, SIGTERM or SIGHUP a
-//! command removes its temporaries ([`crate::outputs::scratch`]) and
+//! command kills the drivers it started and what they started
+//! ([`crate::driver::reaper`], issue 38.3: conform and diff across builds
+//! left them running), removes its temporaries ([`crate::outputs::scratch`]) and
 //! exits 130, 143 or 129 (128 and the signal's number, as a shell reports
 //! a process a signal ended), with one line on stderr. A process started
 //! by `--local-processes` also ends when its parent ends, however that
@@ -63,6 +65,7 @@ fn signal_name(signal: i32) -> &'static str {
 /// Removes the temporaries and exits `128 + signal`, no writer of the
 /// run able to rename or add one after.
 fn stop(signal: i32, why: &str) -> ! {
+    crate::driver::reaper::kill_all_and_hold();
     let removed = scratch::remove_all_and_hold();
     eprintln!(
         "memtx-check: stopped by {why}; {removed} temporar{} of this run removed",

@@ -45,6 +45,9 @@ pub enum Target {
     /// No transition: the protocol refused it, or it would pass the
     /// model's record bound.
     Refused,
+    /// Offered to no transaction: an open naming another id than the
+    /// next one (no implementation can be sent it).
+    NotOffered,
 }
 
 /// What a suite does with what the walk meets.
@@ -61,6 +64,32 @@ pub struct Graph {
     levels: Vec<Vec<Link>>,
 }
 
+/// The walk stopped because its process's resident memory passed the
+/// bound (the memory guard's, [`crate::engine::default_max_memory`] by
+/// default), before the allocator could fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryBound {
+    /// The depth of the states being expanded.
+    pub depth: usize,
+    pub resident: u64,
+    pub limit: u64,
+}
+
+impl std::fmt::Display for MemoryBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cutting the suite from the model's graph took {} of memory at depth {}, more than the bound of {} (--depth smaller, or more memory)",
+            crate::human::bytes(self.resident),
+            self.depth,
+            crate::human::bytes(self.limit)
+        )
+    }
+}
+
+/// Edges walked between two looks at the resident memory.
+const GUARD_EVERY: u32 = 1 << 12;
+
 /// How far a walk went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Walked {
@@ -71,6 +100,8 @@ pub struct Walked {
     pub states: u64,
     /// A level added no state: the whole graph was walked.
     pub complete: bool,
+    /// The memory bound stopped it.
+    pub stopped: Option<MemoryBound>,
 }
 
 impl Graph {
@@ -97,8 +128,14 @@ impl Graph {
 
 /// Walks `model`'s graph breadth-first, expanding the states of depth
 /// below `max_depth` (every depth when `None`), telling `visitor` of each
-/// offered action.
-pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visitor) -> Walked {
+/// offered action; stops when the resident memory passes `max_memory`.
+pub fn walk(
+    model: &MemtxModel,
+    max_depth: Option<usize>,
+    max_memory: Option<u64>,
+    visitor: &mut dyn Visitor,
+) -> Walked {
+    let mut edges = 0u32;
     let mut graph = Graph { levels: Vec::new() };
     let initial = ModelState::default();
     let mut seen: HashSet<u64> = HashSet::new();
@@ -112,6 +149,7 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
                 depth,
                 states: seen.len() as u64,
                 complete: false,
+                stopped: None,
             };
         }
         let last = max_depth.is_some_and(|d| depth + 1 >= d);
@@ -126,29 +164,51 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
             model.actions(state, &mut offered);
             let mut transitions = 0;
             for &action in &offered {
-                let (labels, target) =
-                    match crate::engine::LabelledModel::attempt_labelled(model, state, action) {
-                        Ok((after, labels)) => {
-                            transitions += 1;
-                            if seen.insert(fingerprint(&after.store)) {
-                                let id = NodeId {
-                                    depth: depth + 1,
-                                    index: links.len() as u32,
-                                };
-                                links.push(Link {
-                                    parent: index as u32,
-                                    action,
-                                });
-                                if !last {
-                                    next.push(after);
-                                }
-                                (labels, Target::New(id))
-                            } else {
-                                (labels, Target::Known)
+                edges = edges.wrapping_add(1);
+                if let Some(limit) = max_memory.filter(|_| edges % GUARD_EVERY == 1) {
+                    let resident = crate::engine::resident_bytes();
+                    if resident > limit {
+                        return Walked {
+                            depth,
+                            states: seen.len() as u64,
+                            complete: false,
+                            stopped: Some(MemoryBound {
+                                depth,
+                                resident,
+                                limit,
+                            }),
+                        };
+                    }
+                }
+                let attempt = if model.admit(state, &action).is_err() {
+                    Err(None)
+                } else {
+                    crate::engine::LabelledModel::attempt_labelled(model, state, action)
+                        .map_err(Some)
+                };
+                let (labels, target) = match attempt {
+                    Ok((after, labels)) => {
+                        transitions += 1;
+                        if seen.insert(fingerprint(&after.store)) {
+                            let id = NodeId {
+                                depth: depth + 1,
+                                index: links.len() as u32,
+                            };
+                            links.push(Link {
+                                parent: index as u32,
+                                action,
+                            });
+                            if !last {
+                                next.push(after);
                             }
+                            (labels, Target::New(id))
+                        } else {
+                            (labels, Target::Known)
                         }
-                        Err(labels) => (labels, Target::Refused),
-                    };
+                    }
+                    Err(Some(labels)) => (labels, Target::Refused),
+                    Err(None) => (0, Target::NotOffered),
+                };
                 let edge = Edge {
                     from,
                     action,
@@ -164,6 +224,7 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
                         depth,
                         states: seen.len() as u64,
                         complete: false,
+                        stopped: None,
                     };
                 }
             }
@@ -176,6 +237,7 @@ pub fn walk(model: &MemtxModel, max_depth: Option<usize>, visitor: &mut dyn Visi
                 depth,
                 states: seen.len() as u64,
                 complete: true,
+                stopped: None,
             };
         }
         frontier = next;

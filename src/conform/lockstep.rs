@@ -139,12 +139,14 @@ pub fn reset_line(config: &ModelConfig) -> String {
 }
 
 /// Sends each trace's reset and steps, then reads and compares their
-/// answers in order: per trace, its departure if it has one. `ready` is
+/// answers in order on the fields `compare` names (conform: those both
+/// report; two builds: all): per trace, its departure if it has one. `ready` is
 /// given each reset's answer.
 pub fn run_traces(
     conn: &mut dyn Connection,
     reset: &str,
     traces: &[&Prepared],
+    compare: Fields,
     fields: &mut FieldsSeen,
     ready: &mut dyn FnMut(&Value),
 ) -> Result<Vec<Option<Departure>>, (usize, Breach)> {
@@ -169,11 +171,11 @@ pub fn run_traces(
                 let mut h = 0xcbf2_9ce4_8422_2325;
                 shape(model, &mut h);
                 if fields.shapes.insert(h) {
-                    fields.add(&compare_answers(model, model, Fields::Shared));
+                    fields.add(&compare_answers(model, model, compare));
                 }
                 continue;
             }
-            let c = compare_answers(model, &theirs, Fields::Shared);
+            let c = compare_answers(model, &theirs, compare);
             fields.add(&c);
             if !c.agree() && departure.is_none() {
                 departure = Some(Departure {

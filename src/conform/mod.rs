@@ -35,12 +35,12 @@ mod tests;
 pub use suite::Suite;
 
 use crate::config::ModelConfig;
-use crate::driver::compare::pattern;
+use crate::driver::compare::{pattern, Fields};
 use crate::model::{Action, MemtxModel, ModelSpec};
 use crate::trace::Step;
 use endpoint::Implementation;
 use lockstep::{prepare, reset_line, run_traces, Departure, FieldsSeen};
-use pool::{run_all, Progress, TraceBreach};
+use pool::{Pool, Progress, TraceBreach};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -55,6 +55,23 @@ pub struct ConformOptions {
     pub suite: Suite,
     /// Connections at once; results do not depend on it.
     pub jobs: usize,
+    /// The memory guard's bound on cutting the suite.
+    pub max_memory: Option<u64>,
+}
+
+/// Why a run could not finish.
+#[derive(Debug)]
+pub enum Failed {
+    /// The driver broke the protocol.
+    Breach(TraceBreach),
+    /// Cutting the suite passed the memory bound; nothing was driven.
+    Memory(graph::MemoryBound),
+}
+
+impl From<TraceBreach> for Failed {
+    fn from(b: TraceBreach) -> Failed {
+        Failed::Breach(b)
+    }
 }
 
 /// One kind of departure: the operation and the differing fields.
@@ -187,13 +204,18 @@ pub fn run(
     imp: &dyn Implementation,
     options: &ConformOptions,
     progress: &dyn Progress,
-) -> Result<ConformReport, TraceBreach> {
+) -> Result<ConformReport, Failed> {
     let started = Instant::now();
     let model = MemtxModel::new(ModelSpec::from_config(config));
-    let traces = suite::traces(&model, options.suite);
+    let traces = suite::traces(&model, options.suite, options.max_memory);
+    if let Some(m) = traces.walked.and_then(|w| w.stopped) {
+        return Err(Failed::Memory(m));
+    }
     let cutting = started.elapsed();
     let reset = reset_line(config);
-    let pool = run_all(&model, &reset, &traces.traces, imp, options.jobs, progress)
+    let mut connections = Pool::start(imp, options.jobs)?;
+    let pool = connections
+        .run(&model, &reset, &traces.traces, Fields::Shared, progress)
         .map_err(|b| placed(b, &model, &traces, None))?;
     let driving = started.elapsed() - cutting;
     let mut kinds: Vec<(Kind, Vec<usize>)> = Vec::new();
@@ -211,8 +233,8 @@ pub fn run(
         kinds[k].1.push(t);
         departures[t] = Some((d.step, (k < MAX_SHRUNK).then_some(k)));
     }
-    let mut connections = pool.connections;
     let conn = connections
+        .connections
         .first_mut()
         .expect("a run starts at least one connection");
     let mut divergences = Vec::new();
@@ -228,9 +250,17 @@ pub fn run(
         let mut depart = |actions: &[Action]| {
             let p = prepare(&model, actions);
             let mut scratch = FieldsSeen::default();
-            run_traces(conn.as_mut(), &reset, &[&p], &mut scratch, &mut |_| {})
-                .map(|mut d| d.pop().flatten())
-                .map_err(|(_, b)| b)
+            let shared = Fields::Shared;
+            run_traces(
+                conn.as_mut(),
+                &reset,
+                &[&p],
+                shared,
+                &mut scratch,
+                &mut |_| {},
+            )
+            .map(|mut d| d.pop().flatten())
+            .map_err(|(_, b)| b)
         };
         let shrunk = shrink::shrink(&model, &traces.traces[first], departure, &mut depart)
             .map_err(|breach| {
@@ -262,13 +292,14 @@ pub fn run(
             tries: shrunk.tries,
         });
     }
+    let implementation = connections.implementation.take();
     drop(connections);
     Ok(ConformReport {
         config: config.clone(),
         model,
         suite: options.suite,
         driver: imp.shown(),
-        implementation: pool.implementation,
+        implementation,
         traces,
         departures,
         steps: pool.steps,

@@ -63,10 +63,12 @@ pub struct Traces {
 }
 
 /// The traces of `suite` on `model`.
-pub fn traces(model: &MemtxModel, suite: Suite) -> Traces {
+/// The graph walk behind `branches` and `transitions` stops when the
+/// resident memory passes `max_memory` (`Traces::walked` says so).
+pub fn traces(model: &MemtxModel, suite: Suite, max_memory: Option<u64>) -> Traces {
     match suite {
-        Suite::Branches { depth } => branches(model, depth),
-        Suite::Transitions { depth } => transitions(model, depth),
+        Suite::Branches { depth } => branches(model, depth, max_memory),
+        Suite::Transitions { depth } => transitions(model, depth, max_memory),
         Suite::Random { walks, steps, seed } => Traces {
             traces: (0..walks)
                 .map(|i| {
@@ -105,12 +107,12 @@ impl Visitor for FirstTakers {
     }
 }
 
-fn branches(model: &MemtxModel, depth: Option<usize>) -> Traces {
+fn branches(model: &MemtxModel, depth: Option<usize>, max_memory: Option<u64>) -> Traces {
     let mut takers = FirstTakers {
         found: vec![None; BRANCH_COUNT],
         left: BRANCH_COUNT,
     };
-    let walked = graph::walk(model, depth, &mut takers);
+    let walked = graph::walk(model, depth, max_memory, &mut takers);
     let (traces, covers) = merge_prefixes(&takers.found);
     let unreached = BRANCHES
         .iter()
@@ -172,7 +174,7 @@ struct EveryTransition {
 impl Visitor for EveryTransition {
     fn edge(&mut self, graph: &Graph, edge: &Edge) -> bool {
         match edge.target {
-            Target::Refused => {}
+            Target::Refused | Target::NotOffered => {}
             // A tree edge below the bound is a prefix of the traces out
             // of its target, unless that has none (`expanded`).
             Target::New(NodeId { depth, .. }) if depth < self.depth => {}
@@ -188,12 +190,12 @@ impl Visitor for EveryTransition {
     }
 }
 
-fn transitions(model: &MemtxModel, depth: usize) -> Traces {
+fn transitions(model: &MemtxModel, depth: usize, max_memory: Option<u64>) -> Traces {
     let mut every = EveryTransition {
         depth,
         traces: Vec::new(),
     };
-    let walked = graph::walk(model, Some(depth), &mut every);
+    let walked = graph::walk(model, Some(depth), max_memory, &mut every);
     Traces {
         traces: every.traces,
         covers: Vec::new(),

@@ -81,7 +81,11 @@ fn conform(config: &ModelConfig, suite: Suite, fault: Option<Fault>, jobs: usize
             fault,
             sabotage: None,
         },
-        &ConformOptions { suite, jobs },
+        &ConformOptions {
+            suite,
+            jobs,
+            max_memory: None,
+        },
         &Quiet,
     )
     .expect("the in-process driver keeps the protocol")
@@ -122,7 +126,7 @@ fn this_builds_protocol_agrees_with_itself_on_every_suite() {
 fn every_branch_trace_takes_its_branch_at_its_step() {
     let config = default_model(10);
     let model = MemtxModel::new(ModelSpec::from_config(&config));
-    let t = suite::traces(&model, BRANCHES6);
+    let t = suite::traces(&model, BRANCHES6, None);
     // The default model's branches reached within six actions
     // (reports/default/coverage.csv: 50 by depth 7, 3 of them at 7).
     assert_eq!(t.covers.len(), 47);
@@ -151,7 +155,7 @@ fn every_branch_trace_takes_its_branch_at_its_step() {
 fn the_transition_suite_covers_every_transition_once_as_a_last_step_or_inside() {
     let config = default_model(10);
     let model = MemtxModel::new(ModelSpec::from_config(&config));
-    let t = suite::traces(&model, Suite::Transitions { depth: 3 });
+    let t = suite::traces(&model, Suite::Transitions { depth: 3 }, None);
     // Depth 3 of reports/default/growth.csv: 126 transitions, 107 states;
     // every tree edge into a state with successors is inside a trace.
     assert_eq!(t.walked.map(|w| w.states), Some(107));
@@ -210,6 +214,7 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
                 conn.as_mut(),
                 &lockstep::reset_line(&config),
                 &[&p],
+                crate::driver::compare::Fields::Shared,
                 &mut lockstep::FieldsSeen::default(),
                 &mut |_| {},
             )
@@ -314,10 +319,15 @@ fn a_driver_that_breaks_the_protocol_is_named_by_trace_and_step() {
         &ConformOptions {
             suite: BRANCHES6,
             jobs: 1,
+            max_memory: None,
         },
         &Quiet,
     )
     .err()
+    .and_then(|f| match f {
+        super::Failed::Breach(b) => Some(b),
+        super::Failed::Memory(_) => None,
+    })
     .expect("a breach");
     // The first trace has two steps: its reset, two answers, the next
     // reset, then the second trace's first step.
@@ -355,6 +365,7 @@ fn fields_a_driver_leaves_out_are_not_compared_and_said_so() {
         &ConformOptions {
             suite: BRANCHES6,
             jobs: 2,
+            max_memory: None,
         },
         &Quiet,
     )
@@ -369,4 +380,32 @@ fn fields_a_driver_leaves_out_are_not_compared_and_said_so() {
     assert!(render::render(&r, &[]).contains(
         "not compared (one side leaves them out): outcome.records[].admission, outcome.verifier_calls"
     ));
+}
+
+#[test]
+fn a_suite_past_the_memory_bound_is_refused_with_the_figures_before_driving() {
+    // Issue 38.9: `conform --suite transitions --depth 9` aborted under a
+    // memory limit instead of refusing.
+    let config = default_model(10);
+    let failed = run(
+        &config,
+        &Local {
+            fault: None,
+            sabotage: None,
+        },
+        &ConformOptions {
+            suite: Suite::Transitions { depth: 9 },
+            jobs: 1,
+            max_memory: Some(1 << 20),
+        },
+        &Quiet,
+    )
+    .err()
+    .expect("refused");
+    let super::Failed::Memory(m) = failed else {
+        panic!("{failed:?}")
+    };
+    assert_eq!((m.depth, m.limit), (0, 1 << 20));
+    assert!(m.resident > m.limit);
+    assert!(m.to_string().contains("more than the bound of 1 MB"), "{m}");
 }

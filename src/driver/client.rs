@@ -5,9 +5,10 @@
 //! handed over with a deadline, the last lines of its standard error kept
 //! for the message when it breaks the protocol. Dropping a [`Driver`]
 //! closes its input and kills it: nothing is left running. The driver
-//! runs in a process group of its own, and the whole group is killed, so
-//! a driver that is a script starting the real one (`sh -c`, a Python
-//! wrapper) leaves no child behind either.
+//! runs in a process group of its own, and the whole group and every
+//! descendant are killed ([`super::reaper`]), so a driver that is a
+//! script starting the real one (`sh -c`, a Python wrapper, a `setsid`
+//! child) leaves nothing behind either.
 //!
 //! Answers come back as JSON values, not as this crate's types: what is
 //! compared is what the driver wrote ([`super::compare`]).
@@ -112,6 +113,14 @@ impl Driver {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| DriverFault::Start(format!("{program}: {e}")))?;
+        if !super::reaper::started(child.id()) {
+            super::reaper::kill_tree(child.id());
+            let _ = child.wait();
+            super::reaper::finished(child.id());
+            return Err(DriverFault::Start(format!(
+                "{program}: the run is stopping"
+            )));
+        }
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
@@ -192,18 +201,7 @@ impl Driver {
     /// Kills the driver's process group (the driver and anything it
     /// started), then the driver itself should the group be gone.
     fn kill(&mut self) {
-        extern "C" {
-            fn kill(pid: i32, sig: i32) -> i32;
-        }
-        const SIGKILL: i32 = 9;
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: `kill(2)` reads no memory of ours; a negative pid
-            // names the process group the child leads (it was started
-            // with `process_group(0)`), which holds only its processes.
-            unsafe {
-                kill(-pid, SIGKILL);
-            }
-        }
+        super::reaper::kill_tree(self.child.id());
         let _ = self.child.kill();
     }
 
@@ -249,6 +247,7 @@ impl Drop for Driver {
         drop(self.requests.take());
         self.kill();
         let _ = self.child.wait();
+        super::reaper::finished(self.child.id());
         // The pipe threads end when their pipes close; they are not
         // joined, since a process that escaped the group and still holds
         // a pipe end would make this wait for it.

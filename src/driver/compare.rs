@@ -78,9 +78,59 @@ pub fn same_answer(before: &Value, now: &Value) -> bool {
     }
 }
 
+/// The lists whose order the card leaves open: an abort's or a revoke's
+/// `repairs` (the card repairs each root's descendants in no stated
+/// order, and states none between roots) and the `rollback_log` (its
+/// entries of one step come in that same open order). Compared in a
+/// canonical order — by record id, then by the entry's text — so they
+/// are compared as multisets. For the log that loses nothing: answers
+/// are compared after every step from the empty store, so two logs equal
+/// as multisets after each step added the same entries at each step.
+const UNORDERED: [(&str, &str); 2] = [("outcome", "repairs"), ("", "rollback_log")];
+
+/// `answer` with the [`UNORDERED`] lists in canonical order (borrowed
+/// when they already are).
+fn canonical(answer: &Value) -> std::borrow::Cow<'_, Value> {
+    let id = |v: &Value| {
+        let n = v.get("record").or_else(|| v.get("id"));
+        (n.and_then(Value::as_u64).unwrap_or(u64::MAX), v.to_string())
+    };
+    let list = |v: &Value, (outer, key): (&str, &str)| {
+        let v = if outer.is_empty() {
+            Some(v)
+        } else {
+            v.get(outer)
+        };
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_array)
+            .cloned()
+    };
+    let sorted = |items: &[Value]| items.windows(2).all(|w| id(&w[0]) <= id(&w[1]));
+    if UNORDERED
+        .iter()
+        .all(|&at| list(answer, at).is_none_or(|l| sorted(&l)))
+    {
+        return std::borrow::Cow::Borrowed(answer);
+    }
+    let mut out = answer.clone();
+    for (outer, key) in UNORDERED {
+        let holder = if outer.is_empty() {
+            Some(&mut out)
+        } else {
+            out.get_mut(outer)
+        };
+        if let Some(Value::Array(items)) = holder.and_then(|h| h.get_mut(key)) {
+            items.sort_by_cached_key(|v| id(v));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Compares two step answers (`{"outcome"|"error", "records",
-/// "rollback_log"}`).
+/// "rollback_log"}`), the lists the card leaves unordered as multisets
+/// ([`UNORDERED`]).
 pub fn compare_answers(before: &Value, now: &Value, fields: Fields) -> Comparison {
+    let (before, now) = (&*canonical(before), &*canonical(now));
     let mut c = Comparison::default();
     let refused = |v: &Value| v.get("error").is_some();
     c.compared.insert("refused".to_owned());
@@ -314,6 +364,26 @@ mod tests {
             "records": states.iter().enumerate().map(|(i, s)| json!({"id": i, "state": s, "reason": null})).collect::<Vec<_>>(),
             "rollback_log": []
         })
+    }
+
+    #[test]
+    fn repairs_and_log_entries_are_compared_in_any_order() {
+        let entry = |r: u64, repair: &str| json!({"record": r, "repair": repair, "root": r == 0});
+        let repairs = |ids: &[u64]| json!({"roots": [0, 1], "repairs": ids.iter().map(|&i| json!({"id": i, "repair": "revoked"})).collect::<Vec<_>>()});
+        let mut a = answer(repairs(&[0, 1, 2]), &["revoked", "revoked", "revoked"]);
+        a["rollback_log"] = json!([entry(0, "compensated"), entry(1, "leaked")]);
+        let mut b = answer(repairs(&[2, 0, 1]), &["revoked", "revoked", "revoked"]);
+        b["rollback_log"] = json!([entry(1, "leaked"), entry(0, "compensated")]);
+        for fields in [Fields::All, Fields::Shared] {
+            assert!(compare_answers(&a, &b, fields).agree(), "{fields:?}");
+        }
+        // Another multiset still differs.
+        b["rollback_log"] = json!([entry(1, "compensated"), entry(0, "compensated")]);
+        let c = compare_answers(&a, &b, Fields::All);
+        let paths: Vec<&str> = c.differences.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["rollback_log[1].repair"]);
+        b["outcome"] = repairs(&[2, 0]);
+        assert!(!compare_answers(&a, &b, Fields::All).agree());
     }
 
     #[test]

@@ -23,6 +23,7 @@
 pub mod answer_text;
 pub mod client;
 pub mod compare;
+pub mod reaper;
 mod session;
 
 pub use session::{Answer, Session};

@@ -139,7 +139,7 @@ impl MemtxModel {
 
     /// Whether the model itself lets `action` reach the protocol.
     #[inline]
-    fn admit(&self, state: &ModelState, action: &Action) -> Result<(), StepRefusal> {
+    pub fn admit(&self, state: &ModelState, action: &Action) -> Result<(), StepRefusal> {
         match *action {
             Action::Open { agent, .. } if agent.tx as usize != state.store.transactions().len() => {
                 Err(StepRefusal::NotThisTransaction)

@@ -286,3 +286,127 @@ fn no_difference_exits_0_and_retires_an_old_parting_trace() {
             .unwrap();
     assert!(report.parted.is_none());
 }
+
+/// `behaviour.json` of a diff across builds (docs/regression.md), the
+/// fields these tests read.
+#[derive(Debug, Deserialize)]
+struct BuildsOut {
+    kind: String,
+    states: u64,
+    transitions_checked: u64,
+    complete: bool,
+    parted: Option<BuildsParted>,
+}
+
+#[derive(Debug, Deserialize)]
+struct BuildsParted {
+    step: usize,
+    actions: Vec<String>,
+    before: Vec<serde_json::Value>,
+    now: Vec<serde_json::Value>,
+    differences: Vec<serde_json::Value>,
+}
+
+/// An executable `dir/NAME` that serves `memtx-check driver` of this
+/// build with one change: the last record's confidence, after a commit
+/// that leaves two records or more, reads 0.123.
+fn altered_build(dir: &Path) -> PathBuf {
+    let proxy = crate::support::proxy_driver(
+        dir,
+        "    step = json.loads(line).get(\"step\") or {}
+    if step.get(\"op\") == \"commit\" and len(answer.get(\"records\", [])) >= 2:
+        answer[\"records\"][-1][\"confidence\"] = 0.123
+",
+    );
+    let exe = dir.join("altered");
+    std::fs::write(
+        &exe,
+        format!(
+            "#!/bin/sh\nexec python3 '{}' '{}'\n",
+            proxy.display(),
+            crate::support::BIN
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    exe
+}
+
+/// `diff --behaviour MODEL --before-exe EXE` into `dir`.
+fn across_builds(exe: &Path, dir: &Path, extra: &[&str]) -> (Run, BuildsOut) {
+    let run: Run = bin()
+        .args(["diff", "--behaviour", "models/default.json", "--before-exe"])
+        .arg(exe)
+        .args(extra)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--traces")
+        .arg(dir.join("traces"))
+        .output()
+        .expect("the binary runs")
+        .into();
+    let report: BuildsOut = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/behaviour.json"))
+            .unwrap_or_else(|e| panic!("behaviour.json: {e}: {}{}", run.out, run.err)),
+    )
+    .unwrap();
+    assert_eq!(report.kind, "builds");
+    (run, report)
+}
+
+#[test]
+fn the_same_build_across_builds_agrees_and_is_warned_about() {
+    let dir = fresh("builds-same");
+    let (run, report) = across_builds(Path::new(crate::support::BIN), &dir, &["--depth", "4"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.out, run.err);
+    assert!(
+        run.out.contains(
+            "no behavioural difference up to depth 4 (873 states; 1326 transitions checked"
+        ),
+        "{}",
+        run.out
+    );
+    assert!(
+        run.err.contains("both sides are the same build"),
+        "{}",
+        run.err
+    );
+    assert_eq!((report.states, report.transitions_checked), (873, 1326));
+    assert!(!report.complete && report.parted.is_none());
+}
+
+#[test]
+fn another_build_parts_at_its_first_differing_transition_for_any_jobs() {
+    let dir = fresh("builds-altered");
+    let exe = altered_build(&dir);
+    let mut shown = Vec::new();
+    for jobs in ["1", "2"] {
+        let (run, report) = across_builds(&exe, &dir, &["--depth", "5", "--jobs", jobs]);
+        assert_eq!(run.code, Some(1), "{}{}", run.out, run.err);
+        assert!(
+            run.out.contains("the builds part after 4 steps"),
+            "{}",
+            run.out
+        );
+        assert!(
+            run.out
+                .contains("step 3  T0 commits              ← the builds part here"),
+            "{}",
+            run.out
+        );
+        assert!(
+            run.out
+                .contains("records[1].confidence: before 0.123, now 0.8"),
+            "{}",
+            run.out
+        );
+        let parted = report.parted.expect("parted");
+        assert_eq!(parted.step, 3);
+        assert_eq!(parted.before[..3], parted.now[..3]);
+        assert_ne!(parted.before[3], parted.now[3]);
+        assert_eq!(parted.differences.len(), 1, "{:?}", parted.differences);
+        shown.push(parted.actions);
+    }
+    assert_eq!(shown[0], shown[1], "the parting does not depend on --jobs");
+}

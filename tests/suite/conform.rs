@@ -261,27 +261,17 @@ fn this_builds_driver_agrees_on_every_suite() {
     }
 }
 
-/// A proxy in front of this build's driver that reports every
-/// quarantined record as committed.
-const PROXY: &str = r#"
-import json, subprocess, sys
-inner = subprocess.Popen([sys.argv[1], "driver"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
-for line in sys.stdin:
-    inner.stdin.write(line)
-    inner.stdin.flush()
-    answer = json.loads(inner.stdout.readline())
-    for record in answer.get("records", []):
-        if record.get("state") == "quarantined":
-            record["state"] = "committed"
-    print(json.dumps(answer), flush=True)
-"#;
+/// What the proxy in front of this build's driver changes: every
+/// quarantined record reads committed.
+const PROXY: &str = "    for record in answer.get(\"records\", []):
+        if record.get(\"state\") == \"quarantined\":
+            record[\"state\"] = \"committed\"
+";
 
 #[test]
 fn a_driver_that_changes_one_field_departs_with_a_short_replayable_trace() {
     let dir = fresh("proxy-script");
-    let script = dir.join("proxy.py");
-    std::fs::write(&script, PROXY).unwrap();
+    let script = crate::support::proxy_driver(&dir, PROXY);
     let driver = format!("python3 '{}' '{}'", script.display(), BIN);
     let r = conform(
         "proxy",
@@ -460,4 +450,77 @@ fn bad_flags_are_one_line_and_exit_2() {
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("did not start"), "{}", r.stderr);
+}
+
+/// What the proxy changes: an abort's or revoke's repairs, and the
+/// rollback-log entries of the step, come in reverse order (an order the
+/// card leaves open); each step it reordered adds a line to `$2`.
+const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
+    if json.loads(line).get(\"reset\") is not None:
+        before = 0
+    log = answer.get(\"rollback_log\", [])
+    sys.log_length = len(log)
+    repairs = (answer.get(\"outcome\") or {}).get(\"repairs\")
+    changed = len(log) - before > 1 or (repairs is not None and len(repairs) > 1)
+    if repairs is not None:
+        repairs.reverse()
+    log[before:] = reversed(log[before:])
+    if changed:
+        with open(sys.argv[2], \"a\") as f:
+            f.write(\"reordered\\n\")
+";
+
+#[test]
+fn repairs_and_log_entries_in_another_order_agree() {
+    // Issue 38.14: an implementation following the card's per-root
+    // pseudocode departed on two-agents for order alone.
+    let dir = fresh("reorder-script");
+    let script = crate::support::proxy_driver(&dir, REORDER);
+    let marks = dir.join("reordered");
+    let driver = format!(
+        "python3 '{}' '{}' '{}'",
+        script.display(),
+        BIN,
+        marks.display()
+    );
+    let r = conform(
+        "reorder",
+        "models/two-agents.json",
+        &driver,
+        &[
+            "--suite", "random", "--walks", "200", "--steps", "20", "--jobs", "2",
+        ],
+    );
+    let reordered = std::fs::read_to_string(&marks).unwrap_or_default();
+    assert!(
+        reordered.lines().count() > 0,
+        "the proxy reordered nothing: the test cannot fail"
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.report().agrees);
+}
+
+#[test]
+fn a_suite_past_the_memory_limit_is_refused_with_the_figures() {
+    // Issue 38.9: under a 1.5 GB address-space limit this aborted (exit
+    // 134) while cutting the suite.
+    let dir = fresh("memory");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1500000 && exec '{BIN}' conform models/default.json --driver \"'{BIN}' driver\" --suite transitions --depth 9 --out '{}' --traces '{}'",
+            dir.join("out").display(),
+            dir.join("traces").display()
+        ))
+        .output()
+        .expect("run sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cutting the suite from the model's graph took")
+            && err.contains("more than the bound of"),
+        "{err}"
+    );
+    assert!(!dir.join("out/conform.json").exists());
 }

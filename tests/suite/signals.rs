@@ -212,3 +212,81 @@ fn a_later_run_removes_what_killed_runs_left_and_nothing_of_the_users() {
         assert!(path.exists(), "{} is kept", path.display());
     }
 }
+
+/// A driver that answers nothing: it writes its pid, a child's in its
+/// group and a `setsid` child's (out of the group) to `$1`, and hangs.
+const HANGING_DRIVER: &str = r#"#!/bin/sh
+echo $$ > "$1.tmp"
+sleep 1000 &
+echo $! >> "$1.tmp"
+setsid sleep 1000 &
+echo $! >> "$1.tmp"
+mv "$1.tmp" "$1"
+sleep 1000
+"#;
+
+#[test]
+fn a_signal_kills_the_drivers_and_their_escaped_children() {
+    // Issue 38.3: conform and diff across builds left their drivers'
+    // groups running; 38.12: a `setsid` child escaped the group kill.
+    let dir = fresh("drivers");
+    let script = dir.join("hang.sh");
+    std::fs::write(&script, HANGING_DRIVER).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (n, (signal, code)) in [("TERM", 143), ("INT", 130), ("HUP", 129)]
+        .iter()
+        .enumerate()
+    {
+        for command in ["conform", "diff"] {
+            let pids = dir.join(format!("{command}-{signal}.pids"));
+            let mut cmd = bin();
+            match command {
+                "conform" => cmd
+                    .args(["conform", "models/default.json", "--jobs", "1", "--driver"])
+                    .arg(format!("'{}' '{}'", script.display(), pids.display())),
+                _ => {
+                    let exe = dir.join(format!("exe-{n}"));
+                    std::fs::write(
+                        &exe,
+                        format!(
+                            "#!/bin/sh\nexec '{}' '{}'\n",
+                            script.display(),
+                            pids.display()
+                        ),
+                    )
+                    .unwrap();
+                    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+                    cmd.args(["diff", "--behaviour", "models/default.json", "--jobs", "1"])
+                        .arg("--before-exe")
+                        .arg(&exe)
+                }
+            };
+            let mut child = Guard(
+                cmd.args(["--step-timeout", "600", "--out"])
+                    .arg(dir.join(format!("out-{command}-{n}")))
+                    .arg("--traces")
+                    .arg(dir.join(format!("traces-{command}-{n}")))
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("start memtx-check"),
+            );
+            wait_until(Duration::from_secs(30), "the driver started", || {
+                pids.exists()
+            });
+            send(child.0.id(), signal);
+            let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+            assert_eq!(got, Some(*code), "{command} SIG{signal}: {err}");
+            let started = std::fs::read_to_string(&pids).unwrap();
+            let pids: Vec<u32> = started
+                .split_whitespace()
+                .map(|p| p.parse().unwrap())
+                .collect();
+            assert_eq!(pids.len(), 3, "{started}");
+            wait_until(Duration::from_secs(5), "the drivers are gone", || {
+                pids.iter().all(|&p| !runs(p))
+            });
+        }
+    }
+}

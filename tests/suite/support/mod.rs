@@ -281,4 +281,24 @@ impl Drop for SmallDisk {
             eprintln!("could not unmount {}", self.root.display());
         }
     }
+
+/// `dir/proxy.py`: a Python driver in front of this build's `memtx-check
+/// driver` (`python3 dir/proxy.py BIN`) that runs `alter` (Python
+/// statements, indented four spaces, over `line`, the request, and
+/// `answer`, the inner driver's answer) before passing each answer on.
+pub fn proxy_driver(dir: &Path, alter: &str) -> PathBuf {
+    let script = dir.join("proxy.py");
+    let text = format!(
+        "import json, subprocess, sys\n\
+         inner = subprocess.Popen([sys.argv[1], \"driver\"], stdin=subprocess.PIPE,\n\
+         \x20                        stdout=subprocess.PIPE, text=True)\n\
+         for line in sys.stdin:\n\
+         \x20   inner.stdin.write(line)\n\
+         \x20   inner.stdin.flush()\n\
+         \x20   answer = json.loads(inner.stdout.readline())\n\
+         {alter}\
+         \x20   print(json.dumps(answer), flush=True)\n"
+    );
+    std::fs::write(&script, text).expect("write the proxy driver");
+    script
 }
