@@ -123,7 +123,11 @@ fn git_identity(root: &Path) -> (String, String) {
     // a branch held only there) reran this script, and rebuilt the crate,
     // at every cargo command. HEAD's reflog moves with every commit,
     // checkout and reset, wherever the branch itself is stored.
-    let mut watched = vec!["HEAD".to_owned(), "index".to_owned(), "logs/HEAD".to_owned()];
+    let mut watched = vec![
+        "HEAD".to_owned(),
+        "index".to_owned(),
+        "logs/HEAD".to_owned(),
+    ];
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
         watched.push(branch);
         watched.push("packed-refs".to_owned());

@@ -61,7 +61,7 @@ impl Protocol {
         rules.rival_verdict(
             rival.value() == candidate.value(),
             stale_write(snapshot, rival_id, self.variant.stale_check_empty_snapshot),
-            by_authority(candidate, rival, self.variant.same_source_tie),
+            rules.by_authority(candidate, rival, self.variant.same_source_tie),
         )
     }
 }
@@ -133,7 +133,11 @@ fn stale_write(snapshot: RecordSet, rival_id: RecordId, on_empty: StaleCheckEmpt
 /// Card §3.2: more authority supersedes the rival, less is refused; equal
 /// authority goes to user review, unless both share a source and the
 /// variant follows the code (card "Paper vs code").
-fn by_authority(candidate: &Record, rival: &Record, tie: SameSourceTie) -> Verdict {
+pub(in crate::protocol) fn by_authority(
+    candidate: &Record,
+    rival: &Record,
+    tie: SameSourceTie,
+) -> Verdict {
     let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
     if mine > theirs {
         Verdict::SupersedeOld(Admission::SupersededByAuthority)
@@ -155,7 +159,7 @@ fn rivals(store: &Store, id: RecordId) -> RecordSet {
 
 /// Active records of any kind on the candidate's entity and attribute,
 /// other than the candidate, whatever their windows.
-fn slot_holders(store: &Store, id: RecordId) -> RecordSet {
+pub(in crate::protocol) fn slot_holders(store: &Store, id: RecordId) -> RecordSet {
     let candidate = &store.records[id as usize];
     store
         .records
@@ -188,8 +192,18 @@ pub(in crate::protocol) fn supersede_rivals(
     store: &mut Store,
     id: RecordId,
 ) -> Result<RecordSet, ProtocolError> {
+    supersede_among(store, id, rivals(store, id))
+}
+
+/// Supersedes those of `candidates` whose value differs from record
+/// `id`'s, and returns them.
+pub(in crate::protocol) fn supersede_among(
+    store: &mut Store,
+    id: RecordId,
+    candidates: RecordSet,
+) -> Result<RecordSet, ProtocolError> {
     let value = store.records[id as usize].value();
-    let displaced: RecordSet = rivals(store, id)
+    let displaced: RecordSet = candidates
         .iter()
         .filter(|&r| store.records[r as usize].value() != value)
         .collect();

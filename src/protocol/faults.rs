@@ -76,6 +76,13 @@ pub(crate) enum Fault {
     StaleCheckSkippedForStronger,
     /// `supersede_old` moves no rival (one value per slot).
     SupersedeForgetsRivals,
+    /// A tie of authority is decided by the records' owner, not their
+    /// source: two records of one agent supersede where the card sends
+    /// different sources to review (admission, committed).
+    TieDecidedByOwner,
+    /// `supersede_old` displaces every holder of the slot of another
+    /// value, whatever its window (admission, supersede).
+    SupersedeIgnoresWindows,
     /// Check 4 looks at direct parents only (G3).
     DependencyParentsOnly,
     /// Check 4 also counts a superseded ancestor as unstable (admission).
@@ -270,6 +277,23 @@ impl Fault {
             },
             SupersedeForgetsRivals => &Rules {
                 supersede_rivals: |_, _| Ok(RecordSet::EMPTY),
+                ..CARD
+            },
+            TieDecidedByOwner => &Rules {
+                by_authority: |candidate, rival, tie| {
+                    let tied = candidate.effective_authority() == rival.effective_authority();
+                    if tied && candidate.owner() == rival.owner() {
+                        Verdict::SupersedeOld(Admission::SupersededBySameSource)
+                    } else {
+                        conflict::by_authority(candidate, rival, tie)
+                    }
+                },
+                ..CARD
+            },
+            SupersedeIgnoresWindows => &Rules {
+                supersede_rivals: |store, id| {
+                    conflict::supersede_among(store, id, conflict::slot_holders(store, id))
+                },
                 ..CARD
             },
             // Check 4 and what a passed record becomes.
