@@ -617,6 +617,28 @@ fn a_supersede_that_ignores_windows_breaks_admission_supersede_alone() {
     );
 }
 
+#[test]
+fn check_3_reading_revoked_parents_from_states_breaks_admission_order_alone() {
+    // The registry case, at depth 9 on the shipped rebuild model: T0
+    // stages a lookup (r0), T1 a crm record (r1) and a summary of both
+    // (r2); T0's abort revokes r0 and holds r2 back; T1 rebuilds r2 from
+    // r1, stages a summary of r2 and r1 (r3) and commits. r2 commits
+    // again but stays in the registry, which only grows, so check 3
+    // refuses r3 (`revoked_parent`). Read from the states, r2 is
+    // committed and check 3 passes; check 4, reading the registry, still
+    // quarantines r3 (`unstable_dependency`): the reason is not the first
+    // failing check's, and nothing but admission's `order` sees it.
+    let config =
+        ModelConfig::load(std::path::Path::new("models/coverage/rebuild.json")).expect("a model");
+    only_clause_catches(
+        config,
+        Fault::RevokedParentFromStates,
+        Invariant::Admission,
+        "order",
+        9,
+    );
+}
+
 // Honest outcomes: what each operation reports is what it did.
 
 #[test]

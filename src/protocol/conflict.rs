@@ -36,7 +36,7 @@ impl Protocol {
     ) -> Verdict {
         let rules = self.rules();
         let candidate = &store.records[id as usize];
-        let revoked_parent = candidate.derived_from().intersects(store.registry);
+        let revoked_parent = rules.revoked_parent(store, id);
         let laundered = || {
             self.has(Mechanism::PermissionInheritance)
                 && rules.laundered(store, id, self.variant.laundering_parents)
@@ -64,6 +64,14 @@ impl Protocol {
             rules.by_authority(candidate, rival, self.variant.same_source_tie),
         )
     }
+}
+
+/// Card §3.2, check 3: a parent of candidate `id` is in the revocation
+/// registry, which only grows (a view held back and rebuilt stays in it).
+pub(in crate::protocol) fn revoked_parent(store: &Store, id: RecordId) -> bool {
+    store.records[id as usize]
+        .derived_from()
+        .intersects(store.registry)
 }
 
 /// Card §3.2, check 3: a candidate derived from a revoked parent is

@@ -64,6 +64,10 @@ pub(crate) enum Fault {
     /// Check 3 tests laundering before the revoked-parent rule
     /// (admission, check order).
     LaunderingBeforeRevokedParent,
+    /// Check 3 reads a revoked parent from the parents' states (revoked, or
+    /// held back by a cascade), not the revocation registry: a record staged from a
+    /// view rebuilt and committed again passes check 3 (admission, order).
+    RevokedParentFromStates,
     /// Laundering refuses only public children of private parents (scope).
     LaunderingPublicOnly,
     /// Check 3 drops its same-value rule: a rival with the same value
@@ -245,6 +249,16 @@ impl Fault {
                     } else {
                         conflict::parent_refusal(revoked_parent, &|| false)
                     }
+                },
+                ..CARD
+            },
+            RevokedParentFromStates => &Rules {
+                revoked_parent: |store, id| {
+                    store.records[id as usize].derived_from().iter().any(|p| {
+                        let parent = &store.records[p as usize];
+                        parent.state == Lifecycle::Revoked
+                            || (parent.state == Lifecycle::Quarantined && parent.reason.is_none())
+                    })
                 },
                 ..CARD
             },

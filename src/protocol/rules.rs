@@ -95,6 +95,9 @@ rule_book! {
     fn check_evidence(record: &Record) -> bool = commit::check_evidence;
     /// Check 2, validity.
     fn check_validity(record: &Record, clock: Option<i32>) -> bool = commit::check_validity;
+    /// Check 3, whether a parent of the candidate is in the revocation
+    /// registry.
+    fn revoked_parent(store: &Store, id: RecordId) -> bool = conflict::revoked_parent;
     /// Check 3, its parent rules in the card's order: revoked parent, then
     /// laundering (asked only when needed: it walks the ancestors).
     fn parent_refusal(revoked_parent: bool, laundered: &dyn Fn() -> bool) -> Option<Reason> =
