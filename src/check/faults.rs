@@ -114,12 +114,28 @@ fn only_clause_catches(
     clause: &'static str,
     depth: usize,
 ) -> CheckReport {
+    only_clauses_catch(config, fault, &[(inv, clause, depth)])
+}
+
+/// `fault` is caught by each of `catchers` (invariant, clause, depth) and
+/// by nothing else: with those clauses switched off, the faulty
+/// protocol's verdicts on `config` are the intact protocol's.
+fn only_clauses_catch(
+    config: ModelConfig,
+    fault: Fault,
+    catchers: &[(Invariant, &'static str, usize)],
+) -> CheckReport {
     let intact = check(&config);
-    let report = caught(config.clone(), fault, inv, clause, depth);
+    let mut report = None;
+    for &(inv, clause, depth) in catchers {
+        report = Some(caught(config.clone(), fault, inv, clause, depth));
+    }
     let mut broken = config;
     broken.variant = broken.variant.with_fault(fault);
     let mut spec = ModelSpec::from_config(&broken);
-    spec.mute(inv, clause);
+    for &(inv, clause, _) in catchers {
+        spec.mute(inv, clause);
+    }
     let weakened = super::run_spec(&broken, spec, CheckOptions::quiet(2));
     let invariants = intact
         .properties
@@ -134,11 +150,11 @@ fn only_clause_catches(
         assert_eq!(
             (without.outcome, without.clause),
             (p.outcome, p.clause),
-            "{fault:?} with {inv} [{clause}] switched off: {}",
+            "{fault:?} with {catchers:?} switched off: {}",
             p.kind.name()
         );
     }
-    report
+    report.expect("at least one catcher")
 }
 
 fn lookup() -> String {
@@ -206,12 +222,14 @@ fn a_missing_source_that_keeps_its_authority_breaks_evidence() {
         r#""source": null, "authority": 0.95, "confidence": 0.4, "parent": "none""#,
     );
     let config = model((1, 1, 3), r#""low""#, "null", &[anonymous]);
-    only_clause_catches(
+    // Admission judges the commit that lets the record through.
+    only_clauses_catch(
         config,
         Fault::MissingSourceKeepsAuthority,
-        Invariant::Evidence,
-        "low_evidence",
-        3,
+        &[
+            (Invariant::Evidence, "low_evidence", 3),
+            (Invariant::Admission, "committed", 3),
+        ],
     );
 }
 
@@ -219,12 +237,14 @@ fn a_missing_source_that_keeps_its_authority_breaks_evidence() {
 fn a_window_read_a_day_late_breaks_validity() {
     let expired = template("expired", r#""valid_to": 9, "parent": "none""#);
     let config = model((1, 1, 3), r#""low""#, "10", &[expired]);
-    only_clause_catches(
+    // Admission judges the commit that lets the record through.
+    only_clauses_catch(
         config,
         Fault::ValidityOffByOne,
-        Invariant::Validity,
-        "outside_window",
-        3,
+        &[
+            (Invariant::Validity, "outside_window", 3),
+            (Invariant::Admission, "committed", 3),
+        ],
     );
 }
 
@@ -251,12 +271,14 @@ fn laundering_checked_for_public_children_only_breaks_scope() {
         r#""value": "no", "scope": "private", "parent": "none""#,
     );
     let config = model((2, 1, 4), r#""low""#, "null", &[private, summary()]);
-    only_clause_catches(
+    // Admission judges the commit that lets the record through.
+    only_clauses_catch(
         config,
         Fault::LaunderingPublicOnly,
-        Invariant::Scope,
-        "laundered",
-        4,
+        &[
+            (Invariant::Scope, "laundered", 4),
+            (Invariant::Admission, "committed", 4),
+        ],
     );
 }
 
@@ -544,6 +566,79 @@ fn laundering_tested_before_the_revoked_parent_rule_breaks_admission_order() {
     );
 }
 
+#[test]
+fn a_tie_decided_by_the_owner_breaks_admission_committed_alone() {
+    // Two sources of equal authority disagree: the card sends the second
+    // to review. Decided by the owner (one agent owns both), it
+    // supersedes instead: one value stands, reported truly, and nothing is
+    // quarantined, so only the clause that judges what a commit lets
+    // through sees it.
+    let echo = template(
+        "echo",
+        r#""value": "no", "source": "crm", "parent": "none""#,
+    );
+    let config = untooled((2, 1, 4), r#""low""#, "null", &[lookup(), echo]);
+    only_clause_catches(
+        config,
+        Fault::TieDecidedByOwner,
+        Invariant::Admission,
+        "committed",
+        4,
+    );
+}
+
+#[test]
+fn a_supersede_that_ignores_windows_breaks_admission_supersede_alone() {
+    // `early` and `later` hold the slot in disjoint windows; the
+    // correction overlaps `early` only, so the card supersedes `early`
+    // alone. Displacing `later` too leaves fewer values, not more, and the
+    // verdict reports it: only the clause that recomputes what
+    // `supersede_old` displaces sees it.
+    let early = template(
+        "early",
+        r#""valid_from": 1, "valid_to": 5, "parent": "none""#,
+    );
+    let later = template(
+        "later",
+        r#""value": "maybe", "valid_from": 6, "valid_to": 10, "parent": "none""#,
+    );
+    let correction = template(
+        "correction",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5,
+            "valid_from": 1, "valid_to": 5, "parent": "none""#,
+    );
+    let config = untooled((3, 1, 5), r#""low""#, "null", &[early, later, correction]);
+    only_clause_catches(
+        config,
+        Fault::SupersedeIgnoresWindows,
+        Invariant::Admission,
+        "supersede",
+        5,
+    );
+}
+
+#[test]
+fn check_3_reading_revoked_parents_from_states_breaks_admission_order_alone() {
+    // The registry case, at depth 9 on the shipped rebuild model: T0
+    // stages a lookup (r0), T1 a crm record (r1) and a summary of both
+    // (r2); T0's abort revokes r0 and holds r2 back; T1 rebuilds r2 from
+    // r1, stages a summary of r2 and r1 (r3) and commits. r2 commits
+    // again but stays in the registry, which only grows, so check 3
+    // refuses r3 (`revoked_parent`). Read from the states, r2 is
+    // committed and check 3 passes; check 4, reading the registry, still
+    // quarantines r3 (`unstable_dependency`): the reason is not the first
+    // failing check's, and nothing but admission's `order` sees it.
+    let config =
+        ModelConfig::load(std::path::Path::new("models/coverage/rebuild.json")).expect("a model");
+    only_clause_catches(
+        config,
+        Fault::RevokedParentFromStates,
+        Invariant::Admission,
+        "order",
+        9,
+    );
+}
+
 // Honest outcomes: what each operation reports is what it did.
 
 #[test]
@@ -659,12 +754,14 @@ fn check_4_on_direct_parents_only_breaks_g3_alone() {
     // Without the private note of the test above, whose laundering the
     // same fault lets through as well.
     let config = model((3, 2, 7), r#""low""#, "null", &[lookup(), summary()]);
-    only_clause_catches(
+    // Admission judges the commit that lets the record through.
+    only_clauses_catch(
         config,
         Fault::DependencyParentsOnly,
-        Invariant::G3,
-        "revoked_ancestor",
-        7,
+        &[
+            (Invariant::G3, "revoked_ancestor", 7),
+            (Invariant::Admission, "committed", 7),
+        ],
     );
 }
 
@@ -685,12 +782,14 @@ fn a_stale_check_skipped_for_stronger_writes_breaks_stale_writes_alone() {
     // Unlike a stale check that never fires, a weaker stale write is
     // still refused for being stale, so no refusal gives another reason.
     let config = stale_write_model();
-    only_clause_catches(
+    // Admission judges the commit that lets the record through.
+    only_clauses_catch(
         config,
         Fault::StaleCheckSkippedForStronger,
-        Invariant::StaleWrite,
-        "stale_win",
-        7,
+        &[
+            (Invariant::StaleWrite, "stale_win", 7),
+            (Invariant::Admission, "committed", 7),
+        ],
     );
 }
 

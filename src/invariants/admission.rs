@@ -1,10 +1,13 @@
-//! Admission (ours; card §3.2, the converse of the commit checks): a
-//! commit never quarantines a record a check would have let pass, and the
-//! reason it gives is the first check that fails in the card's order. The
-//! gate's I1 is an "if and only if"; this property makes the four checks
-//! one too, so that refusing too much is as visible as admitting too much
-//! (over-blocking at a boundary: a threshold or a window end made
-//! exclusive, the same-value rule dropped).
+//! Admission (ours; card §3.2, the commit checks recomputed both ways):
+//! every verdict a commit gives a record it judges is what the four checks
+//! decide in the card's order. A record is quarantined only when a check
+//! fails, for the first failing check's reason; committed only when every
+//! check passes; and the rivals it supersedes are the ones check 3's
+//! `supersede_old` displaces. The gate's I1 is an "if and only if"; this
+//! property makes the four checks one too, so that refusing too much
+//! (a threshold or a window end made exclusive, the same-value rule
+//! dropped) is as visible as admitting too much (a tie decided by the
+//! wrong field, a parent in the registry let through).
 //!
 //! Judged on each commit, record by record in the order the commit judged
 //! them (id order, DESIGN.md): each check is recomputed from the record's
@@ -14,7 +17,8 @@
 //! honest-outcome property holds those reports to the store. The
 //! revocation registry is what the monitor saw retracted (the retracted
 //! records and, with the cascade in force, the descendants their cascades
-//! reached), never the protocol's own; parents and ancestors come from
+//! reached), never the protocol's own; it only grows, so a view rebuilt
+//! and committed again stays in it. Parents and ancestors come from
 //! `derived_from`; rivals, windows and authority are read as
 //! [`super::fields`] reads them. Mechanisms a variant ablates are not
 //! checks, and the variant's switches (which parents laundering reads, the
@@ -27,7 +31,15 @@
 //!   and laundering rules and the slot's first rival);
 //! - `order`: R's check fails, but the first failing check in the card's
 //!   order gives another reason (an earlier check, or an earlier rule of
-//!   check 3).
+//!   check 3);
+//!
+//! for a record it committed (or made action_safe):
+//! - `committed`: some check fails;
+//!
+//! and for any record it judged:
+//! - `supersede`: the verdict names a superseded record that check 3's
+//!   `supersede_old` does not displace there (a rival left standing is
+//!   one-value-per-slot's, a supersede left unreported honest-outcome's).
 
 use super::ancestry::ancestors;
 use super::context::Context;
@@ -77,18 +89,23 @@ pub fn check(
     for verdict in &commit.records {
         let id = verdict.id;
         let judged = states.get(id as usize) == Some(&Lifecycle::Tentative);
-        if judged && verdict.result == CommitResult::Quarantined {
-            let given = after.record(id).and_then(|r| r.reason());
-            if let Some(given) = given {
-                let at = AtCheck {
-                    store: before,
-                    states: &states[..n],
-                    registry,
-                    snapshot,
-                };
-                if let Some(v) = judge(ctx, &at, id, given) {
-                    return Some(v);
-                }
+        if judged {
+            let at = AtCheck {
+                store: before,
+                states: &states[..n],
+                registry,
+                snapshot,
+            };
+            let found = match verdict.result {
+                CommitResult::Quarantined => after
+                    .record(id)
+                    .and_then(|r| r.reason())
+                    .and_then(|given| judge(ctx, &at, id, given)),
+                CommitResult::Committed | CommitResult::ActionSafe => passed(ctx, &at, id),
+                CommitResult::Revoked => None,
+            };
+            if let Some(v) = found.or_else(|| supersede(ctx, &at, id, verdict.superseded)) {
+                return Some(v);
             }
         }
         let Some(state) = states.get_mut(id as usize) else {
@@ -105,6 +122,61 @@ pub fn check(
         }
     }
     None
+}
+
+/// The violation, if record `id`, which the commit let pass, should
+/// have been quarantined: some check fails (clause `committed`).
+fn passed(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Violation> {
+    let first = first_failure(ctx, at, id)?;
+    Some(Violation::new(
+        Invariant::Admission,
+        "committed",
+        RecordSet::single(id),
+        format!(
+            "r{id} was committed, but {} fails: it must be quarantined for {}",
+            check_name(first.check()),
+            first.name()
+        ),
+    ))
+}
+
+/// The violation, if the rivals record `id`'s verdict superseded are not
+/// ones check 3's `supersede_old` displaces at its check (clause
+/// `supersede`): none unless checks 1 and 2 pass and check 3 decides to
+/// supersede, and then only the overlapping rivals of another value. A
+/// rival left standing is the business of one-value-per-slot, a supersede
+/// left unreported honest-outcome's.
+fn supersede(
+    ctx: &Context,
+    at: &AtCheck<'_>,
+    id: RecordId,
+    superseded: RecordSet,
+) -> Option<Violation> {
+    if superseded.is_empty() {
+        return None;
+    }
+    let earlier = [Check::Evidence, Check::Validity];
+    let decides = earlier
+        .iter()
+        .all(|&check| failure_of(ctx, at, id, check).is_none())
+        && conflict(ctx, at, id) == Some(Check3::Supersede);
+    let displaced = if decides {
+        displaced(at, id)
+    } else {
+        RecordSet::EMPTY
+    };
+    let wrong = superseded.difference(displaced).iter().next()?;
+    let why = if decides {
+        "it is no overlapping rival of another value"
+    } else {
+        "check 3 does not decide to supersede"
+    };
+    Some(Violation::new(
+        Invariant::Admission,
+        "supersede",
+        RecordSet::single(id).union(RecordSet::single(wrong)),
+        format!("r{id} superseded r{wrong}, but {why}"),
+    ))
 }
 
 /// The violation, if record `id`, quarantined for `given`, should not
@@ -170,7 +242,10 @@ fn failure_of(ctx: &Context, at: &AtCheck<'_>, id: RecordId, check: Check) -> Op
                 .is_none_or(|now| window_holds_at(r.window(), now));
             (ctx.has(Mechanism::Validity) && !passes).then_some(Reason::OutsideValidity)
         }
-        Check::Conflict => conflict(ctx, at, id),
+        Check::Conflict => match conflict(ctx, at, id)? {
+            Check3::Refuse(reason) => Some(reason),
+            Check3::Pass | Check3::Supersede => None,
+        },
         Check::DependencyStability => {
             let stable = !ancestors(at.store, id).intersects(at.registry);
             (ctx.has(Mechanism::DependencyStability) && !stable)
@@ -185,12 +260,23 @@ fn failure_of(ctx: &Context, at: &AtCheck<'_>, id: RecordId, check: Check) -> Op
     }
 }
 
+/// What check 3 decides for a candidate it judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check3 {
+    Refuse(Reason),
+    /// Passes beside what holds the slot (no rival, the same value).
+    Pass,
+    /// Passes and supersedes its overlapping rivals of another value.
+    Supersede,
+}
+
 /// Check 3, in the card's order: a parent in the registry, a private
-/// parent republished wider, then the slot's first rival in id order.
-fn conflict(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Reason> {
+/// parent republished wider, then the slot's first rival in id order;
+/// `None` for an unknown record.
+fn conflict(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Check3> {
     let r = at.store.record(id)?;
     if r.derived_from().intersects(at.registry) {
-        return Some(Reason::RevokedParent);
+        return Some(Check3::Refuse(Reason::RevokedParent));
     }
     if ctx.has(Mechanism::PermissionInheritance) && r.scope() != Scope::Private {
         let sources = if cfg!(feature = "tutorial-transitive-laundering") {
@@ -206,38 +292,68 @@ fn conflict(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Reason> {
             considered && private
         });
         if laundered {
-            return Some(Reason::PermissionLaundering);
+            return Some(Check3::Refuse(Reason::PermissionLaundering));
         }
     }
     if !ctx.has(Mechanism::Conflict) {
-        return None;
+        return Some(Check3::Pass);
     }
-    let rival = at.store.records().iter().enumerate().find(|&(x, other)| {
-        x != id as usize
-            && active(at.states[x])
-            && other.kind() != Kind::ToolAction
-            && other.entity() == r.entity()
-            && other.attribute() == r.attribute()
-            && windows_overlap(other.window(), r.window())
-    });
-    let (rival_id, rival) = rival?;
+    let Some(rival_id) = rivals(at, id).iter().next() else {
+        return Some(Check3::Pass);
+    };
+    let rival = at.store.record(rival_id)?;
     if rival.value() == r.value() {
-        return None;
+        return Some(Check3::Pass);
     }
     let stale_check = !at.snapshot.is_empty() || ctx.stale_check_always();
-    if stale_check && !at.snapshot.contains(rival_id as RecordId) {
-        return Some(Reason::StaleWrite);
+    if stale_check && !at.snapshot.contains(rival_id) {
+        return Some(Check3::Refuse(Reason::StaleWrite));
     }
     let (mine, theirs) = (effective_authority(r), effective_authority(rival));
     let same_source_supersedes =
         ctx.variant().same_source_tie == SameSourceTie::Supersede && r.source() == rival.source();
-    if mine > theirs || (mine == theirs && same_source_supersedes) {
-        None
-    } else if mine < theirs {
-        Some(Reason::LowerAuthority)
-    } else {
-        Some(Reason::NeedsReview)
-    }
+    Some(
+        if mine > theirs || (mine == theirs && same_source_supersedes) {
+            Check3::Supersede
+        } else if mine < theirs {
+            Check3::Refuse(Reason::LowerAuthority)
+        } else {
+            Check3::Refuse(Reason::NeedsReview)
+        },
+    )
+}
+
+/// The rivals of record `id` at its check: active records other than it,
+/// not tool actions, on its entity and attribute, their windows
+/// overlapping its own.
+fn rivals(at: &AtCheck<'_>, id: RecordId) -> RecordSet {
+    let Some(r) = at.store.record(id) else {
+        return RecordSet::EMPTY;
+    };
+    at.store
+        .records()
+        .iter()
+        .enumerate()
+        .filter(|&(x, other)| {
+            x != id as usize
+                && active(at.states[x])
+                && other.kind() != Kind::ToolAction
+                && other.entity() == r.entity()
+                && other.attribute() == r.attribute()
+                && windows_overlap(other.window(), r.window())
+        })
+        .map(|(x, _)| x as RecordId)
+        .collect()
+}
+
+/// What `supersede_old` displaces for record `id`: its rivals of another
+/// value.
+fn displaced(at: &AtCheck<'_>, id: RecordId) -> RecordSet {
+    let value = at.store.record(id).map(|r| r.value());
+    rivals(at, id)
+        .iter()
+        .filter(|&x| at.store.record(x).map(|r| r.value()) != value)
+        .collect()
 }
 
 /// The clause that speaks for `check` passing.

@@ -20,10 +20,10 @@ pub struct Context {
     selection: Selection,
     /// The selected ones judged on transitions, kept: every transition asks.
     on_transitions: Selection,
-    /// A clause switched off, to show what it alone catches (test builds
+    /// Clauses switched off, to show what they alone catch (test builds
     /// only: `check::faults`).
     #[cfg(test)]
-    muted: Option<(Invariant, &'static str)>,
+    muted: Vec<(Invariant, &'static str)>,
 }
 
 impl Context {
@@ -37,7 +37,7 @@ impl Context {
             selection: Selection::ALL,
             on_transitions: Selection::ALL.on_transitions(),
             #[cfg(test)]
-            muted: None,
+            muted: Vec::new(),
         }
     }
 
@@ -96,17 +96,18 @@ impl Context {
         self.on_transitions = selection.on_transitions();
     }
 
-    /// Switches off `clause` of `inv`: a violation it names counts as
+    /// Switches off `clause` of `inv` (beside any switched off before): a
+    /// violation it names counts as
     /// none (a weakened checker, for the tests that show each clause
     /// catches a fault no other clause or property catches).
     #[cfg(test)]
     pub(crate) fn mute(&mut self, inv: Invariant, clause: &'static str) {
-        self.muted = Some((inv, clause));
+        self.muted.push((inv, clause));
     }
 
     /// Whether `v` names the muted clause.
     #[cfg(test)]
     pub(crate) fn mutes(&self, v: &Violation) -> bool {
-        self.muted == Some((v.invariant, v.clause))
+        self.muted.contains(&(v.invariant, v.clause))
     }
 }

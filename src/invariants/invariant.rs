@@ -99,7 +99,7 @@ impl Invariant {
             Invariant::StaleWrite => "no stale late write wins",
             Invariant::TxHygiene => "transactions leave nothing half-done",
             Invariant::Snapshot => "each snapshot is what its tier saw at open",
-            Invariant::Admission => "nothing quarantined that passes its check",
+            Invariant::Admission => "every commit verdict the four checks decide",
             Invariant::HonestOutcome => "every outcome reports what happened",
         }
     }
@@ -130,7 +130,15 @@ impl Invariant {
             Invariant::StaleWrite => &["stale_win"],
             Invariant::TxHygiene => &["orphan_tentative", "not_action_safe"],
             Invariant::Snapshot => &["at_open", "changed"],
-            Invariant::Admission => &["evidence", "validity", "conflict", "dependency", "order"],
+            Invariant::Admission => &[
+                "evidence",
+                "validity",
+                "conflict",
+                "dependency",
+                "order",
+                "committed",
+                "supersede",
+            ],
             Invariant::HonestOutcome => &[
                 "verdict",
                 "status",

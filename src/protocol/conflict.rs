@@ -36,7 +36,7 @@ impl Protocol {
     ) -> Verdict {
         let rules = self.rules();
         let candidate = &store.records[id as usize];
-        let revoked_parent = candidate.derived_from().intersects(store.registry);
+        let revoked_parent = rules.revoked_parent(store, id);
         let laundered = || {
             self.has(Mechanism::PermissionInheritance)
                 && rules.laundered(store, id, self.variant.laundering_parents)
@@ -61,9 +61,17 @@ impl Protocol {
         rules.rival_verdict(
             rival.value() == candidate.value(),
             stale_write(snapshot, rival_id, self.variant.stale_check_empty_snapshot),
-            by_authority(candidate, rival, self.variant.same_source_tie),
+            rules.by_authority(candidate, rival, self.variant.same_source_tie),
         )
     }
+}
+
+/// Card §3.2, check 3: a parent of candidate `id` is in the revocation
+/// registry, which only grows (a view held back and rebuilt stays in it).
+pub(in crate::protocol) fn revoked_parent(store: &Store, id: RecordId) -> bool {
+    store.records[id as usize]
+        .derived_from()
+        .intersects(store.registry)
 }
 
 /// Card §3.2, check 3: a candidate derived from a revoked parent is
@@ -133,7 +141,11 @@ fn stale_write(snapshot: RecordSet, rival_id: RecordId, on_empty: StaleCheckEmpt
 /// Card §3.2: more authority supersedes the rival, less is refused; equal
 /// authority goes to user review, unless both share a source and the
 /// variant follows the code (card "Paper vs code").
-fn by_authority(candidate: &Record, rival: &Record, tie: SameSourceTie) -> Verdict {
+pub(in crate::protocol) fn by_authority(
+    candidate: &Record,
+    rival: &Record,
+    tie: SameSourceTie,
+) -> Verdict {
     let (mine, theirs) = (candidate.effective_authority(), rival.effective_authority());
     if mine > theirs {
         Verdict::SupersedeOld(Admission::SupersededByAuthority)
@@ -155,7 +167,7 @@ fn rivals(store: &Store, id: RecordId) -> RecordSet {
 
 /// Active records of any kind on the candidate's entity and attribute,
 /// other than the candidate, whatever their windows.
-fn slot_holders(store: &Store, id: RecordId) -> RecordSet {
+pub(in crate::protocol) fn slot_holders(store: &Store, id: RecordId) -> RecordSet {
     let candidate = &store.records[id as usize];
     store
         .records
@@ -188,8 +200,18 @@ pub(in crate::protocol) fn supersede_rivals(
     store: &mut Store,
     id: RecordId,
 ) -> Result<RecordSet, ProtocolError> {
+    supersede_among(store, id, rivals(store, id))
+}
+
+/// Supersedes those of `candidates` whose value differs from record
+/// `id`'s, and returns them.
+pub(in crate::protocol) fn supersede_among(
+    store: &mut Store,
+    id: RecordId,
+    candidates: RecordSet,
+) -> Result<RecordSet, ProtocolError> {
     let value = store.records[id as usize].value();
-    let displaced: RecordSet = rivals(store, id)
+    let displaced: RecordSet = candidates
         .iter()
         .filter(|&r| store.records[r as usize].value() != value)
         .collect();

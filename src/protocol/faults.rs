@@ -64,6 +64,10 @@ pub(crate) enum Fault {
     /// Check 3 tests laundering before the revoked-parent rule
     /// (admission, check order).
     LaunderingBeforeRevokedParent,
+    /// Check 3 reads a revoked parent from the parents' states (revoked, or
+    /// held back by a cascade), not the revocation registry: a record staged from a
+    /// view rebuilt and committed again passes check 3 (admission, order).
+    RevokedParentFromStates,
     /// Laundering refuses only public children of private parents (scope).
     LaunderingPublicOnly,
     /// Check 3 drops its same-value rule: a rival with the same value
@@ -76,6 +80,13 @@ pub(crate) enum Fault {
     StaleCheckSkippedForStronger,
     /// `supersede_old` moves no rival (one value per slot).
     SupersedeForgetsRivals,
+    /// A tie of authority is decided by the records' owner, not their
+    /// source: two records of one agent supersede where the card sends
+    /// different sources to review (admission, committed).
+    TieDecidedByOwner,
+    /// `supersede_old` displaces every holder of the slot of another
+    /// value, whatever its window (admission, supersede).
+    SupersedeIgnoresWindows,
     /// Check 4 looks at direct parents only (G3).
     DependencyParentsOnly,
     /// Check 4 also counts a superseded ancestor as unstable (admission).
@@ -241,6 +252,16 @@ impl Fault {
                 },
                 ..CARD
             },
+            RevokedParentFromStates => &Rules {
+                revoked_parent: |store, id| {
+                    store.records[id as usize].derived_from().iter().any(|p| {
+                        let parent = &store.records[p as usize];
+                        parent.state == Lifecycle::Revoked
+                            || (parent.state == Lifecycle::Quarantined && parent.reason.is_none())
+                    })
+                },
+                ..CARD
+            },
             LaunderingPublicOnly => &Rules {
                 laundered: |store, id, parents| {
                     store.records[id as usize].scope() == Scope::Public
@@ -270,6 +291,23 @@ impl Fault {
             },
             SupersedeForgetsRivals => &Rules {
                 supersede_rivals: |_, _| Ok(RecordSet::EMPTY),
+                ..CARD
+            },
+            TieDecidedByOwner => &Rules {
+                by_authority: |candidate, rival, tie| {
+                    let tied = candidate.effective_authority() == rival.effective_authority();
+                    if tied && candidate.owner() == rival.owner() {
+                        Verdict::SupersedeOld(Admission::SupersededBySameSource)
+                    } else {
+                        conflict::by_authority(candidate, rival, tie)
+                    }
+                },
+                ..CARD
+            },
+            SupersedeIgnoresWindows => &Rules {
+                supersede_rivals: |store, id| {
+                    conflict::supersede_among(store, id, conflict::slot_holders(store, id))
+                },
                 ..CARD
             },
             // Check 4 and what a passed record becomes.

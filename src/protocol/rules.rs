@@ -25,7 +25,7 @@ use super::repair;
 use super::revalidate;
 use super::store::{LogEntry, Repair, Store};
 use super::transaction::{visible_at, Tier, Transaction, TxId};
-use super::variant::LaunderingParents;
+use super::variant::{LaunderingParents, SameSourceTie};
 
 /// Declares the book once for both builds: each entry's doc, its
 /// signature, and the card's function that decides it.
@@ -95,6 +95,9 @@ rule_book! {
     fn check_evidence(record: &Record) -> bool = commit::check_evidence;
     /// Check 2, validity.
     fn check_validity(record: &Record, clock: Option<i32>) -> bool = commit::check_validity;
+    /// Check 3, whether a parent of the candidate is in the revocation
+    /// registry.
+    fn revoked_parent(store: &Store, id: RecordId) -> bool = conflict::revoked_parent;
     /// Check 3, its parent rules in the card's order: revoked parent, then
     /// laundering (asked only when needed: it walks the ancestors).
     fn parent_refusal(revoked_parent: bool, laundered: &dyn Fn() -> bool) -> Option<Reason> =
@@ -106,6 +109,11 @@ rule_book! {
     /// value, stale late write, authority.
     fn rival_verdict(same_value: bool, stale: bool, by_authority: Verdict) -> Verdict =
         conflict::rival_verdict;
+    /// Check 3, authority against the first rival: more supersedes, less
+    /// is refused, a tie goes to review unless the variant lets a shared
+    /// source supersede.
+    fn by_authority(candidate: &Record, rival: &Record, tie: SameSourceTie) -> Verdict =
+        conflict::by_authority;
     /// Check 3, `supersede_old`: the rivals it displaces.
     fn supersede_rivals(store: &mut Store, id: RecordId) -> Result<RecordSet, ProtocolError> =
         conflict::supersede_rivals;

@@ -97,3 +97,47 @@ fn the_parser_reads_the_file_and_every_minus_line() {
         .unwrap_err()
         .contains("no `- ` line"));
 }
+
+/// `.ci/mutants/run --baseline-only` on a tree holding `models/` only,
+/// judged by the binary under test, run from a folder outside any tree:
+/// its exit code and stdout.
+fn judge_baseline(tree: &std::path::Path, scratch: &std::path::Path) -> (i32, String) {
+    let cwd = scratch.join("elsewhere");
+    std::fs::create_dir_all(&cwd).expect("create a working folder");
+    let out = std::process::Command::new(root().join(".ci/mutants/run"))
+        .current_dir(&cwd)
+        .env("MUTANTS_WORK", scratch.join("work"))
+        .args(["--exe", crate::support::BIN, "--baseline-only", "--tree"])
+        .arg(tree)
+        .output()
+        .expect("run .ci/mutants/run");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code().unwrap_or(-1), stdout)
+}
+
+#[test]
+fn the_runner_judges_coverage_expectations_and_depths_from_any_folder() {
+    // no-cascade expects violations at depth 5: read as depth 0 (the
+    // model's path taken relative to where the runner was started), they
+    // were gone; a branch its expect.coverage names and the model never
+    // reaches went unnoticed (verdicts only).
+    let scratch = crate::support::fresh("runner");
+    let tree = scratch.join("tree");
+    std::fs::create_dir_all(tree.join("models")).expect("create models/");
+    let model = "models/ablations/no-cascade.json";
+    let text = std::fs::read_to_string(root().join(model)).expect("read the model");
+    std::fs::write(tree.join("models/no-cascade.json"), &text).expect("write the model");
+    let (code, stdout) = judge_baseline(&tree, &scratch);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("keeps every expect block"), "{stdout}");
+
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("the model is JSON");
+    json["expect"]["coverage"] = serde_json::json!(["rebuild.dropped_revoked"]);
+    std::fs::write(tree.join("models/no-cascade.json"), json.to_string()).expect("write");
+    let (code, stdout) = judge_baseline(&tree, &scratch);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stdout.contains("coverage [rebuild.dropped_revoked] unreached on no-cascade"),
+        "{stdout}"
+    );
+}

@@ -334,6 +334,46 @@ fn a_rebuilt_view_drops_its_revoked_source_and_commits_again() {
 }
 
 #[test]
+fn a_view_of_a_rebuilt_view_never_commits_again() {
+    // r2 is rebuilt and committed (step 9) but stays in the revocation
+    // registry, which only grows: its view r3, rebuilt (every source
+    // survives) or revalidated, is refused by check 3 each time.
+    let (code, report) = replay_json("traces/rebuilt-parent-registry.json");
+    assert_eq!(code, 0);
+    let rebuilt: Committed = outcome(&report, 9);
+    assert_eq!(rebuilt.status, "committed");
+    assert_eq!(
+        outcome::<Rebuilt>(&report, 11),
+        Rebuilt {
+            rebuilt: 3,
+            tx: 2,
+            dropped: vec![],
+        }
+    );
+    assert_eq!(report.steps[14].op, "revalidate");
+    for step in [12, 15] {
+        let c: Committed = outcome(&report, step);
+        assert_eq!(
+            (
+                c.status.as_str(),
+                c.records[0].id,
+                c.records[0].reason.as_deref()
+            ),
+            ("aborted", 3, Some("revoked_parent")),
+            "step {step}"
+        );
+    }
+    assert_eq!(
+        (
+            report.records[2].state.as_str(),
+            report.records[3].state.as_str()
+        ),
+        ("committed", "quarantined")
+    );
+    assert!(report.violations.is_empty());
+}
+
+#[test]
 fn a_revalidated_view_lets_its_readers_call_and_is_quarantined_again() {
     let (code, report) = replay_json("traces/revalidate-view.json");
     assert_eq!(code, 0);
