@@ -281,6 +281,7 @@ impl Drop for SmallDisk {
             eprintln!("could not unmount {}", self.root.display());
         }
     }
+}
 
 /// `dir/proxy.py`: a Python driver in front of this build's `memtx-check
 /// driver` (`python3 dir/proxy.py BIN`) that runs `alter` (Python
