@@ -113,11 +113,11 @@ mod tests {
             changes(&blessed, &now),
             [
                 "bounds.depth: 10 → 8",
+                "symmetry: added (true)",
                 "templates[lookup].authority: 0.7 → 0.9",
                 "templates: extra added",
                 "templates: recheck removed",
                 "variant.ablate: [] → [\"gate\"]",
-                "symmetry: added (true)",
             ]
         );
         let swapped = json!({"templates": [{"name": "b"}, {"name": "a"}]});
