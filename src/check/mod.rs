@@ -83,6 +83,21 @@ pub fn identity(config: &ModelConfig, properties: Selection) -> String {
     )
 }
 
+/// The identity of a check of `config` with `--symmetry` turned, and
+/// the line a resume of its checkpoint is refused with (the identity
+/// hashes the whole model, so without it the engine could only say
+/// "another model or bounds").
+fn near_identities(config: &ModelConfig, properties: Selection) -> Vec<(String, String)> {
+    let mut turned = config.clone();
+    turned.symmetry = !config.symmetry;
+    let why = if turned.symmetry {
+        "the checkpoint was made with --symmetry, and this run is without it: resume with --symmetry"
+    } else {
+        "the checkpoint was made without --symmetry, and this run is with it: resume without --symmetry"
+    };
+    vec![(identity(&turned, properties), why.to_owned())]
+}
+
 /// Whether the checkpoint in `dir` may be resumed by a check of `config`
 /// with `options`: `Err` with one line saying why not; `Ok` with a line per
 /// deeper level the resume skips (see [`engine::Resumable`]).
@@ -137,6 +152,7 @@ pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOpti
         checkpoint: options.checkpoint,
         resume: options.resume,
         identity: identity(config, options.properties),
+        near_identities: near_identities(config, options.properties),
         max_levels: options.max_levels,
         disk: options.disk,
     }

@@ -154,15 +154,7 @@ pub fn check_and_write(
                     &options.resume,
                     options.checkpoint.as_ref().or(options.disk.as_ref()),
                 ) {
-                    (Some(dir), _) => {
-                        warn(&check::resumable(config, &options, dir).map_err(|why| {
-                            let other = why.contains(ANOTHER_MODEL);
-                            other
-                                .then(|| symmetry_differs(config, &options, dir))
-                                .flatten()
-                                .unwrap_or(why)
-                        })?)
-                    }
+                    (Some(dir), _) => warn(&check::resumable(config, &options, dir)?),
                     (None, Some(dir)) => check::prepare_checkpoint(config, &options, dir)?,
                     (None, None) => {}
                 }
@@ -218,35 +210,6 @@ fn prepare_run_dirs(
         locks.push(prepare_dir(out, "--out")?);
     }
     Ok(locks)
-}
-
-/// How the engine words a checkpoint of another model or bounds.
-const ANOTHER_MODEL: &str = "is of another model or bounds";
-
-/// Why a resume of `dir` was refused, when it is that the checkpoint was
-/// made with `--symmetry` and this run is without it, or the other way
-/// round: the same check with symmetry turned would resume it (the
-/// checkpoint's identity hashes the whole model, so the engine can only
-/// say it is of "another model or bounds").
-fn symmetry_differs(config: &ModelConfig, options: &CheckOptions, dir: &Path) -> Option<String> {
-    let mut turned = config.clone();
-    turned.symmetry = !config.symmetry;
-    let resumes = match check::resumable(&turned, options, dir) {
-        Ok(_) => true,
-        // Past the identity: another reason, but symmetry is what differs.
-        Err(why) => !why.contains(ANOTHER_MODEL),
-    };
-    resumes.then(|| {
-        let (made, this) = if turned.symmetry {
-            ("with --symmetry", "without it: resume with --symmetry")
-        } else {
-            ("without --symmetry", "with it: resume without --symmetry")
-        };
-        format!(
-            "{}: the checkpoint was made {made}, and this run is {this}",
-            dir.display()
-        )
-    })
 }
 
 /// The distributed check's options from the plan.

@@ -72,6 +72,13 @@ struct Meta {
 fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta, String> {
     let level_dir = level_dir(dir, depth);
     let meta: Meta = read_meta(&level_dir)?;
+    if let Some((_, why)) = opts
+        .near_identities
+        .iter()
+        .find(|(i, _)| *i == meta.identity)
+    {
+        return Err(format!("{}: {why}", dir.display()));
+    }
     if meta.identity != opts.identity {
         return Err(format!(
             "{}: the checkpoint is of another model or bounds ({}), not {}",

@@ -38,6 +38,11 @@ pub struct EngineOptions {
     /// model's configuration): written into checkpoints, and compared on
     /// resume. The bounds and fingerprint width are compared as well.
     pub identity: String,
+    /// Identities of runs that differ from this one in one setting the
+    /// user chooses, each with the line naming that setting: a checkpoint
+    /// of one is refused with its line, not as of "another model or
+    /// bounds" (the check gives the identity of its `--symmetry` turned).
+    pub near_identities: Vec<(String, String)>,
     /// Stop after this many levels have been discovered (level 0
     /// included), as an interruption would ([`super::Stopped::LevelLimit`]).
     pub max_levels: Option<usize>,
@@ -62,6 +67,7 @@ impl Default for EngineOptions {
             checkpoint: None,
             resume: None,
             identity: String::new(),
+            near_identities: Vec::new(),
             max_levels: None,
             disk: None,
         }
