@@ -201,6 +201,9 @@ fn refuse_unwritable(plan: &CiPlan, models: &[(PathBuf, ModelConfig)]) -> Result
             ensure_writable(folder, "--update-expect")?;
         }
     }
+    // The traces folder first: probing it makes nothing, where the report
+    // folder's probe below makes OUT, which a refusal would leave behind.
+    probe_traces(&plan.traces)?;
     let flag = if plan.bless { "--baselines" } else { "--out" };
     for (_, config) in models {
         let dir = inside(&plan.out, &config.name)?;
@@ -209,8 +212,7 @@ fn refuse_unwritable(plan: &CiPlan, models: &[(PathBuf, ModelConfig)]) -> Result
         }
         refuse_planted(&dir, flag).map_err(CliError)?;
     }
-    ensure_writable(&plan.out, flag)?;
-    probe_traces(&plan.traces)
+    ensure_writable(&plan.out, flag)
 }
 
 /// Rewrites `file`'s `expect` block to what `report` found (its coverage

@@ -578,6 +578,9 @@ fn ci_refuses_unwritable_folders_before_any_check() {
         bless.err
     );
     assert!(!dir.join("reports/laundering").exists(), "nothing blessed");
+    // Nor an empty baselines folder left behind (the folder probe made it
+    // before the traces probe refused).
+    assert!(!dir.join("reports").exists(), "nothing made");
     std::fs::remove_file(dir.join("traces")).unwrap();
     let Some(disk) = crate::support::SmallDisk::mount("ci-models", 1024) else {
         return;
