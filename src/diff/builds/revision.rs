@@ -1,7 +1,8 @@
 //! `--before-rev REV`: this repository's memtx-check as of git revision
 //! REV, built once into a cache under `target/memtx-check-builds/` and
-//! reused. The revision is checked out into a git worktree of its own
-//! (`COMMIT/src`, removed once built), built in release with one cargo
+//! reused. The revision is checked out into a folder of its own
+//! (`COMMIT/src`, a clone sharing the repository's objects, removed once
+//! built: nothing is written into the repository itself), built in release with one cargo
 //! target folder shared by every cached revision (so dependencies are
 //! compiled once), and its binary kept as `COMMIT/memtx-check` beside a
 //! `built` marker written last: a cache entry without the marker is
@@ -95,20 +96,8 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
         return Ok(done(exe));
     }
     let src = entry.join("src");
-    remove_worktree(&top, &src);
-    std::fs::create_dir_all(&entry).map_err(|e| fail("cannot create", &e))?;
-    git(
-        &top,
-        &[
-            "worktree",
-            "add",
-            "--detach",
-            "--force",
-            &src.to_string_lossy(),
-            &commit,
-        ],
-    )
-    .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"))?;
+    check_out(&top, &commit, &src)
+        .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"))?;
     say(&format!(
         "building memtx-check at {rev} ({}) into {} (once; later runs reuse it)",
         crate::build_info::prefix(&commit, 10),
@@ -123,7 +112,7 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
         std::fs::write(entry.join("built"), format!("{commit}\n"))
             .map_err(|e| format!("cannot mark {} built: {e}", entry.display()))
     });
-    remove_worktree(&top, &src);
+    let _ = std::fs::remove_dir_all(&src);
     result.map_err(|e| format!("--before-rev {rev}: {e}"))?;
     Ok(done(exe))
 }
@@ -157,15 +146,83 @@ fn cargo_build(src: &Path, target: &Path) -> Result<PathBuf, String> {
     Ok(target.join("release").join("memtx-check"))
 }
 
-/// Removes the worktree at `src`, if there is one (an earlier build that
-/// was killed may have left it).
-fn remove_worktree(top: &Path, src: &Path) {
-    if src.exists() {
-        let _ = git(
-            top,
-            &["worktree", "remove", "--force", &src.to_string_lossy()],
-        );
-        let _ = std::fs::remove_dir_all(src);
+/// Checks `commit` of the repository at `top` out into `src`, a folder
+/// of the cache's (an older one there is removed first): a clone that
+/// borrows the repository's objects (`git clone --shared`), so nothing is
+/// written into the user's repository, no worktree registered in it and
+/// none of its worktrees pruned, and the build still sees a git checkout
+/// of `commit` (its build identity names the commit).
+fn check_out(top: &Path, commit: &str, src: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(src);
+    let to = src.to_string_lossy();
+    git(
+        top,
+        &["clone", "--quiet", "--shared", "--no-checkout", ".", &to],
+    )?;
+    git(src, &["checkout", "--quiet", "--detach", commit]).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_git(dir: &Path, args: &[&str]) -> String {
+        let mut all = vec!["-c", "user.name=t", "-c", "user.email=t@example.org"];
+        all.extend_from_slice(args);
+        git(dir, &all).unwrap()
     }
-    let _ = git(top, &["worktree", "prune"]);
+
+    /// Issue 38.12: `--before-rev` ran `git worktree prune` on the user's
+    /// repository; the checkout now leaves its worktrees, refs and index
+    /// as they were.
+    #[test]
+    fn a_revision_is_checked_out_without_touching_the_users_repository() {
+        let dir = std::env::temp_dir().join(format!("memtx-revision-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let repo = dir.join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        run_git(&repo, &["init", "--quiet"]);
+        std::fs::write(repo.join("file.txt"), "first").unwrap();
+        run_git(&repo, &["add", "file.txt"]);
+        run_git(&repo, &["commit", "--quiet", "-m", "first"]);
+        let first = run_git(&repo, &["rev-parse", "HEAD"]);
+        std::fs::write(repo.join("file.txt"), "second").unwrap();
+        run_git(&repo, &["commit", "--quiet", "-am", "second"]);
+        // A worktree of the user's whose folder is gone for now (on a
+        // removable disk, say): prunable, and not ours to prune.
+        let away = dir.join("away");
+        run_git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "--detach",
+                &away.to_string_lossy(),
+            ],
+        );
+        std::fs::remove_dir_all(&away).unwrap();
+        let before = run_git(&repo, &["worktree", "list", "--porcelain"]);
+        let status = run_git(&repo, &["status", "--porcelain"]);
+
+        let src = dir.join("cache/src");
+        check_out(&repo, &first, &src).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(src.join("file.txt")).unwrap(),
+            "first"
+        );
+        assert_eq!(run_git(&src, &["rev-parse", "HEAD"]), first);
+        assert_eq!(
+            run_git(&src, &["status", "--porcelain"]),
+            "",
+            "a clean checkout"
+        );
+        assert_eq!(run_git(&repo, &["worktree", "list", "--porcelain"]), before);
+        assert!(before.contains("prunable"), "{before}");
+        assert_eq!(run_git(&repo, &["status", "--porcelain"]), status);
+        // Again over the first: an older checkout is replaced.
+        check_out(&repo, &first, &src).unwrap();
+        assert_eq!(run_git(&src, &["rev-parse", "HEAD"]), first);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
