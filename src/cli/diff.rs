@@ -549,6 +549,7 @@ fn run_builds(
             depth,
             jobs,
             step_timeout,
+            max_memory: crate::engine::default_max_memory(),
             observer: progress::observer(),
             warn: Box::new(|w| eprintln!("memtx-check: warning: {w}")),
         },
@@ -583,6 +584,8 @@ fn run_builds(
     print(&builds::render(&report, trace.as_deref()))?;
     Ok(if report.parting.is_some() {
         Verdict::Violated
+    } else if report.stopped.is_some() {
+        Verdict::Inconclusive
     } else {
         Verdict::Holds
     })

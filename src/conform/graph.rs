@@ -57,6 +57,11 @@ pub trait Visitor {
     /// A state below the depth bound whose actions were all visited, and
     /// how many were transitions.
     fn expanded(&mut self, _graph: &Graph, _node: NodeId, _transitions: usize) {}
+    /// The bytes of the largest collection the visitor grows as it is
+    /// told of edges (the memory guard allows for its next reallocation).
+    fn largest_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// The links of every level walked.
@@ -64,14 +69,16 @@ pub struct Graph {
     levels: Vec<Vec<Link>>,
 }
 
-/// The walk stopped because its process's resident memory passed the
-/// bound (the memory guard's, [`crate::engine::default_max_memory`] by
-/// default), before the allocator could fail.
+/// The walk stopped because the memory it would need passed the bound
+/// (the memory guard's, [`crate::engine::default_max_memory`] by
+/// default; see [`crate::engine::growth_over_bound`]), before the
+/// allocator could fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryBound {
     /// The depth of the states being expanded.
     pub depth: usize,
-    pub resident: u64,
+    /// What the walk would need with its largest collection grown.
+    pub needed: u64,
     pub limit: u64,
 }
 
@@ -79,8 +86,8 @@ impl std::fmt::Display for MemoryBound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "cutting the suite from the model's graph took {} of memory at depth {}, more than the bound of {} (--depth smaller, or more memory)",
-            crate::human::bytes(self.resident),
+            "cutting the suite from the model's graph would need {} of memory at depth {}, more than the bound of {} (--depth smaller, or more memory)",
+            crate::human::bytes(self.needed),
             self.depth,
             crate::human::bytes(self.limit)
         )
@@ -128,7 +135,8 @@ impl Graph {
 
 /// Walks `model`'s graph breadth-first, expanding the states of depth
 /// below `max_depth` (every depth when `None`), telling `visitor` of each
-/// offered action; stops when the resident memory passes `max_memory`.
+/// offered action; stops when the memory it would need passes
+/// `max_memory`.
 pub fn walk(
     model: &MemtxModel,
     max_depth: Option<usize>,
@@ -166,15 +174,22 @@ pub fn walk(
             for &action in &offered {
                 edges = edges.wrapping_add(1);
                 if let Some(limit) = max_memory.filter(|_| edges % GUARD_EVERY == 1) {
-                    let resident = crate::engine::resident_bytes();
-                    if resident > limit {
+                    let largest = [
+                        seen.capacity() * (size_of::<u64>() + 1),
+                        next.capacity() * size_of::<ModelState>(),
+                        links.capacity() * size_of::<Link>(),
+                        visitor.largest_bytes(),
+                    ];
+                    let largest = largest.into_iter().max().unwrap_or(0) as u64;
+                    if let Some((needed, limit)) = crate::engine::growth_over_bound(limit, largest)
+                    {
                         return Walked {
                             depth,
                             states: seen.len() as u64,
                             complete: false,
                             stopped: Some(MemoryBound {
                                 depth,
-                                resident,
+                                needed,
                                 limit,
                             }),
                         };

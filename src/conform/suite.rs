@@ -188,6 +188,10 @@ impl Visitor for EveryTransition {
             self.traces.push(graph.path(node));
         }
     }
+
+    fn largest_bytes(&self) -> usize {
+        self.traces.capacity() * size_of::<Vec<Action>>()
+    }
 }
 
 fn transitions(model: &MemtxModel, depth: usize, max_memory: Option<u64>) -> Traces {

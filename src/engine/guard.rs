@@ -50,6 +50,43 @@ pub(crate) fn over_bound(all: &[Estimate]) -> Option<(u64, u64)> {
     })
 }
 
+/// For a walk that grows its collections as it goes rather than planning
+/// a level ahead (conform's graph walk, which the lockstep walk across
+/// builds shares): the bytes it would need, and the bound they pass, if
+/// its largest collection, `largest` bytes now, reallocated at twice its
+/// size while still held, would take the process past `limit` (its
+/// resident memory, with [`SLACK`]) or, under an address-space limit
+/// (`ulimit -v`, `ulimit -d`), past nine tenths of that limit counted in
+/// address space: threads started after `limit` was set (a pool of
+/// drivers' readers) reserve address space it did not allow for.
+pub(crate) fn growth_over_bound(limit: u64, largest: u64) -> Option<(u64, u64)> {
+    let added = 2 * largest;
+    let resident = Estimate {
+        process: 0,
+        resident: resident_bytes(),
+        added,
+        limit,
+    };
+    over_bound(&[resident]).or_else(|| {
+        let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+        let space = parse_soft_limits(&limits, &["Max address space", "Max data size"])? / 10 * 9;
+        let needed = address_space_bytes() + added + SLACK;
+        (needed > space).then_some((needed, space))
+    })
+}
+
+/// The address space this process holds, touched or not
+/// (`/proc/self/statm`'s first field); 0 where it cannot be read.
+fn address_space_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096
+}
+
 /// Why the level after `levels` must not be built from `frontier` (the
 /// next level the last if `leaf`), by a run whose visited set is
 /// `visited`, if `max_memory` forbids it.

@@ -295,7 +295,15 @@ struct BuildsOut {
     states: u64,
     transitions_checked: u64,
     complete: bool,
+    memory_bound: Option<BuildsMemoryBound>,
     parted: Option<BuildsParted>,
+}
+
+#[derive(Debug, Deserialize)]
+struct BuildsMemoryBound {
+    depth: usize,
+    needed_bytes: u64,
+    limit_bytes: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -373,7 +381,42 @@ fn the_same_build_across_builds_agrees_and_is_warned_about() {
         run.err
     );
     assert_eq!((report.states, report.transitions_checked), (873, 1326));
-    assert!(!report.complete && report.parted.is_none());
+    assert!(!report.complete && report.parted.is_none() && report.memory_bound.is_none());
+}
+
+/// Issue 38: the walk across builds held no memory bound and aborted
+/// (exit 134) under an address-space limit; it now stops at the guard's
+/// bound, says how far the builds agree, and is inconclusive (exit 3).
+#[test]
+fn a_walk_across_builds_past_the_memory_bound_is_inconclusive() {
+    let dir = fresh("builds-memory");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 600000 && exec '{bin}' diff --behaviour models/default.json --before-exe '{bin}' --depth 9 --out '{out}' --traces '{traces}'",
+            bin = crate::support::BIN,
+            out = dir.join("out").display(),
+            traces = dir.join("traces").display()
+        ))
+        .output()
+        .expect("run sh");
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{text}{err}");
+    assert!(
+        text.contains("inconclusive: the walk would need")
+            && text.contains("more than the bound of")
+            && text.contains("no behavioural difference up to depth"),
+        "{text}"
+    );
+    let report: BuildsOut =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/behaviour.json")).unwrap())
+            .unwrap();
+    let bound = report.memory_bound.expect("the guard's stop is reported");
+    assert!(bound.needed_bytes > bound.limit_bytes, "{bound:?}");
+    assert!(bound.depth < 9 && !report.complete && report.parted.is_none());
 }
 
 #[test]

@@ -33,6 +33,17 @@ pub fn render(r: &BuildsReport, trace: Option<&str>) -> String {
     );
     let Some(p) = &r.parting else {
         let reached = r.levels.last().map_or(0, |l| l.depth);
+        if let Some(m) = &r.stopped {
+            let _ = writeln!(
+                out,
+                "inconclusive: the walk would need {} of memory gathering the traces out of depth {}, more than the bound of {}; no behavioural difference up to depth {reached} ({} states; {speed}) (--depth smaller, or more memory)",
+                crate::human::bytes(m.needed),
+                m.depth,
+                crate::human::bytes(m.limit),
+                r.levels.last().map_or(0, |l| l.total_states),
+            );
+            return out;
+        }
         let _ = writeln!(
             out,
             "no behavioural difference up to depth {reached} ({} states; {speed}{})",

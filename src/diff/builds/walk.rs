@@ -10,7 +10,7 @@
 use crate::build_info::BuildInfo;
 use crate::config::ModelConfig;
 use crate::conform::endpoint::Process;
-use crate::conform::graph::{self, Edge, Graph, Target, Visitor};
+use crate::conform::graph::{self, Edge, Graph, MemoryBound, Target, Visitor};
 use crate::conform::lockstep::{prepare, reset_line, Departure};
 use crate::conform::pool::{Pool, Progress, TraceBreach};
 use crate::driver::client::DriverFault;
@@ -39,6 +39,9 @@ pub struct BuildsOptions {
     pub jobs: usize,
     /// How long a driver may take to answer one request.
     pub step_timeout: Duration,
+    /// The walk stops when this process's resident memory passes this
+    /// many bytes (the memory guard's bound), before the allocator fails.
+    pub max_memory: Option<u64>,
     pub observer: Box<dyn RunObserver>,
     /// Told of what is allowed but probably not meant (both sides the
     /// same build).
@@ -63,6 +66,9 @@ pub struct BuildsReport {
     pub resets: u64,
     /// A level added no store: every reachable store was walked.
     pub complete: bool,
+    /// The memory bound stopped the walk while it gathered the level after
+    /// the last one compared (that level's traces were not sent).
+    pub stopped: Option<MemoryBound>,
     pub parting: Option<Parting>,
     pub elapsed: Duration,
 }
@@ -146,6 +152,10 @@ impl Visitor for Levels<'_> {
         }
         self.batch.push(graph.trace_of(edge));
         true
+    }
+
+    fn largest_bytes(&self) -> usize {
+        self.batch.capacity() * size_of::<Vec<Action>>()
     }
 }
 
@@ -332,8 +342,11 @@ pub fn run(
         parting: None,
         failure: None,
     };
-    let walked = graph::walk(&model, Some(options.depth), None, &mut levels);
-    if levels.parting.is_none() && levels.failure.is_none() && !levels.batch.is_empty() {
+    let walked = graph::walk(&model, Some(options.depth), options.max_memory, &mut levels);
+    // A level cut short by the memory bound is not sent: what was compared
+    // is whole levels.
+    let whole = walked.stopped.is_none();
+    if whole && levels.parting.is_none() && levels.failure.is_none() && !levels.batch.is_empty() {
         levels.flush();
     }
     if let Some(e) = levels.failure {
@@ -350,6 +363,7 @@ pub fn run(
         steps: levels.steps,
         resets: levels.resets,
         complete: walked.complete && levels.parting.is_none(),
+        stopped: walked.stopped.filter(|_| levels.parting.is_none()),
         parting: levels.parting,
         elapsed: started.elapsed(),
     })

@@ -1,6 +1,7 @@
 //! `behaviour.json` of a diff across builds, for programs (serialize-only
 //! wire types, `"kind": "builds"`): the model, the depth, both builds, the
-//! walk's size and speed, and the parting with both builds' answer to
+//! walk's size and speed, the memory guard's stop if it stopped the walk,
+//! and the parting with both builds' answer to
 //! every step and the differing fields of the last, or `null`.
 
 use super::walk::BuildsReport;
@@ -26,8 +27,19 @@ struct BuildsJson<'a> {
     driver_resets: u64,
     steps_per_second: f64,
     complete: bool,
+    /// The memory guard stopped the walk: no parting up to the last level
+    /// compared, nothing concluded beyond it.
+    memory_bound: Option<MemoryBoundJson>,
     elapsed_ms: u128,
     parted: Option<PartedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct MemoryBoundJson {
+    /// The depth whose states' traces were being gathered.
+    depth: usize,
+    needed_bytes: u64,
+    limit_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -99,6 +111,11 @@ pub fn builds_json(r: &BuildsReport, trace: Option<&str>) -> String {
         driver_resets: r.resets,
         steps_per_second: r.steps_per_second().round(),
         complete: r.complete,
+        memory_bound: r.stopped.map(|m| MemoryBoundJson {
+            depth: m.depth,
+            needed_bytes: m.needed,
+            limit_bytes: m.limit,
+        }),
         elapsed_ms: r.elapsed.as_millis(),
         parted,
     };
