@@ -8,7 +8,8 @@ use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
 use crate::outputs::{
-    checksum, path_inside, refuse_blessed, refuse_planted, scratch, FolderLock, ReportSet, LINKS,
+    checksum, first_missing, path_inside, refuse_blessed, refuse_planted, scratch, FolderLock,
+    ReportSet, LINKS,
 };
 use crate::trace::to_itf;
 use std::path::{Path, PathBuf};
@@ -24,15 +25,22 @@ pub fn inside(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
 /// process that holds it), and probes it ([`ensure_writable`]); a report
 /// folder (`--out`, `--baselines`) with a link or special file planted
 /// where the run writes its manifest or parent links is refused first
-/// ([`refuse_planted`]). Keep the
-/// lock until the run's last file is written.
+/// ([`refuse_planted`]), and one the run made is removed again if the
+/// run ends leaving it empty. Keep the lock until the run's last file is
+/// written.
 pub fn prepare_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
     let report_folder = flag == "--out" || flag == "--baselines";
     if report_folder {
         refuse_planted(dir, flag).map_err(CliError)?;
     }
+    let made = first_missing(dir);
     ensure_writable(dir, flag)?;
-    let lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
+    let mut lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
+    if report_folder {
+        // A run that ends without its report (refused after this point)
+        // leaves no empty report folder behind.
+        lock.remove_if_left_empty(made);
+    }
     ensure_writable(dir, flag)?;
     // Locked, so the temporaries it holds are of runs that were killed,
     // and so are the parent links spilled under a report folder.

@@ -22,6 +22,10 @@ use std::path::{Path, PathBuf};
 pub struct FolderLock {
     _dir: File,
     path: PathBuf,
+    /// The highest folder this run made on the way to `path`, when it
+    /// made it: removed when dropped if the run left it (and every folder
+    /// down to `path`) empty.
+    made: Option<PathBuf>,
 }
 
 impl FolderLock {
@@ -34,6 +38,7 @@ impl FolderLock {
             Ok(()) => Ok(FolderLock {
                 _dir: handle,
                 path: dir.to_path_buf(),
+                made: None,
             }),
             Err(TryLockError::WouldBlock) => Err(fail(format!(
                 "another memtx-check run is writing into this folder ({}); wait for it to end, or choose another folder",
@@ -50,6 +55,44 @@ impl FolderLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Tells the lock that this run made `made` (the folder or one above
+    /// it, [`first_missing`] before the run made it): if the run ends
+    /// leaving it empty (refused after the folder was made, say), the lock
+    /// removes it when dropped, so a refusal leaves nothing behind. A
+    /// folder that holds anything is never removed.
+    pub fn remove_if_left_empty(&mut self, made: Option<PathBuf>) {
+        self.made = made;
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let Some(top) = &self.made else { return };
+        let mut dir = self.path.as_path();
+        // `remove_dir` removes only an empty folder.
+        while std::fs::remove_dir(dir).is_ok() && dir != top {
+            match dir.parent() {
+                Some(parent) => dir = parent,
+                None => return,
+            }
+        }
+    }
+}
+
+/// The highest folder of `dir`'s path that is not there yet (`dir`
+/// itself, or one above it), or `None` when `dir` is there.
+pub fn first_missing(dir: &Path) -> Option<PathBuf> {
+    let mut missing = None;
+    let mut at = dir;
+    while std::fs::symlink_metadata(at).is_err() {
+        missing = Some(at.to_path_buf());
+        match at.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => at = parent,
+            _ => break,
+        }
+    }
+    missing
 }
 
 /// The process holding a `flock` on `file`'s inode, from `/proc/locks`
@@ -100,6 +143,31 @@ mod tests {
         // Nothing is left among the folder's files.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_folder_made_for_a_run_that_wrote_nothing_is_removed_and_nothing_else() {
+        let base = std::env::temp_dir().join(format!("memtx-folder-made-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let dir = base.join("a/b");
+        assert_eq!(first_missing(&dir), Some(base.join("a")));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut lock = FolderLock::acquire(&dir, "--out").unwrap();
+        lock.remove_if_left_empty(Some(base.join("a")));
+        drop(lock);
+        assert!(!base.join("a").exists(), "both folders made are gone");
+        assert!(base.exists(), "the folder that was there stays");
+        // One that the run wrote into stays, whole.
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut lock = FolderLock::acquire(&dir, "--out").unwrap();
+        lock.remove_if_left_empty(first_missing(&dir));
+        std::fs::write(dir.join("manifest.json"), "{}").unwrap();
+        lock.remove_if_left_empty(Some(base.join("a")));
+        drop(lock);
+        assert!(dir.join("manifest.json").is_file());
+        assert_eq!(first_missing(&dir), None);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod xml;
 
 pub use baseline::{read_marker, refuse_blessed, BaselineMarker, BASELINE_FORMAT, BASELINE_MARKER};
 pub use checksum::{checksum, Checksum};
-pub use folder_lock::FolderLock;
+pub use folder_lock::{first_missing, FolderLock};
 pub use growth_chart::{growth_svg, GrowthSeries};
 pub use manifest::{verify_set, MANIFEST};
 pub use path::path_inside;

@@ -455,7 +455,7 @@ fn bad_flags_are_one_line_and_exit_2() {
 /// What the proxy changes: an abort's or revoke's repairs, and the
 /// rollback-log entries of the step, come in reverse order (an order the
 /// card leaves open); each step it reordered adds a line to `$2`.
-const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
+pub(crate) const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
     if json.loads(line).get(\"reset\") is not None:
         before = 0
     log = answer.get(\"rollback_log\", [])
@@ -518,9 +518,11 @@ fn a_suite_past_the_memory_limit_is_refused_with_the_figures() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
-        err.contains("cutting the suite from the model's graph took")
+        err.contains("cutting the suite from the model's graph would need")
             && err.contains("more than the bound of"),
         "{err}"
     );
     assert!(!dir.join("out/conform.json").exists());
+    // Nor an empty --out left behind: the folder the run made is removed.
+    assert!(!dir.join("out").exists(), "an empty --out was left behind");
 }
