@@ -59,6 +59,39 @@ fn summary(stdout: &str) -> (u64, u64, u64, u64) {
     (numbers[0], numbers[1], numbers[2], numbers[3])
 }
 
+/// Issue 38.14: compare.py compared repairs and log entries in order,
+/// where the card leaves their order open; an implementation that
+/// repairs in another order (the model's own driver behind a proxy that
+/// reverses them) agrees.
+#[test]
+fn compare_takes_repairs_and_log_entries_in_any_order() {
+    if !have_python() {
+        return;
+    }
+    let dir = fresh("reorder-compare");
+    let script = crate::support::proxy_driver(&dir, crate::conform::REORDER);
+    let marks = dir.join("reordered");
+    let driver = format!(
+        "python3 '{}' '{}' '{}'",
+        script.display(),
+        BIN,
+        marks.display()
+    );
+    let out = compare(&["--driver", &driver, "--name", "reordered", "--no-probes"]);
+    let reordered = std::fs::read_to_string(&marks).unwrap_or_default();
+    assert!(
+        reordered.lines().count() > 0,
+        "the proxy reordered nothing: the test cannot fail"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 #[test]
 fn the_python_driver_agrees_with_the_model_on_every_step() {
     if !have_python() {

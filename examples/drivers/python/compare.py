@@ -12,7 +12,8 @@ each model's templates, tools and tiers, choosing among the steps the
 store's current state (as the model reports it) makes interesting, with
 a share of steps the protocol should refuse. Every field both answers
 hold is compared; an error answer is compared on being an error, not on
-its words. A walk that departs is written as a trace file (replayable by
+its words; an abort's or revoke's repairs and the rollback log, whose
+order the card leaves open, are compared as multisets. A walk that departs is written as a trace file (replayable by
 `memtx-check replay`) when --save DIR is given.
 
 Exit 0: every trace agrees. 1: some trace departs. 2: a driver broke the
@@ -173,14 +174,41 @@ REQUIRED = {
 }
 
 
+# The lists whose order the card leaves open (docs/driver-protocol.md):
+# an abort's or a revoke's `repairs`, and the `rollback_log` (the entries
+# one step adds come in that same open order). Both sides are put in one
+# canonical order, by record id then by the entry's text, before they are
+# compared, so they are compared as multisets; answers are compared after
+# every step, so the log's steps keep their order.
+UNORDERED = (("outcome", "repairs"), ("", "rollback_log"))
+
+
+def canonical(answer: dict) -> dict:
+    """`answer` with the UNORDERED lists in canonical order."""
+    def key(entry):
+        n = entry.get("record", entry.get("id")) if isinstance(entry, dict) else None
+        return (n if isinstance(n, int) and not isinstance(n, bool) else float("inf"),
+                json.dumps(entry, sort_keys=True, separators=(",", ":")))
+
+    out = dict(answer)
+    for outer, name in UNORDERED:
+        holder = out if not outer else out.get(outer)
+        if isinstance(holder, dict) and isinstance(holder.get(name), list):
+            if outer:
+                holder = out[outer] = dict(holder)
+            holder[name] = sorted(holder[name], key=key)
+    return out
+
+
 def compare_answers(model: dict, impl: dict):
     """(path, model value, impl value) of the first difference, or None.
-    Refused or not is compared first; an error's text is not compared."""
+    Refused or not is compared first; an error's text is not compared;
+    the UNORDERED lists are compared as multisets."""
     if ("error" in model) != ("error" in impl):
         m = "refused: " + model["error"] if "error" in model else "accepted"
         i = "refused: " + impl["error"] if "error" in impl else "accepted"
         return ("refused", m, i)
-    strip = lambda a: {k: v for k, v in a.items() if k != "error"}  # noqa: E731
+    strip = lambda a: {k: v for k, v in canonical(a).items() if k != "error"}  # noqa: E731
     return first_difference(strip(model), strip(impl))
 
 
