@@ -455,7 +455,7 @@ fn bad_flags_are_one_line_and_exit_2() {
 /// What the proxy changes: an abort's or revoke's repairs, and the
 /// rollback-log entries of the step, come in reverse order (an order the
 /// card leaves open); each step it reordered adds a line to `$2`.
-pub(crate) const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
+const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
     if json.loads(line).get(\"reset\") is not None:
         before = 0
     log = answer.get(\"rollback_log\", [])
@@ -470,12 +470,10 @@ pub(crate) const REORDER: &str = "    before = getattr(sys, \"log_length\", 0)
             f.write(\"reordered\\n\")
 ";
 
-#[test]
-fn repairs_and_log_entries_in_another_order_agree() {
-    // Issue 38.14: an implementation following the card's per-root
-    // pseudocode departed on two-agents for order alone.
-    let dir = fresh("reorder-script");
-    let script = crate::support::proxy_driver(&dir, REORDER);
+/// A driver command serving this build's driver through the [`REORDER`]
+/// proxy, written into `dir`, and the file it marks each reordering in.
+pub(crate) fn reordering_driver(dir: &Path) -> (String, PathBuf) {
+    let script = crate::support::proxy_driver(dir, REORDER);
     let marks = dir.join("reordered");
     let driver = format!(
         "python3 '{}' '{}' '{}'",
@@ -483,6 +481,15 @@ fn repairs_and_log_entries_in_another_order_agree() {
         BIN,
         marks.display()
     );
+    (driver, marks)
+}
+
+#[test]
+fn repairs_and_log_entries_in_another_order_agree() {
+    // Issue 38.14: an implementation following the card's per-root
+    // pseudocode departed on two-agents for order alone.
+    let dir = fresh("reorder-script");
+    let (driver, marks) = reordering_driver(&dir);
     let r = conform(
         "reorder",
         "models/two-agents.json",

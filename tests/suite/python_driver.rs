@@ -68,15 +68,7 @@ fn compare_takes_repairs_and_log_entries_in_any_order() {
     if !have_python() {
         return;
     }
-    let dir = fresh("reorder-compare");
-    let script = crate::support::proxy_driver(&dir, crate::conform::REORDER);
-    let marks = dir.join("reordered");
-    let driver = format!(
-        "python3 '{}' '{}' '{}'",
-        script.display(),
-        BIN,
-        marks.display()
-    );
+    let (driver, marks) = crate::conform::reordering_driver(&fresh("reorder-compare"));
     let out = compare(&["--driver", &driver, "--name", "reordered", "--no-probes"]);
     let reordered = std::fs::read_to_string(&marks).unwrap_or_default();
     assert!(
