@@ -22,12 +22,6 @@ pub fn count(n: u64) -> String {
     out
 }
 
-/// A signed count: `+1,234` or `-1,234` (`+0` for none).
-pub fn signed(n: i64) -> String {
-    let sign = if n < 0 { '-' } else { '+' };
-    format!("{sign}{}", count(n.unsigned_abs()))
-}
-
 /// A rate per second, rounded to a whole number and grouped
 /// (`1,084,230`); a rate below one, or not finite, is `0`.
 pub fn rate(per_second: f64) -> String {
@@ -84,9 +78,6 @@ mod tests {
         ] {
             assert_eq!(count(n), text);
         }
-        assert_eq!(signed(-1234), "-1,234");
-        assert_eq!(signed(0), "+0");
-        assert_eq!(signed(i64::MIN), "-9,223,372,036,854,775,808");
     }
 
     #[test]

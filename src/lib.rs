@@ -51,11 +51,14 @@
 //! ```
 //!
 //! The modules, lowest layer first: each imports only modules listed
-//! before it. (The one-line summaries live here rather than as `///` on
+//! before it. The library's public surface is what the binary, the
+//! integration tests, the benches and the doc tests use; the others
+//! (`build_info`, `ci`, `conform`, `driver`, `human`, `outcome_text`,
+//! `random`) are the crate's own. (The one-line summaries live here rather than as `///` on
 //! each `pub mod`: rustdoc would then resolve the links in each module's
 //! own `//!` page from this file.)
 //!
-//! - [`build_info`], which build this is (commit, dirtiness, protocol
+//! - `build_info`, which build this is (commit, dirtiness, protocol
 //!   hash); [`input`]: reading
 //!   any input (regular files only, bounded; JSON with each key once and
 //!   structs from objects only; one-line errors); and [`engine`], the
@@ -68,7 +71,7 @@
 //!   commit checks, the action gate, cascade repair.
 //! - [`invariants`]: independent checkers of I1, I2, G3 and their
 //!   non-vacuity companions, reading record fields only.
-//! - [`outcome_text`]: how protocol outcomes read in text, for `replay`
+//! - `outcome_text`: how protocol outcomes read in text, for `replay`
 //!   and the explorer.
 //! - [`config`] and [`trace`]: the input layer: model configurations and
 //!   trace files, validated, with their JSON forms (and ITF for traces).
@@ -76,35 +79,35 @@
 //!   properties.
 //! - The commands: [`replay`] (a trace run through the protocol),
 //!   [`check`] (the exhaustive bounded check and its reports, each
-//!   counterexample re-found by replay), [`random`] (random walks, shrunk
+//!   counterexample re-found by replay), `random` (random walks, shrunk
 //!   to short traces), [`diff`] (two check reports compared), [`explore`]
-//!   (stateright's web explorer with MemTX's step text and picture), [`ci`]
+//!   (stateright's web explorer with MemTX's step text and picture), `ci`
 //!   (a folder of models judged against their baselines, as JUnit XML),
-//!   [`driver`] (this build's protocol over the driver protocol, JSON lines),
-//!   [`conform`] (an implementation driven with the model's traces over
+//!   `driver` (this build's protocol over the driver protocol, JSON lines),
+//!   `conform` (an implementation driven with the model's traces over
 //!   the driver protocol, compared step by step, departures shrunk).
 //! - [`distributed`]: the same exact BFS across processes on timely
 //!   dataflow (`check --hosts`), giving the engine's results.
 //! - [`cli`]: the command line: parsing, dispatch, exit codes.
 
-pub mod build_info;
+pub(crate) mod build_info;
 pub mod check;
-pub mod ci;
+pub(crate) mod ci;
 pub mod cli;
 pub mod config;
-pub mod conform;
+pub(crate) mod conform;
 pub mod diff;
 pub mod distributed;
-pub mod driver;
+pub(crate) mod driver;
 pub mod engine;
 pub mod explore;
-pub mod human;
+pub(crate) mod human;
 pub mod input;
 pub mod invariants;
 pub mod model;
-pub mod outcome_text;
+pub(crate) mod outcome_text;
 pub mod outputs;
 pub mod protocol;
-pub mod random;
+pub(crate) mod random;
 pub mod replay;
 pub mod trace;

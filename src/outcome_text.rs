@@ -136,12 +136,11 @@ fn brief_commit(c: &CommitOutcome) -> String {
     )
 }
 
-/// What [`account`] reads besides the outcome: the stores around the step
-/// (a record's type and fields, a transaction's tier, the log entries the
-/// step added), the names of interned strings, and, for a tool call,
-/// whether the tool is irreversible.
+/// What [`account`] reads besides the outcome: the store after the step
+/// (a record's type and fields, a transaction's tier), the names of
+/// interned strings, and, for a tool call, whether the tool is
+/// irreversible.
 pub struct StepStores<'a> {
-    pub before: &'a Store,
     pub after: &'a Store,
     pub symbols: &'a Symbols,
     pub irreversible_tool: bool,

@@ -97,14 +97,11 @@ pub struct Divergence {
     /// The model's answer to each of them.
     pub answers: Vec<Value>,
     pub departure: Departure,
-    /// Candidates tried while shrinking.
-    pub tries: usize,
 }
 
 /// Everything a conformance run found.
 pub struct ConformReport {
     pub config: ModelConfig,
-    pub model: MemtxModel,
     pub suite: Suite,
     pub driver: String,
     /// What the implementation says it is.
@@ -289,14 +286,12 @@ pub fn run(
             answers: prepare(&model, &shrunk.actions).answers,
             actions: shrunk.actions,
             departure: shrunk.departure,
-            tries: shrunk.tries,
         });
     }
     let implementation = connections.implementation.take();
     drop(connections);
     Ok(ConformReport {
         config: config.clone(),
-        model,
         suite: options.suite,
         driver: imp.shown(),
         implementation,

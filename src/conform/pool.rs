@@ -24,8 +24,10 @@ pub trait Progress: Sync {
 }
 
 /// No progress shown.
+#[cfg(test)]
 pub struct Quiet;
 
+#[cfg(test)]
 impl Progress for Quiet {}
 
 /// A breach, with the trace it happened on.

@@ -203,7 +203,8 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
             assert_eq!(replayed.steps.len(), d.actions.len());
             // Through the faulty implementation the shrunk trace departs
             // again, at its last step.
-            let p = lockstep::prepare(&r.model, &d.actions);
+            let model = MemtxModel::new(ModelSpec::from_config(&config));
+            let p = lockstep::prepare(&model, &d.actions);
             let mut conn = Local {
                 fault: Some(fault),
                 sabotage: None,

@@ -205,11 +205,6 @@ impl Driver {
         let _ = self.child.kill();
     }
 
-    /// Answers still owed.
-    pub fn pending(&self) -> usize {
-        self.pending
-    }
-
     /// The fault of a driver that went away: its exit status and the last
     /// lines it wrote on standard error.
     fn exited(&mut self) -> DriverFault {

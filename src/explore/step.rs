@@ -21,7 +21,6 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     out.push_str(&account(
         &outcome,
         &StepStores {
-            before,
             after,
             symbols: model.spec.symbols(),
             // Only a tool call's outcome reads it.

@@ -137,7 +137,7 @@ impl Action {
     /// The protocol operation this action stands for; it reads only the
     /// specification (a stage's template), never the state.
     #[inline]
-    pub fn to_op(&self, spec: &ModelSpec) -> crate::protocol::Op {
+    pub fn to_op(self, spec: &ModelSpec) -> crate::protocol::Op {
         self.map(&mut ToOp(spec))
     }
 }

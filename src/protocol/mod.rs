@@ -44,19 +44,19 @@ pub(crate) mod generate;
 #[cfg(test)]
 mod tests;
 
-pub use commit::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 pub use dispatch::{Protocol, Tool};
 #[cfg(test)]
 pub(crate) use faults::Fault;
-pub use lifecycle::{IllegalMove, Lifecycle};
+pub use lifecycle::Lifecycle;
 pub use operation::{
     Blank, Op, OpArgs, Operands, Operation, ProtocolError, Translate, Verb, Wording,
 };
+#[cfg(test)]
+pub(crate) use outcome::RecordVerdict;
 pub use outcome::{
-    Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, RecordVerdict,
-    Refusal, Repairs, Verdicts,
+    Admission, CommitOutcome, CommitResult, CommitStatus, GateOutcome, Outcome, Refusal,
 };
-pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_RECORDS, MAX_PACKED_TOOLS};
+pub use packed::{StorePacker, MAX_PACKED_PROPOSALS, MAX_PACKED_TOOLS};
 pub use record::{Check, Hundredths, Kind, Proposal, Reason, Record, Scope, Window};
 pub use record_set::{RecordId, RecordSet, MAX_RECORDS};
 pub use store::{LogEntry, Repair, Store};

@@ -318,7 +318,7 @@ mod tests {
             refused,
             Err(ProtocolError::IllegalMove {
                 record: 0,
-                illegal: crate::protocol::IllegalMove {
+                illegal: crate::protocol::lifecycle::IllegalMove {
                     from: Lifecycle::Validated,
                     to: Lifecycle::Tentative,
                 },

@@ -30,7 +30,6 @@ mod tests;
 
 pub use rng::walk_seed;
 pub use shrink::shrink;
-pub use walk::Walk;
 
 use crate::check::Counterexample;
 use crate::config::{Expect, ModelConfig};

@@ -35,11 +35,6 @@ pub struct Walk {
 }
 
 impl Walk {
-    /// The earliest violation.
-    pub fn first_violation(&self) -> Option<(Invariant, usize)> {
-        self.violations.first().copied()
-    }
-
     pub fn violated(&self, invariant: Invariant) -> Option<usize> {
         self.violations
             .iter()

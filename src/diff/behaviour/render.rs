@@ -89,7 +89,6 @@ fn lines(
         Ok(outcome) => account(
             outcome,
             &StepStores {
-                before: &replay.stores[i],
                 after: &replay.stores[i + 1],
                 symbols: &replay.compiled.symbols,
                 irreversible_tool: match p.actions[i] {
