@@ -201,10 +201,14 @@ fn refuse_unwritable(plan: &CiPlan, models: &[(PathBuf, ModelConfig)]) -> Result
             ensure_writable(folder, "--update-expect")?;
         }
     }
-    // The traces folder first: probing it makes nothing, where the report
-    // folder's probe below makes OUT, which a refusal would leave behind.
-    probe_traces(&plan.traces)?;
     let flag = if plan.bless { "--baselines" } else { "--out" };
+    // OUT as it is, if it is there (a file at OUT is OUT's fault, not that
+    // of the traces folder under it); then the traces folder, whose probe
+    // makes nothing; OUT is made last, so that no refusal leaves it behind.
+    if std::fs::symlink_metadata(&plan.out).is_ok() {
+        ensure_writable(&plan.out, flag)?;
+    }
+    probe_traces(&plan.traces)?;
     for (_, config) in models {
         let dir = inside(&plan.out, &config.name)?;
         if !plan.bless {
