@@ -22,19 +22,20 @@ use timely::worker::Worker;
 /// A packet this large (bytes) is sent at once rather than grown.
 pub(crate) const PACKET_BYTES: usize = 1 << 20;
 
-pub(crate) struct Net<W> {
+pub(crate) struct Net<S, W> {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Message>>>,
     probe: ProbeHandle<u64>,
-    pub(crate) shard: Rc<RefCell<Shard<W>>>,
+    pub(crate) shard: Rc<RefCell<Shard<S, W>>>,
     round: u64,
 }
 
-impl<W> Net<W>
+impl<S, W> Net<S, W>
 where
+    S: Clone + 'static,
     W: Word,
 {
     /// Builds the dataflow on `worker`, packets going to `shard`.
-    pub(crate) fn new(worker: &mut Worker, shard: Shard<W>) -> Self {
+    pub(crate) fn new(worker: &mut Worker, shard: Shard<S, W>) -> Self {
         let shard = Rc::new(RefCell::new(shard));
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();

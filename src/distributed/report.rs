@@ -11,20 +11,19 @@ use super::shard::Decisions;
 use super::word::Word;
 use crate::engine::{
     initial_states, realize_trace, EngineReport, LabelCount, LevelStats, Stopped, Trace,
+    Transitions,
 };
 use stateright::Model;
 use std::hash::Hash;
 
-/// Level 0: the in-boundary initial states (their `canonical` states),
-/// one per fingerprint, in fingerprint order: the engine's own.
-pub(crate) fn initial_level<M: Model, W: Word>(
-    model: &M,
-    canonical: fn(&M, M::State) -> M::State,
-) -> Vec<(W, M::State)>
+/// Level 0: the in-boundary initial states (their representatives, under
+/// a symmetry), one per fingerprint, in fingerprint order: the engine's
+/// own.
+pub(crate) fn initial_level<M: Model, T: Transitions<M>, W: Word>(model: &M) -> Vec<(W, M::State)>
 where
     M::State: Hash,
 {
-    initial_states(model, canonical, |s| W::of(s))
+    initial_states(model, T::canonical, |s| W::of(s))
 }
 
 /// The real trace a chain names, ending at `target` (at a state of its
@@ -32,7 +31,7 @@ where
 ///
 /// Panics if the replay does not end there: the model is not
 /// deterministic, or two states collided.
-fn replay<M: Model, W: Word>(
+fn replay<M: Model, T: Transitions<M>, W: Word>(
     setup: &Setup<M>,
     chain: &Chain<W>,
     target: W,
@@ -41,8 +40,8 @@ where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let (model, canonical) = (&*setup.model, setup.semantics.canonical);
-    let mut cur = initial_level::<M, W>(model, canonical)
+    let (model, canonical) = (&*setup.model, T::canonical);
+    let mut cur = initial_level::<M, T, W>(model)
         .into_iter()
         .find(|(fp, _)| *fp == chain.fp)
         .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
@@ -67,7 +66,7 @@ where
         "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
     );
     trace.push((cur, None));
-    if !setup.semantics.reduced {
+    if !T::REDUCED {
         return trace;
     }
     let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
@@ -75,7 +74,7 @@ where
 }
 
 /// The run's report on worker 0.
-pub(crate) fn build<M: Model, W: Word>(
+pub(crate) fn build<M: Model, T: Transitions<M>, W: Word>(
     setup: &Setup<M>,
     levels: Vec<LevelStats>,
     decisions: Decisions<W>,
@@ -93,7 +92,7 @@ where
         let chain = chains[p]
             .as_ref()
             .expect("every decided property's chain is walked");
-        replay(setup, chain, d.fp)
+        replay::<M, T, W>(setup, chain, d.fp)
     });
     let last = levels.last().expect("level 0 is always present");
     EngineReport {
