@@ -12,6 +12,7 @@
 use super::wire::{Packet, GUARD};
 use super::word::Word;
 pub(crate) use crate::engine::Estimate;
+use crate::engine::Part;
 use crate::engine::{over_bound, Stopped};
 use std::mem::size_of;
 
@@ -79,6 +80,13 @@ pub(crate) fn added<W: Word>(
         share * per_state
     };
     table_growth + next.saturating_sub(held)
+}
+
+/// The states and heap bytes of a level held in `parts`.
+pub(crate) fn held<S: Clone, W: Word>(parts: &[Part<S, W>]) -> (u64, u64) {
+    let states = parts.iter().map(|p| p.len() as u64).sum();
+    let bytes = parts.iter().map(|p| p.heap_bytes() as u64).sum();
+    (states, bytes)
 }
 
 /// Why every worker stops before level `depth`, if one process would

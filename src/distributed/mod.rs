@@ -20,8 +20,9 @@
 //!
 //! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
 //! deadline), `heartbeat` (a peer silent mid-run ends it), `net` (the dataflow and its rounds), `wire` (packets),
-//! `word` (fingerprints and owners), `shard` (a worker's receiving side),
-//! `worker` (a worker's levels),
+//! `word` (fingerprints and owners), `outbox` (a round's candidates to
+//! their owners), `shard` (a worker's receiving side), `totals` (a
+//! level's totals across workers), `worker` (a worker's levels),
 //! `links` (a worker's parent links, in memory or in a file per level),
 //! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
@@ -59,8 +60,10 @@ mod heartbeat;
 mod hosts;
 mod links;
 mod net;
+mod outbox;
 mod report;
 mod shard;
+mod totals;
 mod wire;
 mod word;
 mod worker;

@@ -81,6 +81,24 @@ where
         worker.step_or_park(Some(Duration::ZERO));
     }
 
+    /// One round in which this worker sends `packet` to every worker:
+    /// every worker's packet of it, in no particular order. A worker
+    /// missing from it left the run: this worker stops on `gone`.
+    pub(crate) fn round_with_all(
+        &mut self,
+        worker: &mut Worker,
+        packet: &Packet,
+        gone: &str,
+    ) -> Vec<Packet> {
+        self.begin();
+        for dest in 0..worker.peers() {
+            self.send(worker, dest, packet.clone());
+        }
+        let all = self.end(worker);
+        assert_eq!(all.len(), worker.peers(), "{gone}");
+        all
+    }
+
     /// Ends the round once every worker's packets of it have been taken;
     /// returns this worker's packets that were not candidates.
     pub(crate) fn end(&mut self, worker: &mut Worker) -> Vec<Packet> {

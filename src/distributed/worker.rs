@@ -16,15 +16,16 @@
 use super::chain::{walk_chains, Chain};
 use super::checkpoint::{self, worker_dir, Snapshot};
 use super::guard::{self, Estimate};
-use super::links::{Link, LinkLevels};
-use super::net::{Net, PACKET_BYTES};
+use super::links::LinkLevels;
+use super::net::Net;
+use super::outbox::Outbox;
 use super::setup::{Checkpointing, Setup};
 use super::shard::{Decisions, Shard};
-use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS, STATS};
+use super::totals::LevelReport;
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
-use crate::engine::{self, predict_new, resident_bytes, LabelTally, Part, Transitions};
+use crate::engine::{self, predict_new, resident_bytes, LabelTally, Part, Sweep, Transitions};
 use crate::engine::{EngineReport, LevelStats, StateCodec, Stopped};
-use crate::engine::{Expanded, Successor, Sweep};
 use stateright::Model;
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -42,174 +43,6 @@ enum End {
     Bounded,
     /// After `max_levels` levels, or by the memory guard.
     Stopped(Stopped),
-}
-
-/// What a worker found at one level: new states it owns, transitions out
-/// of its states (and per label those carrying it, attempts included),
-/// and per property its smallest deciding state (at the level checked,
-/// and at the last level built).
-struct LevelReport<W> {
-    new: u64,
-    /// The most new states any one worker owns (in a combined report).
-    widest: u64,
-    transitions: u64,
-    hits: Vec<Option<W>>,
-    leaf: Vec<Option<(W, Link<W>)>>,
-    labels: Vec<u64>,
-}
-
-impl<W: Word> LevelReport<W> {
-    /// Nothing found yet, for a model of `properties` properties.
-    fn empty(properties: usize) -> Self {
-        LevelReport {
-            new: 0,
-            widest: 0,
-            transitions: 0,
-            hits: vec![None; properties],
-            leaf: vec![None; properties],
-            labels: Vec::new(),
-        }
-    }
-
-    /// Adds a chunk's counts and hits (chunks in fingerprint order, so a
-    /// property's first hit is this worker's smallest).
-    fn add<S: Clone>(&mut self, chunk: &Expanded<'_, S, W>) {
-        for (hit, found) in self.hits.iter_mut().zip(chunk.hits()) {
-            *hit = hit.or(found);
-        }
-        self.transitions += chunk.transitions();
-        add_counts(&mut self.labels, chunk.labels());
-    }
-
-    fn packet(&self) -> Packet {
-        let mut p = Packet::new(STATS);
-        p.u64(self.new).u64(self.transitions);
-        for &hit in &self.hits {
-            p.maybe(hit);
-        }
-        for leaf in &self.leaf {
-            p.maybe(leaf.map(|(fp, _)| fp));
-            if let Some((_, (parent, action))) = leaf {
-                p.word(*parent).u32(*action);
-            }
-        }
-        // Last, so that their number is what is left.
-        for &n in &self.labels {
-            p.u64(n);
-        }
-        p
-    }
-
-    fn read(packet: &Packet, properties: usize) -> Self {
-        let mut r = packet.body();
-        let (new, transitions) = (r.u64(), r.u64());
-        let widest = new;
-        let hits = (0..properties).map(|_| r.maybe()).collect();
-        let leaf = (0..properties)
-            .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
-            .collect();
-        let mut labels = Vec::new();
-        while !r.is_empty() {
-            labels.push(r.u64());
-        }
-        LevelReport {
-            new,
-            widest,
-            transitions,
-            hits,
-            leaf,
-            labels,
-        }
-    }
-
-    /// The sums and minima of every worker's report.
-    fn combine(reports: Vec<LevelReport<W>>, properties: usize) -> Self {
-        let mut all = LevelReport::empty(properties);
-        for r in reports {
-            add_counts(&mut all.labels, &r.labels);
-            all.new += r.new;
-            all.widest = all.widest.max(r.widest);
-            all.transitions += r.transitions;
-            for (a, h) in all.hits.iter_mut().zip(r.hits) {
-                *a = min_some(*a, h);
-            }
-            for (a, h) in all.leaf.iter_mut().zip(r.leaf) {
-                *a = min_some(*a, h);
-            }
-        }
-        all
-    }
-}
-
-/// Adds `counts` into `totals`, entry by entry, growing it as needed.
-fn add_counts(totals: &mut Vec<u64>, counts: &[u64]) {
-    totals.resize(counts.len().max(totals.len()), 0);
-    for (total, n) in totals.iter_mut().zip(counts) {
-        *total += n;
-    }
-}
-
-/// The states and heap bytes of a level held in `parts`.
-fn held<S: Clone, W: Word>(parts: &[Part<S, W>]) -> (u64, u64) {
-    let states = parts.iter().map(|p| p.len() as u64).sum();
-    let bytes = parts.iter().map(|p| p.heap_bytes() as u64).sum();
-    (states, bytes)
-}
-
-/// A round's candidates being packed, one packet per owner; a packet is
-/// sent once full, the rest at the round's end.
-struct Outbox {
-    packets: Vec<Packet>,
-    kind: u8,
-}
-
-impl Outbox {
-    fn new(peers: usize, kind: u8) -> Self {
-        Outbox {
-            packets: (0..peers).map(|_| Packet::new(kind)).collect(),
-            kind,
-        }
-    }
-
-    /// Packs `successor` for its owner (see `wire::CANDIDATES` and
-    /// `wire::LEAF_CANDIDATES`).
-    fn push<S: Clone + 'static, W: Word>(
-        &mut self,
-        net: &mut Net<S, W>,
-        worker: &mut Worker,
-        successor: &Successor<'_, W>,
-    ) {
-        let dest = successor.fp.owner(self.packets.len());
-        let packet = &mut self.packets[dest];
-        packet.word(successor.fp).word(successor.parent);
-        packet.u32(successor.action);
-        if self.kind == LEAF_CANDIDATES {
-            packet.u64(successor.decides);
-        } else {
-            packet.u32(successor.encoding.len() as u32);
-            packet.buffer().extend_from_slice(successor.encoding);
-        }
-        if packet.len() >= PACKET_BYTES {
-            let full = std::mem::replace(packet, Packet::new(self.kind));
-            net.send(worker, dest, full);
-        }
-    }
-
-    /// Sends what is left.
-    fn flush<S: Clone + 'static, W: Word>(self, net: &mut Net<S, W>, worker: &mut Worker) {
-        for (dest, packet) in self.packets.into_iter().enumerate() {
-            if packet.len() > 0 {
-                net.send(worker, dest, packet);
-            }
-        }
-    }
-}
-
-fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }
 
 /// Runs this worker's part; worker 0 returns the report, with traces.
@@ -410,16 +243,13 @@ where
     fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
         let dir = self.dir(c);
         let mine = checkpoint::levels(&dir);
-        self.net.begin();
         let mut packet = Packet::new(LEVELS);
         for &depth in &mine {
             packet.u64(depth as u64);
         }
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let all = self.net.end(worker);
-        assert_eq!(all.len(), self.peers, "a process left before resuming");
+        let all = self
+            .net
+            .round_with_all(worker, &packet, "a process left before resuming");
         let depth = mine
             .iter()
             .rev()
@@ -448,19 +278,12 @@ where
     /// (model, bounds, threads, fingerprint width), or their levels would
     /// not add up; a difference stops the run here.
     fn agree(&mut self, worker: &mut Worker) {
-        self.net.begin();
         let mut mine = Packet::new(IDENTITY);
         mine.buffer()
             .extend_from_slice(self.setup.identity.as_bytes());
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, mine.clone());
-        }
-        let all = self.net.end(worker);
-        assert_eq!(
-            all.len(),
-            self.peers,
-            "a process left before the first level"
-        );
+        let all = self
+            .net
+            .round_with_all(worker, &mine, "a process left before the first level");
         if let Some(other) = all.iter().find(|p| p.0 != mine.0) {
             panic!(
                 "the processes were not given the same run: this one runs {:?}, another {:?}",
@@ -561,7 +384,7 @@ where
         mine.widest = mine.new;
         mine.leaf = shard.leaf_best.clone();
         drop(shard);
-        let all = self.share(worker, mine);
+        let all = mine.share(&mut self.net, worker);
         let hits = all.hits.iter().map(|hit| hit.map(|fp| (fp, None)));
         self.decisions.record(depth, hits);
         if !expanding {
@@ -606,44 +429,18 @@ where
             resident: resident_bytes(),
             added: guard::added::<W>(
                 after.saturating_sub(now),
-                held(&self.frontier),
+                guard::held(&self.frontier),
                 share,
                 leaf,
                 self.links.held_in_memory(),
             ),
             limit,
         };
-        self.net.begin();
-        let packet = mine.packet();
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let all: Vec<Estimate> = self.net.end(worker).iter().map(Estimate::read).collect();
-        assert_eq!(all.len(), self.peers, "a process left the run early");
+        let all = self
+            .net
+            .round_with_all(worker, &mine.packet(), "a process left the run early");
+        let all: Vec<Estimate> = all.iter().map(Estimate::read).collect();
         guard::verdict(&all, depth + 1)
-    }
-
-    /// Sends this worker's report of the level to every worker and
-    /// combines everyone's: the same totals on every worker.
-    fn share(&mut self, worker: &mut Worker, mine: LevelReport<W>) -> LevelReport<W> {
-        self.net.begin();
-        let packet = mine.packet();
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let packets = self.net.end(worker);
-        // A process that stopped early (it was given another bound) would
-        // leave the totals short.
-        assert_eq!(
-            packets.len(),
-            self.peers,
-            "a process left the run early (were all given the same command?)"
-        );
-        let reports = packets
-            .iter()
-            .map(|p| LevelReport::read(p, self.properties.len()))
-            .collect();
-        LevelReport::combine(reports, self.properties.len())
     }
 
     /// The decided properties' chains of links, walked back to level 0
