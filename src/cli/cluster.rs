@@ -13,8 +13,8 @@ use super::interrupt;
 use super::progress::print_level;
 use crate::check::{self, CheckReport};
 use crate::config::{Depth, ModelConfig};
-use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions, Semantics};
-use crate::engine::{self, FingerprintWidth};
+use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions};
+use crate::engine::{self, FingerprintWidth, Labelled, Reduced};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
 use crate::outputs::scratch;
@@ -117,13 +117,14 @@ pub(super) fn check_on_hosts(
     }
     let workers = cluster.addresses.len() * run.threads;
     distributed::install_failure_hook(process);
-    let mut semantics = Semantics::labelled(&*model);
-    if config.symmetry {
+    let shared = Arc::clone(&model);
+    let report = if config.symmetry {
         // The workers store representatives, as the single-process check
         // does (`model::symmetry`).
-        semantics = semantics.symmetric();
-    }
-    let report = distributed::enumerate(Arc::clone(&model), codec, &cluster, opts, semantics)?;
+        distributed::enumerate::<_, Reduced<Labelled>>(shared, codec, &cluster, opts)
+    } else {
+        distributed::enumerate::<_, Labelled>(shared, codec, &cluster, opts)
+    }?;
     Ok(report.map(|report| {
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
         check::assemble(config, model, &report, None, workers, started)

@@ -75,8 +75,8 @@ impl<W: Word> Chain<W> {
 
 /// Walks every decided property's chain back to level 0; worker 0
 /// returns them, one per property (`None` for undecided ones).
-pub(crate) fn walk_chains<W: Word>(
-    net: &mut Net<W>,
+pub(crate) fn walk_chains<S: Clone + 'static, W: Word>(
+    net: &mut Net<S, W>,
     worker: &mut Worker,
     links: &LinkLevels<W>,
     decisions: &[Option<Decision<W>>],

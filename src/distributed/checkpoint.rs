@@ -25,7 +25,6 @@
 //! holds back against them first, so a damaged or altered part is refused
 //! in one line before any process connects.
 
-use super::frontier::Frontier;
 use super::shard::Decision;
 use super::word::Word;
 use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
@@ -34,7 +33,7 @@ use crate::engine::level_files::{
     save_level, unhex, write_file, write_meta, LevelSeals,
 };
 use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
-use crate::engine::{LevelStats, TallyCounts};
+use crate::engine::{LevelStats, Part, TallyCounts};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::Write;
@@ -88,7 +87,7 @@ pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
 }
 
 /// A worker's state after a completed level, as [`save`] writes it.
-pub(crate) struct Snapshot<'a, W> {
+pub(crate) struct Snapshot<'a, S, W> {
     pub(crate) depth: usize,
     pub(crate) levels: &'a [LevelStats],
     /// The most states of the level that any one worker holds.
@@ -96,14 +95,14 @@ pub(crate) struct Snapshot<'a, W> {
     pub(crate) decisions: &'a [Option<Decision<W>>],
     /// Per label: transitions so far and the first depth; each level's.
     pub(crate) labels: TallyCounts,
-    pub(crate) frontier: &'a Frontier<W>,
+    pub(crate) frontier: &'a [Part<S, W>],
     /// The seals of the worker's links files of levels 1 to `depth`
     /// (`links`, which writes them into the worker's directory).
     pub(crate) link_seals: &'a [Seal],
 }
 
 /// A worker's state after a completed level, as [`load`] reads it.
-pub(crate) struct Part<W> {
+pub(crate) struct SavedPart<S, W> {
     pub(crate) levels: Vec<LevelStats>,
     /// The most states of the level that any one worker holds.
     pub(crate) widest: u64,
@@ -111,7 +110,7 @@ pub(crate) struct Part<W> {
     pub(crate) labels: TallyCounts,
     /// The fingerprints this worker owns, in any order.
     pub(crate) visited: Vec<W>,
-    pub(crate) frontier: Frontier<W>,
+    pub(crate) frontier: Vec<Part<S, W>>,
     /// The seals of the worker's links files of levels 1 to `depth`,
     /// checked before the run (`check_resumable`) and read as needed.
     pub(crate) link_seals: Vec<Seal>,
@@ -120,11 +119,11 @@ pub(crate) struct Part<W> {
 /// Writes level `part.depth` of the worker whose directory is `dir`
 /// (its links files are there already); a failed write is `Err`, one line
 /// naming the file and the cause, and leaves the level absent.
-pub(crate) fn save<W: Word>(
+pub(crate) fn save<S: Clone, W: Word>(
     dir: &Path,
     part_of: [usize; 2],
     layout: &Layout,
-    part: &Snapshot<'_, W>,
+    part: &Snapshot<'_, S, W>,
     visited: impl Iterator<Item = W>,
 ) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
@@ -133,23 +132,19 @@ pub(crate) fn save<W: Word>(
         let visited: Vec<W> = visited.collect();
         let mut seals = LevelSeals::new(part.labels.clone(), part.link_seals);
         seals.visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty())?;
-        // The encodings in the states' (fingerprint) order, which is not
-        // the arena's (arrival) order.
+        // The fingerprints, the encodings' lengths, then the encodings
         // (streamed, not copied: the frontier is most of a worker's
         // memory).
-        let f = part.frontier;
-        let fps: Vec<W> = f.states.iter().map(|s| s.0).collect();
-        let mut lens = Vec::with_capacity(f.states.len() * 4 + 8);
+        let states = || part.frontier.iter().flat_map(Part::encodings);
+        let fps: Vec<W> = states().map(|(fp, _)| fp).collect();
+        let mut lens = Vec::with_capacity(fps.len() * 4 + 8);
         let mut total = 0u64;
-        for &(_, _, len) in &f.states {
-            lens.extend_from_slice(&len.to_le_bytes());
-            total += u64::from(len);
+        for (_, encoding) in states() {
+            lens.extend_from_slice(&(encoding.len() as u32).to_le_bytes());
+            total += encoding.len() as u64;
         }
         lens.extend_from_slice(&total.to_le_bytes());
-        let encodings = f
-            .states
-            .iter()
-            .map(|&(_, start, len)| &f.arena[start..start + len as usize]);
+        let encodings = states().map(|(_, encoding)| encoding);
         seals.frontier = write_words(
             &tmp.join("frontier.bin"),
             &fps,
@@ -228,7 +223,7 @@ pub(crate) fn levels(dir: &Path) -> Vec<usize> {
 /// Reads level `depth` of the worker whose directory is `dir` (its links
 /// stay in their files): `Err` in one line naming the file if one is not
 /// what the level's meta recorded.
-pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String> {
+pub(crate) fn load<S: Clone, W: Word>(dir: &Path, depth: usize) -> Result<SavedPart<S, W>, String> {
     let level = level_dir(dir, depth);
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
@@ -243,20 +238,20 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
     let arena_len = input.u64()?;
     let arena = input.bytes(arena_len, 1)?;
     input.finish()?;
-    let mut start = 0u64;
-    let states = fps
-        .into_iter()
-        .zip(lens.chunks_exact(4))
-        .map(|(fp, len)| {
-            let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
-            let at = start as usize;
-            start += u64::from(len);
-            (fp, at, len)
-        })
-        .collect();
-    if start != arena_len {
+    let mut frontier = Part::empty_level();
+    let mut at = 0;
+    for (fp, len) in fps.into_iter().zip(lens.chunks_exact(4)) {
+        let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+        let Some(encoding) = arena.get(at..at + len) else {
+            return Err(damaged(&path, "the encodings do not match their lengths"));
+        };
+        frontier[fp.shard()].push_encoded(fp, encoding);
+        at += len;
+    }
+    if at != arena.len() {
         return Err(damaged(&path, "the encodings do not match their lengths"));
     }
+    frontier.iter_mut().for_each(Part::sort);
     let decisions = meta
         .decisions
         .iter()
@@ -266,13 +261,13 @@ pub(crate) fn load<W: Word>(dir: &Path, depth: usize) -> Result<Part<W>, String>
         })
         .collect::<Option<_>>()
         .ok_or_else(|| damaged(&level.join("meta.json"), "a decision names no state"))?;
-    Ok(Part {
+    Ok(SavedPart {
         levels: meta.levels.iter().map(level_stats).collect(),
         widest: meta.widest,
         decisions,
         labels: meta.seals.labels(),
         visited,
-        frontier: Frontier { states, arena },
+        frontier,
         link_seals: meta.seals.links,
     })
 }

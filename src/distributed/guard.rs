@@ -9,10 +9,10 @@
 //! worker stops before the level (after checking it), so all stop
 //! together and cleanly.
 
-use super::frontier::Frontier;
 use super::wire::{Packet, GUARD};
 use super::word::Word;
 pub(crate) use crate::engine::Estimate;
+use crate::engine::Part;
 use crate::engine::{over_bound, Stopped};
 use std::mem::size_of;
 
@@ -50,40 +50,43 @@ fn set_bytes<W>(items: u64) -> u64 {
 }
 
 /// What a worker whose visited set grows by `table_growth` bytes
-/// (`Visited::bytes_after` of its share less its bytes now) and that
-/// holds `frontier` adds at the peak of a level that gives it `share` new
-/// states (only their fingerprints at the last level, `leaf`), their
-/// links kept in memory after the level if `links_held`.
+/// (`Visited::bytes_after` of its share less its bytes now) and whose
+/// frontier holds `held` (states, heap bytes) adds at the peak of a level
+/// that gives it `share` new states (only their fingerprints at the last
+/// level, `leaf`), their links kept in memory after the level if
+/// `links_held`.
 pub(crate) fn added<W: Word>(
     table_growth: u64,
-    frontier: &Frontier<W>,
+    (states, held): (u64, u64),
     share: u64,
     leaf: bool,
     links_held: bool,
 ) -> u64 {
-    let table = table_growth;
-    let states = frontier.states.len() as u64;
-    let held = frontier.arena.len() as u64 + states * size_of::<(W, usize, u32)>() as u64;
     let next = if leaf {
         0
     } else {
-        // Per new state: its encoding and place, its link, and while the
-        // level is built its entry and its index.
-        let encoding = frontier.arena.len() as u64 / states.max(1);
+        // Per new state: its place in a part (as a frontier state takes),
+        // its link, and while the level is built its link's entry and
+        // index.
         let link = if links_held {
             size_of::<(W, (W, u32))>() as u64
         } else {
             0
         };
-        let per_state = encoding
-            + size_of::<(W, usize, u32)>() as u64
+        let per_state = held / states.max(1)
             + link
-            + 2 * W::BYTES as u64
-            + 24
+            + size_of::<(W, (W, u32))>() as u64
             + set_bytes::<(W, usize)>(1);
         share * per_state
     };
-    table + next.saturating_sub(held)
+    table_growth + next.saturating_sub(held)
+}
+
+/// The states and heap bytes of a level held in `parts`.
+pub(crate) fn held<S: Clone, W: Word>(parts: &[Part<S, W>]) -> (u64, u64) {
+    let states = parts.iter().map(|p| p.len() as u64).sum();
+    let bytes = parts.iter().map(|p| p.heap_bytes() as u64).sum();
+    (states, bytes)
 }
 
 /// Why every worker stops before level `depth`, if one process would
@@ -104,13 +107,13 @@ mod tests {
 
     #[test]
     fn a_growing_set_counts_its_growth() {
-        let frontier = Frontier::<u64>::default();
-        assert_eq!(added(0, &frontier, 5, true, true), 0);
-        assert_eq!(added(1234, &frontier, 5, true, true), 1234);
-        assert!(added(0, &frontier, 1000, false, true) > 1000 * 8);
+        let empty = (0, 0);
+        assert_eq!(added::<u64>(0, empty, 5, true, true), 0);
+        assert_eq!(added::<u64>(1234, empty, 5, true, true), 1234);
+        assert!(added::<u64>(0, empty, 1000, false, true) > 1000 * 8);
         // Links written to files as each level completes are not held.
         assert_eq!(
-            added(0, &frontier, 1000, false, true) - added(0, &frontier, 1000, false, false),
+            added::<u64>(0, empty, 1000, false, true) - added::<u64>(0, empty, 1000, false, false),
             1000 * size_of::<(u64, (u64, u32))>() as u64
         );
     }

@@ -9,9 +9,11 @@
 //! between levels (in memory a record takes 24 bytes a state of every
 //! level but the last, 48 with 128-bit fingerprints).
 
-use super::shard::Link;
 use super::word::Word;
 use crate::engine::{LinkStore, Record};
+
+/// A link: the parent's fingerprint and the action's index in its list.
+pub(crate) type Link<W> = (W, u32);
 
 /// One state's record: its fingerprint and its link.
 pub(crate) type Linked<W> = (W, Link<W>);

@@ -20,19 +20,27 @@
 //!
 //! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
 //! deadline), `heartbeat` (a peer silent mid-run ends it), `net` (the dataflow and its rounds), `wire` (packets),
-//! `word` (fingerprints and owners), `shard` (a worker's receiving side),
-//! `frontier` (a level a worker holds), `worker` (a worker's levels),
+//! `word` (fingerprints and owners), `outbox` (a round's candidates to
+//! their owners), `shard` (a worker's receiving side), `totals` (a
+//! level's totals across workers), `worker` (a worker's levels),
 //! `links` (a worker's parent links, in memory or in a file per level),
 //! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
 //!
-//! Symmetry ([`Semantics::symmetric`]) is the engine's: every state is
+//! How a transition is taken is the engine's own strategy (the `T` of
+//! [`enumerate`]: [`Unlabelled`](crate::engine::Unlabelled),
+//! [`Labelled`](crate::engine::Labelled), under a symmetry
+//! [`Reduced`](crate::engine::Reduced)), and a worker expands its states
+//! with the engine's phase 1 (`engine::Sweep`), so that properties,
+//! labels, boundary and self-loops are judged by one piece of code.
+//!
+//! Symmetry (`Reduced`) is the engine's: every state is
 //! replaced by its representative before it is fingerprinted, so counts
 //! are of classes and the owner of a class is the owner of its
 //! representative; traces are realised as real traces as the engine
 //! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
 //! (`checkpoint`); a resumed run ends as an uninterrupted one.
 //!
-//! Branch labels ([`Semantics::labelled`]) are counted by each worker for
+//! Branch labels (`Labelled`) are counted by each worker for
 //! the transitions out of its states and summed per level like the other
 //! counts, so `coverage.csv` is the engine's too.
 //!
@@ -47,14 +55,15 @@
 mod chain;
 mod checkpoint;
 mod connect;
-mod frontier;
 mod guard;
 mod heartbeat;
 mod hosts;
 mod links;
 mod net;
+mod outbox;
 mod report;
 mod shard;
+mod totals;
 mod wire;
 mod word;
 mod worker;
@@ -66,10 +75,9 @@ mod tests;
 pub use checkpoint::{check_resumable, Layout};
 pub use hosts::{Hosts, MAX_PROCESSES};
 pub use setup::Progress;
-pub use setup::Semantics;
 use setup::{Checkpointing, Setup};
 
-use crate::engine::{EngineReport, FingerprintWidth, StateCodec};
+use crate::engine::{EngineReport, FingerprintWidth, StateCodec, Transitions};
 use stateright::Model;
 use std::hash::Hash;
 use std::path::PathBuf;
@@ -139,26 +147,25 @@ impl Layout {
     }
 }
 
-/// Explores `model` as one process of `cluster`, taking transitions and
-/// storing states as `semantics` says: the same semantics and results as
+/// Explores `model` as one process of `cluster`, taking transitions as
+/// `T` says (the engine's strategies): the same semantics and results as
 /// the single-process engine run the matching way ([`crate::engine::Engine`]
-/// with a codec for [`Semantics::plain`], `.labelled()` too for
-/// [`Semantics::labelled`], `.symmetric()` too for
-/// [`Semantics::symmetric`]), its memory guard per process. Process 0
-/// returns the report; the others `None`. `Err` (one line) when the
-/// processes could not connect. A process that dies mid-run makes this
-/// one panic (see [`install_failure_hook`]).
-pub fn enumerate<M>(
+/// with a codec, `.labelled()` for [`Labelled`](crate::engine::Labelled),
+/// `.symmetric()` too for [`Reduced`](crate::engine::Reduced)), its memory
+/// guard per process. Process 0 returns the report; the others `None`.
+/// `Err` (one line) when the processes could not connect. A process that
+/// dies mid-run makes this one panic (see [`install_failure_hook`]).
+pub fn enumerate<M, T>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
     opts: RunOptions,
-    semantics: Semantics<M>,
 ) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
-    M::State: Hash + Clone + Send,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone + Send,
+    T: Transitions<M> + 'static,
 {
     let threads = cluster.threads.max(1);
     let me = cluster.process;
@@ -193,7 +200,6 @@ where
         max_memory: opts.max_memory,
         spill_dir: opts.spill_dir,
         progress: opts.progress,
-        semantics,
         checkpoint: opts.checkpoint.map(|dir| Checkpointing {
             dir,
             resume: opts.resume,
@@ -206,8 +212,8 @@ where
         Box::new(comms),
         WorkerConfig::default(),
         move |w| match fingerprint {
-            FingerprintWidth::Bits64 => worker::run::<M, u64>(w, &setup),
-            FingerprintWidth::Bits128 => worker::run::<M, u128>(w, &setup),
+            FingerprintWidth::Bits64 => worker::run::<M, T, u64>(w, &setup),
+            FingerprintWidth::Bits128 => worker::run::<M, T, u128>(w, &setup),
         },
     )
     .map_err(|e| format!("process {me}: cannot start timely: {e}"))?;

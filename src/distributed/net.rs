@@ -22,19 +22,20 @@ use timely::worker::Worker;
 /// A packet this large (bytes) is sent at once rather than grown.
 pub(crate) const PACKET_BYTES: usize = 1 << 20;
 
-pub(crate) struct Net<W> {
+pub(crate) struct Net<S, W> {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Message>>>,
     probe: ProbeHandle<u64>,
-    pub(crate) shard: Rc<RefCell<Shard<W>>>,
+    pub(crate) shard: Rc<RefCell<Shard<S, W>>>,
     round: u64,
 }
 
-impl<W> Net<W>
+impl<S, W> Net<S, W>
 where
+    S: Clone + 'static,
     W: Word,
 {
     /// Builds the dataflow on `worker`, packets going to `shard`.
-    pub(crate) fn new(worker: &mut Worker, shard: Shard<W>) -> Self {
+    pub(crate) fn new(worker: &mut Worker, shard: Shard<S, W>) -> Self {
         let shard = Rc::new(RefCell::new(shard));
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
@@ -78,6 +79,24 @@ where
         self.input.send((dest as u32, packet));
         self.input.flush();
         worker.step_or_park(Some(Duration::ZERO));
+    }
+
+    /// One round in which this worker sends `packet` to every worker:
+    /// every worker's packet of it, in no particular order. A worker
+    /// missing from it left the run: this worker stops on `gone`.
+    pub(crate) fn round_with_all(
+        &mut self,
+        worker: &mut Worker,
+        packet: &Packet,
+        gone: &str,
+    ) -> Vec<Packet> {
+        self.begin();
+        for dest in 0..worker.peers() {
+            self.send(worker, dest, packet.clone());
+        }
+        let all = self.end(worker);
+        assert_eq!(all.len(), worker.peers(), "{gone}");
+        all
     }
 
     /// Ends the round once every worker's packets of it have been taken;

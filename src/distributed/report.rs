@@ -1,39 +1,35 @@
 //! Worker 0's report of a distributed run, in the engine's own terms
 //! ([`EngineReport`]): the levels, and per property its verdict with the
 //! trace its chain of action indices gives, replayed forward through the
-//! model from the initial state with the chain's first fingerprint —
-//! exactly the state and actions the single-process engine replays (and,
-//! under a symmetry, realises as a real trace of the model the same way).
+//! model from the initial state with the chain's first fingerprint by the
+//! single-process engine's own replay (`engine::replay`: the same state
+//! and actions, and under a symmetry the same real trace).
 
 use super::chain::Chain;
 use super::setup::Setup;
 use super::shard::Decisions;
 use super::word::Word;
 use crate::engine::{
-    initial_states, realize_trace, EngineReport, LabelCount, LevelStats, Stopped, Trace,
+    self, initial_states, EngineReport, LabelCount, LevelStats, Stopped, Trace, Transitions,
 };
 use stateright::Model;
 use std::hash::Hash;
 
-/// Level 0: the in-boundary initial states (their `canonical` states),
-/// one per fingerprint, in fingerprint order: the engine's own.
-pub(crate) fn initial_level<M: Model, W: Word>(
-    model: &M,
-    canonical: fn(&M, M::State) -> M::State,
-) -> Vec<(W, M::State)>
+/// Level 0: the in-boundary initial states (their representatives, under
+/// a symmetry), one per fingerprint, in fingerprint order: the engine's
+/// own.
+pub(crate) fn initial_level<M: Model, T: Transitions<M>, W: Word>(model: &M) -> Vec<(W, M::State)>
 where
     M::State: Hash,
 {
-    initial_states(model, canonical, |s| W::of(s))
+    initial_states(model, T::canonical, |s| W::of(s))
 }
 
 /// The real trace a chain names, ending at `target` (at a state of its
-/// class, under a symmetry).
-///
-/// Panics if the replay does not end there: the model is not
-/// deterministic, or two states collided.
-fn replay<M: Model, W: Word>(
-    setup: &Setup<M>,
+/// class, under a symmetry): the engine's replay, from the chain's
+/// initial state through its actions.
+fn replay<M: Model, T: Transitions<M>, W: Word>(
+    model: &M,
     chain: &Chain<W>,
     target: W,
 ) -> Trace<M::State, M::Action>
@@ -41,41 +37,16 @@ where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let (model, canonical) = (&*setup.model, setup.semantics.canonical);
-    let mut cur = initial_level::<M, W>(model, canonical)
-        .into_iter()
-        .find(|(fp, _)| *fp == chain.fp)
-        .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
-        .1;
-    let mut trace = Vec::with_capacity(chain.actions.len() + 1);
-    let mut actions = Vec::new();
-    for &index in chain.actions.iter().rev() {
-        model.actions(&cur, &mut actions);
-        let action = actions.drain(..).nth(index as usize);
-        let next = action
-            .clone()
-            .and_then(|a| model.next_state(&cur, a))
-            .map(|next| canonical(model, next));
-        let (Some(action), Some(next)) = (action, next) else {
-            panic!("trace replay: a recorded action is gone (non-deterministic model?)");
-        };
-        trace.push((cur, Some(action)));
-        cur = next;
-    }
-    assert!(
-        W::of(&cur) == target,
-        "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
-    );
-    trace.push((cur, None));
-    if !setup.semantics.reduced {
-        return trace;
-    }
-    let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
-    realize_trace(model, &targets, |s| W::of(&canonical(model, s.clone())))
+    let start = initial_level::<M, T, W>(model)
+        .iter()
+        .position(|&(fp, _)| fp == chain.fp)
+        .expect("trace replay: the initial state recorded is gone (non-deterministic model?)");
+    let indices: Vec<u32> = chain.actions.iter().rev().copied().collect();
+    engine::replay::<M, T, W>(model, start, &indices, target)
 }
 
 /// The run's report on worker 0.
-pub(crate) fn build<M: Model, W: Word>(
+pub(crate) fn build<M: Model, T: Transitions<M>, W: Word>(
     setup: &Setup<M>,
     levels: Vec<LevelStats>,
     decisions: Decisions<W>,
@@ -93,7 +64,7 @@ where
         let chain = chains[p]
             .as_ref()
             .expect("every decided property's chain is walked");
-        replay(setup, chain, d.fp)
+        replay::<M, T, W>(model, chain, d.fp)
     });
     let last = levels.last().expect("level 0 is always present");
     EngineReport {

@@ -1,5 +1,6 @@
 //! A worker's receiving side: its share of the visited set (the
-//! fingerprints it owns) and the part of the next level it is building.
+//! fingerprints it owns) and the part of the next level it is building
+//! (the engine's parts, one per shard, and their links).
 //! Packets are taken in the round (timestamp) they were sent in: one that
 //! arrives early, from a worker already a round ahead, waits until this
 //! worker starts that round.
@@ -13,23 +14,10 @@
 //! property the new deciding state with the smallest fingerprint is
 //! remembered, with its smallest link.
 
+use super::links::{Link, Linked};
 use super::wire::{Packet, Reader, CANDIDATES, LEAF_CANDIDATES};
 use super::word::{FpMap, Key, Word};
-use crate::engine::decides;
-use crate::engine::{self, Visited};
-use stateright::{Model, Property};
-
-/// A state new at the level being built, its bytes in the arena.
-pub(crate) struct NewState<W> {
-    pub(crate) fp: W,
-    pub(crate) parent: W,
-    pub(crate) action: u32,
-    pub(crate) start: usize,
-    pub(crate) len: u32,
-}
-
-/// A link: the parent's fingerprint and the action's index in its list.
-pub(crate) type Link<W> = (W, u32);
+use crate::engine::{self, Part, Visited};
 
 /// A property's deciding state, as a worker found it: the engine's
 /// decision (`engine::decisions`, whose recording and verdicts the
@@ -40,7 +28,7 @@ pub(crate) type Decision<W> = engine::Decision<W, Option<Link<W>>>;
 /// Per property: the decision, if any.
 pub(crate) type Decisions<W> = engine::Decisions<W, Option<Link<W>>>;
 
-pub(crate) struct Shard<W> {
+pub(crate) struct Shard<S, W> {
     /// The round being received.
     round: u64,
     /// Packets of later rounds, received early.
@@ -48,17 +36,18 @@ pub(crate) struct Shard<W> {
     /// The packets of this round that are not candidates.
     pub(crate) inbox: Vec<Packet>,
     visited: Visited<W>,
-    /// The level being built: its states and their place in `next`.
+    /// The level being built: its states, their links, and each state's
+    /// place in `links`.
+    next: Vec<Part<S, W>>,
+    links: Vec<Linked<W>>,
     index: FpMap<W, usize>,
-    pub(crate) next: Vec<NewState<W>>,
-    pub(crate) arena: Vec<u8>,
     /// New states at the last level.
     pub(crate) leaf_new: u64,
     /// Per property: the smallest new deciding state at the last level.
     pub(crate) leaf_best: Vec<Option<(W, Link<W>)>>,
 }
 
-impl<W: Word> Shard<W> {
+impl<S: Clone, W: Word> Shard<S, W> {
     /// A shard for a model of `properties` properties.
     pub(crate) fn new(properties: usize) -> Self {
         Shard {
@@ -67,9 +56,9 @@ impl<W: Word> Shard<W> {
             pending: Vec::new(),
             inbox: Vec::new(),
             visited: Visited::new(),
+            next: Part::empty_level(),
+            links: Vec::new(),
             index: FpMap::default(),
-            next: Vec::new(),
-            arena: Vec::new(),
             leaf_new: 0,
         }
     }
@@ -131,20 +120,12 @@ impl<W: Word> Shard<W> {
             let len = r.u32();
             let bytes = r.take(len as usize);
             if let Some(&i) = self.index.get(&Key(fp)) {
-                let known = &mut self.next[i];
-                if link < (known.parent, known.action) {
-                    (known.parent, known.action) = link;
-                }
+                let known = &mut self.links[i].1;
+                *known = link.min(*known);
             } else if self.visited.insert(fp) {
-                self.index.insert(Key(fp), self.next.len());
-                self.next.push(NewState {
-                    fp,
-                    parent: link.0,
-                    action: link.1,
-                    start: self.arena.len(),
-                    len,
-                });
-                self.arena.extend_from_slice(bytes);
+                self.index.insert(Key(fp), self.links.len());
+                self.links.push((fp, link));
+                self.next[fp.shard()].push_encoded(fp, bytes);
             }
         }
     }
@@ -177,13 +158,15 @@ impl<W: Word> Shard<W> {
         }
     }
 
-    /// The level built, its states in fingerprint order, and the arena
-    /// their bytes are in; the shard is ready for the next level.
-    pub(crate) fn take_level(&mut self) -> (Vec<NewState<W>>, Vec<u8>) {
+    /// The level built, its parts and its links in fingerprint order;
+    /// the shard is ready for the next level.
+    pub(crate) fn take_level(&mut self) -> (Vec<Part<S, W>>, Vec<Linked<W>>) {
         self.index = FpMap::default();
-        let mut next = std::mem::take(&mut self.next);
-        next.sort_unstable_by_key(|s| s.fp);
-        (next, std::mem::take(&mut self.arena))
+        let mut next = std::mem::replace(&mut self.next, Part::empty_level());
+        next.iter_mut().for_each(Part::sort);
+        let mut links = std::mem::take(&mut self.links);
+        links.sort_unstable_by_key(|&(fp, _)| fp);
+        (next, links)
     }
 }
 
@@ -233,19 +216,4 @@ fn skip_state(r: &mut Reader<'_>) {
 /// Past a last-level candidate's decided properties.
 fn skip_bits(r: &mut Reader<'_>) {
     r.u64();
-}
-
-/// The undecided properties (`undecided`) that `state` decides, as bits.
-pub(crate) fn decided_bits<M: Model>(
-    properties: &[Property<M>],
-    undecided: &[bool],
-    model: &M,
-    state: &M::State,
-) -> u64 {
-    properties
-        .iter()
-        .zip(undecided)
-        .enumerate()
-        .filter(|&(_, (prop, &open))| open && decides(prop, model, state))
-        .fold(0, |bits, (p, _)| bits | 1 << p)
 }

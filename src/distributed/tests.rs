@@ -6,7 +6,7 @@
 //! And a labelled model with a symmetry: its label counts, class counts
 //! and real traces are the engine's.
 
-use super::{enumerate, Cluster, RunOptions, Semantics};
+use super::{enumerate, Cluster, RunOptions};
 use crate::engine::{
     self, EngineOptions, EngineReport, FingerprintWidth, LabelledModel, StateCodec, Symmetric,
 };
@@ -99,12 +99,11 @@ fn every_worker_count_gives_the_engine_s_report() {
                     fingerprint,
                     ..RunOptions::default()
                 };
-                let got = enumerate(
+                let got = enumerate::<_, crate::engine::Unlabelled>(
                     Arc::new(Walk),
                     Arc::new(Bytes),
                     &cluster,
                     run,
-                    Semantics::plain(),
                 )
                 .expect("one process connects to no one")
                 .expect("process 0 reports");
@@ -191,13 +190,16 @@ fn labels_and_symmetry_are_the_engine_s() {
                     max_depth,
                     ..RunOptions::default()
                 };
-                let mut semantics = Semantics::labelled(&Pair);
-                if symmetric {
-                    semantics = semantics.symmetric();
+                let (model, codec) = (Arc::new(Pair), Arc::new(Bytes));
+                let got = if symmetric {
+                    enumerate::<_, crate::engine::Reduced<crate::engine::Labelled>>(
+                        model, codec, &cluster, run,
+                    )
+                } else {
+                    enumerate::<_, crate::engine::Labelled>(model, codec, &cluster, run)
                 }
-                let got = enumerate(Arc::new(Pair), Arc::new(Bytes), &cluster, run, semantics)
-                    .expect("one process connects to no one")
-                    .expect("process 0 reports");
+                .expect("one process connects to no one")
+                .expect("process 0 reports");
                 assert_eq!(
                     without_timing(got),
                     without_timing(expected.clone()),

@@ -12,7 +12,7 @@ use std::fmt;
 /// Candidates for the next level: (fingerprint, parent fingerprint,
 /// action index, state length, state bytes), repeated.
 pub(crate) const CANDIDATES: u8 = 0;
-/// A worker's counts and hits for a level (see `worker::LevelReport`).
+/// A worker's counts and hits for a level (see `totals`).
 pub(crate) const STATS: u8 = 1;
 /// Counterexample chains being walked back (see `chain`).
 pub(crate) const CHAINS: u8 = 2;

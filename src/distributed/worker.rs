@@ -1,8 +1,9 @@
 //! One worker's part of the level-synchronous BFS: it owns the states
 //! whose fingerprints it owns (see `word::Word::owner`), and per level
 //! (a) checks its states of the level in fingerprint order, (b) below the
-//! bound expands them, sending each successor to its owner as a candidate
-//! with its link (one round per batch of states, the same number of
+//! bound expands them (the engine's phase 1, `engine::Sweep`, on this
+//! worker's parts of the level), sending each successor to its owner as a
+//! candidate with its link (one round per batch of states, the same number of
 //! rounds on every worker, so that what is in flight stays bounded), (c)
 //! sends its counts and hits to every
 //! worker (a second round), so that every worker adds the same totals and
@@ -14,18 +15,20 @@
 
 use super::chain::{walk_chains, Chain};
 use super::checkpoint::{self, worker_dir, Snapshot};
-use super::frontier::Frontier;
 use super::guard::{self, Estimate};
 use super::links::LinkLevels;
-use super::net::{Net, PACKET_BYTES};
+use super::net::Net;
+use super::outbox::Outbox;
 use super::setup::{Checkpointing, Setup};
-use super::shard::{decided_bits, Decisions, Link, Shard};
-use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS, STATS};
+use super::shard::{Decisions, Shard};
+use super::totals::LevelReport;
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
-use crate::engine::{self, decides, predict_new, resident_bytes, LabelTally, Labels};
-use crate::engine::{EngineReport, LevelStats, Stopped};
+use crate::engine::{self, predict_new, resident_bytes, LabelTally, Part, Sweep, Transitions};
+use crate::engine::{EngineReport, LevelStats, StateCodec, Stopped};
 use stateright::Model;
 use std::hash::Hash;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use timely::worker::Worker;
@@ -42,111 +45,20 @@ enum End {
     Stopped(Stopped),
 }
 
-/// What a worker found at one level: new states it owns, transitions out
-/// of its states (and per label those carrying it, attempts included),
-/// and per property its smallest deciding state (at the level checked,
-/// and at the last level built).
-struct LevelReport<W> {
-    new: u64,
-    /// The most new states any one worker owns (in a combined report).
-    widest: u64,
-    transitions: u64,
-    hits: Vec<Option<W>>,
-    leaf: Vec<Option<(W, Link<W>)>>,
-    labels: Vec<u64>,
-}
-
-impl<W: Word> LevelReport<W> {
-    fn packet(&self) -> Packet {
-        let mut p = Packet::new(STATS);
-        p.u64(self.new).u64(self.transitions);
-        for &hit in &self.hits {
-            p.maybe(hit);
-        }
-        for leaf in &self.leaf {
-            p.maybe(leaf.map(|(fp, _)| fp));
-            if let Some((_, (parent, action))) = leaf {
-                p.word(*parent).u32(*action);
-            }
-        }
-        // Last, so that their number is what is left.
-        for &n in &self.labels {
-            p.u64(n);
-        }
-        p
-    }
-
-    fn read(packet: &Packet, properties: usize) -> Self {
-        let mut r = packet.body();
-        let (new, transitions) = (r.u64(), r.u64());
-        let widest = new;
-        let hits = (0..properties).map(|_| r.maybe()).collect();
-        let leaf = (0..properties)
-            .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
-            .collect();
-        let mut labels = Vec::new();
-        while !r.is_empty() {
-            labels.push(r.u64());
-        }
-        LevelReport {
-            new,
-            widest,
-            transitions,
-            hits,
-            leaf,
-            labels,
-        }
-    }
-
-    /// The sums and minima of every worker's report.
-    fn combine(reports: Vec<LevelReport<W>>, properties: usize) -> Self {
-        let mut all = LevelReport {
-            new: 0,
-            widest: 0,
-            transitions: 0,
-            hits: vec![None; properties],
-            leaf: vec![None; properties],
-            labels: Vec::new(),
-        };
-        for r in reports {
-            all.labels.resize(r.labels.len().max(all.labels.len()), 0);
-            for (a, n) in all.labels.iter_mut().zip(&r.labels) {
-                *a += n;
-            }
-            all.new += r.new;
-            all.widest = all.widest.max(r.widest);
-            all.transitions += r.transitions;
-            for (a, h) in all.hits.iter_mut().zip(r.hits) {
-                *a = min_some(*a, h);
-            }
-            for (a, h) in all.leaf.iter_mut().zip(r.leaf) {
-                *a = min_some(*a, h);
-            }
-        }
-        all
-    }
-}
-
-fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// Runs this worker's part; worker 0 returns the report, with traces.
-pub(crate) fn run<M, W>(
+pub(crate) fn run<M, T, W>(
     worker: &mut Worker,
     setup: &Setup<M>,
 ) -> Option<EngineReport<M::State, M::Action>>
 where
     M: Model + Send + Sync + 'static,
-    M::State: Hash + Clone,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
+    T: Transitions<M>,
     W: Word,
 {
     crate::engine::allocator::map_large_blocks();
-    let mut run = WorkerRun::<M, W>::new(worker, setup);
+    let mut run = WorkerRun::<M, T, W>::new(worker, setup);
     let end = loop {
         if let Some(end) = run.level(worker) {
             break end;
@@ -155,7 +67,7 @@ where
     let chains = run.chains(worker);
     run.remove_spilled_links();
     (worker.index() == 0).then(|| {
-        super::report::build(
+        super::report::build::<M, T, W>(
             setup,
             run.levels,
             run.decisions,
@@ -170,14 +82,15 @@ where
     })
 }
 
-struct WorkerRun<'a, M: Model, W> {
+struct WorkerRun<'a, M: Model, T, W> {
     setup: &'a Setup<M>,
-    net: Net<W>,
+    net: Net<M::State, W>,
     me: usize,
     peers: usize,
     start: Instant,
     properties: Vec<stateright::Property<M>>,
-    frontier: Frontier<W>,
+    /// This worker's states of the level held, one part per shard.
+    frontier: Vec<Part<M::State, W>>,
     /// The most states of the level held that any one worker holds.
     widest: u64,
     /// Per level 1, 2, …: this worker's states' (fp, parent, action), in
@@ -187,17 +100,16 @@ struct WorkerRun<'a, M: Model, W> {
     /// Per label: transitions so far and the first depth (the same on
     /// every worker).
     labels: LabelTally,
-    /// Per label: this worker's transitions out of the level being
-    /// expanded.
-    level_labels: Vec<u64>,
     decisions: Decisions<W>,
+    marker: PhantomData<fn() -> T>,
 }
 
-impl<'a, M, W> WorkerRun<'a, M, W>
+impl<'a, M, T, W> WorkerRun<'a, M, T, W>
 where
     M: Model + Send + Sync + 'static,
-    M::State: Hash + Clone,
+    M::State: Hash + Clone + Send + Sync,
     M::Action: Clone,
+    T: Transitions<M>,
     W: Word,
 {
     /// The run at level 0, or at the checkpoint it resumes.
@@ -218,11 +130,11 @@ where
             me,
             peers,
             start: Instant::now(),
-            frontier: Frontier::default(),
+            frontier: Part::empty_level(),
             links: LinkLevels::Memory(Vec::new()),
             levels: Vec::new(),
-            labels: LabelTally::new(setup.semantics.label_names.clone()),
-            level_labels: Vec::new(),
+            labels: LabelTally::new(T::label_names(&setup.model)),
+            marker: PhantomData,
         };
         run.agree(worker);
         match &setup.checkpoint {
@@ -251,19 +163,17 @@ where
     /// symmetry), one per fingerprint; each worker holds those it owns.
     fn initial_level(&mut self) {
         let (setup, me, peers) = (self.setup, self.me, self.peers);
-        let initial = super::report::initial_level::<M, W>(&setup.model, setup.semantics.canonical);
+        let initial = super::report::initial_level::<M, T, W>(&setup.model);
         let mut owned = vec![0; peers];
         for (fp, state) in &initial {
             owned[fp.owner(peers)] += 1;
             if fp.owner(peers) == me {
                 self.net.shard.borrow_mut().visit(*fp);
-                let frontier = &mut self.frontier;
-                let start = frontier.arena.len();
-                setup.codec.encode(state, &mut frontier.arena);
-                let len = (frontier.arena.len() - start) as u32;
-                frontier.states.push((*fp, start, len));
+                let codec: &dyn StateCodec<M::State> = &*setup.codec;
+                self.frontier[fp.shard()].push(state, *fp, Some(codec));
             }
         }
+        self.frontier.iter_mut().for_each(Part::sort);
         self.widest = owned.into_iter().max().unwrap_or(0);
         self.push_level(initial.len() as u64, 0, &[]);
     }
@@ -333,16 +243,13 @@ where
     fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
         let dir = self.dir(c);
         let mine = checkpoint::levels(&dir);
-        self.net.begin();
         let mut packet = Packet::new(LEVELS);
         for &depth in &mine {
             packet.u64(depth as u64);
         }
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let all = self.net.end(worker);
-        assert_eq!(all.len(), self.peers, "a process left before resuming");
+        let all = self
+            .net
+            .round_with_all(worker, &packet, "a process left before resuming");
         let depth = mine
             .iter()
             .rev()
@@ -353,7 +260,7 @@ where
                     c.dir.display()
                 )
             });
-        let part = checkpoint::load::<W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
+        let part = checkpoint::load::<M::State, W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
         {
             let mut shard = self.net.shard.borrow_mut();
             shard.prepare(part.visited.len() as u64);
@@ -371,19 +278,12 @@ where
     /// (model, bounds, threads, fingerprint width), or their levels would
     /// not add up; a difference stops the run here.
     fn agree(&mut self, worker: &mut Worker) {
-        self.net.begin();
         let mut mine = Packet::new(IDENTITY);
         mine.buffer()
             .extend_from_slice(self.setup.identity.as_bytes());
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, mine.clone());
-        }
-        let all = self.net.end(worker);
-        assert_eq!(
-            all.len(),
-            self.peers,
-            "a process left before the first level"
-        );
+        let all = self
+            .net
+            .round_with_all(worker, &mine, "a process left before the first level");
         if let Some(other) = all.iter().find(|p| p.0 != mine.0) {
             panic!(
                 "the processes were not given the same run: this one runs {:?}, another {:?}",
@@ -441,40 +341,50 @@ where
             shard.leaf_best = vec![None; undecided.len()];
         }
         let frontier = std::mem::take(&mut self.frontier);
-        let mut hits = vec![None; undecided.len()];
-        let mut transitions = 0;
+        let codec: &dyn StateCodec<M::State> = &*self.setup.codec;
+        let mut sweep = Sweep::<M, T, W>::new(
+            &self.setup.model,
+            &self.properties,
+            &undecided,
+            codec,
+            &frontier,
+            (leaf, expanding),
+        );
+        let mut mine = LevelReport::empty(self.properties.len());
+        let chunks = sweep.chunks();
         if expanding {
-            // The same number of rounds on every worker, each expanding at
-            // most BATCH states: what is in flight stays bounded.
-            let batches = self.widest.div_ceil(BATCH as u64).max(1) as usize;
-            for b in 0..batches {
-                let lo = (b * BATCH).min(frontier.states.len());
-                let hi = ((b + 1) * BATCH).min(frontier.states.len());
+            // The same number of rounds on every worker, each expanding
+            // about BATCH states: what is in flight stays bounded.
+            let rounds = self.widest.div_ceil(BATCH as u64).max(1) as usize;
+            let per_round = chunks.div_ceil(rounds);
+            let kind = if leaf { LEAF_CANDIDATES } else { CANDIDATES };
+            for round in 0..rounds {
+                let range = (round * per_round).min(chunks)..((round + 1) * per_round).min(chunks);
                 self.net.begin();
-                transitions +=
-                    self.expand(worker, &frontier, lo..hi, &undecided, Some(leaf), &mut hits);
+                let mut outbox = Outbox::new(self.peers, kind);
+                sweep.expand(&frontier, range, |chunk| {
+                    mine.add(chunk);
+                    chunk.for_each_successor(|s| outbox.push(&mut self.net, worker, &s));
+                });
+                outbox.flush(&mut self.net, worker);
                 self.net.end(worker);
             }
         } else {
-            let all = 0..frontier.states.len();
-            self.expand(worker, &frontier, all, &undecided, None, &mut hits);
+            sweep.expand(&frontier, 0..chunks, |chunk| mine.add(chunk));
         }
+        drop(sweep);
         drop(frontier);
-        let (next, arena) = self.net.shard.borrow_mut().take_level();
-        let (leaf_new, leaf_best) = {
-            let shard = self.net.shard.borrow();
-            (shard.leaf_new, shard.leaf_best.clone())
+        let (next, links) = self.net.shard.borrow_mut().take_level();
+        let shard = self.net.shard.borrow();
+        mine.new = if leaf {
+            shard.leaf_new
+        } else {
+            links.len() as u64
         };
-        let new = if leaf { leaf_new } else { next.len() as u64 };
-        let mine = LevelReport {
-            new,
-            widest: new,
-            transitions,
-            hits,
-            leaf: leaf_best,
-            labels: std::mem::take(&mut self.level_labels),
-        };
-        let all = self.share(worker, mine);
+        mine.widest = mine.new;
+        mine.leaf = shard.leaf_best.clone();
+        drop(shard);
+        let all = mine.share(&mut self.net, worker);
         let hits = all.hits.iter().map(|hit| hit.map(|fp| (fp, None)));
         self.decisions.record(depth, hits);
         if !expanding {
@@ -493,14 +403,10 @@ where
                 End::Bounded
             });
         }
-        let links = next.iter().map(|s| (s.fp, (s.parent, s.action))).collect();
         if let Err(e) = self.links.push_level(vec![links]) {
             self.abandon(e);
         }
-        self.frontier = Frontier {
-            states: next.iter().map(|s| (s.fp, s.start, s.len)).collect(),
-            arena,
-        };
+        self.frontier = next;
         self.widest = all.widest;
         self.save();
         None
@@ -521,137 +427,20 @@ where
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
-            added: guard::added(
+            added: guard::added::<W>(
                 after.saturating_sub(now),
-                &self.frontier,
+                guard::held(&self.frontier),
                 share,
                 leaf,
                 self.links.held_in_memory(),
             ),
             limit,
         };
-        self.net.begin();
-        let packet = mine.packet();
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let all: Vec<Estimate> = self.net.end(worker).iter().map(Estimate::read).collect();
-        assert_eq!(all.len(), self.peers, "a process left the run early");
+        let all = self
+            .net
+            .round_with_all(worker, &mine.packet(), "a process left the run early");
+        let all: Vec<Estimate> = all.iter().map(Estimate::read).collect();
         guard::verdict(&all, depth + 1)
-    }
-
-    /// Checks the states `range` of `frontier` (in fingerprint order, and
-    /// ranges in order, so the first hit of a property in `hits` is this
-    /// worker's smallest) and, when expanding (`Some(leaf)`), sends their
-    /// successors to their owners: encoded, or checked when they are of
-    /// the last level (`leaf`, `wire::LEAF_CANDIDATES`). Returns the
-    /// transitions taken.
-    fn expand(
-        &mut self,
-        worker: &mut Worker,
-        frontier: &Frontier<W>,
-        range: std::ops::Range<usize>,
-        undecided: &[bool],
-        expanding: Option<bool>,
-        hits: &mut [Option<W>],
-    ) -> u64 {
-        let model = &*self.setup.model;
-        let codec = &*self.setup.codec;
-        let mut transitions = 0;
-        let semantics = &self.setup.semantics;
-        let labels = &mut self.level_labels;
-        labels.resize(semantics.label_names.len(), 0);
-        let leaf = expanding == Some(true);
-        let kind = if leaf { LEAF_CANDIDATES } else { CANDIDATES };
-        let mut out: Vec<Packet> = (0..self.peers).map(|_| Packet::new(kind)).collect();
-        let mut actions = Vec::new();
-        // Each frontier state is decoded into one state, and each
-        // successor written into another, both reused (as in the engine).
-        let (mut decoded, mut successor): (Option<M::State>, Option<M::State>) = (None, None);
-        for &(fp, start, len) in &frontier.states[range] {
-            let bytes = &frontier.arena[start..start + len as usize];
-            let state = codec.decode_reusing(bytes, &mut decoded);
-            for (p, prop) in self.properties.iter().enumerate() {
-                if undecided[p] && hits[p].is_none() && decides(prop, model, state) {
-                    hits[p] = Some(fp);
-                }
-            }
-            if expanding.is_none() {
-                continue;
-            }
-            model.actions(state, &mut actions);
-            let next = successor.get_or_insert_with(|| state.clone());
-            for (a, action) in actions.drain(..).enumerate() {
-                let label = match (semantics.attempt)(model, state, action, next) {
-                    Ok(label) => label,
-                    Err(attempt) => {
-                        // Not a transition; a labelled attempt still
-                        // counts (as in the engine).
-                        attempt.count_into(labels);
-                        continue;
-                    }
-                };
-                if semantics.reduced {
-                    *next = (semantics.canonical)(model, next.clone());
-                }
-                let next = &*next;
-                if !model.within_boundary(next) {
-                    continue;
-                }
-                transitions += 1;
-                label.count_into(labels);
-                let next_fp = W::of(next);
-                // A self-loop is never new (as in the engine).
-                if next_fp == fp {
-                    continue;
-                }
-                let dest = next_fp.owner(self.peers);
-                let packet = &mut out[dest];
-                packet.word(next_fp).word(fp).u32(a as u32);
-                if leaf {
-                    packet.u64(decided_bits(&self.properties, undecided, model, next));
-                } else {
-                    let at = packet.buffer().len();
-                    packet.u32(0);
-                    codec.encode(next, packet.buffer());
-                    let len = (packet.buffer().len() - at - 4) as u32;
-                    packet.buffer()[at..at + 4].copy_from_slice(&len.to_le_bytes());
-                }
-                if packet.len() >= PACKET_BYTES {
-                    let full = std::mem::replace(packet, Packet::new(kind));
-                    self.net.send(worker, dest, full);
-                }
-            }
-        }
-        for (dest, packet) in out.into_iter().enumerate() {
-            if packet.len() > 0 {
-                self.net.send(worker, dest, packet);
-            }
-        }
-        transitions
-    }
-
-    /// Sends this worker's report of the level to every worker and
-    /// combines everyone's: the same totals on every worker.
-    fn share(&mut self, worker: &mut Worker, mine: LevelReport<W>) -> LevelReport<W> {
-        self.net.begin();
-        let packet = mine.packet();
-        for dest in 0..self.peers {
-            self.net.send(worker, dest, packet.clone());
-        }
-        let packets = self.net.end(worker);
-        // A process that stopped early (it was given another bound) would
-        // leave the totals short.
-        assert_eq!(
-            packets.len(),
-            self.peers,
-            "a process left the run early (were all given the same command?)"
-        );
-        let reports = packets
-            .iter()
-            .map(|p| LevelReport::read(p, self.properties.len()))
-            .collect();
-        LevelReport::combine(reports, self.properties.len())
     }
 
     /// The decided properties' chains of links, walked back to level 0

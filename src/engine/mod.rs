@@ -16,6 +16,8 @@
 //! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
 //! algorithm: the run loop in `bfs`, its two phases in `expand` and
 //! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
+//! phase 1 one chunk at a time for a caller that routes the successors
+//! itself in `sweep` (the distributed workers' expansion),
 //! shared between threads by `parallel`; where the visited states and
 //! the levels live behind one interface, `store` (in memory: the visited
 //! set in `visited`, one ordered `table` per shard, sized by `growth`; or
@@ -123,6 +125,7 @@ mod report;
 pub(crate) mod seal;
 pub mod stateright_mapping;
 mod store;
+mod sweep;
 mod symmetry;
 mod table;
 #[cfg(test)]
@@ -132,7 +135,7 @@ mod visited;
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
 pub use codec::StateCodec;
-pub(crate) use decisions::{decides, Decision, Decisions};
+pub(crate) use decisions::{Decision, Decisions};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
@@ -144,12 +147,15 @@ pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::{growth_over_bound, over_bound, resident_bytes, Estimate};
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
-pub(crate) use labels::{LabelTally, Labels, TallyCounts};
+pub(crate) use labels::{LabelTally, TallyCounts, Transitions};
 pub(crate) use links::{LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
+pub(crate) use part::Part;
+pub(crate) use path::replay;
 pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
+pub(crate) use sweep::{Expanded, Successor, Sweep};
 pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;
 

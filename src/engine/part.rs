@@ -6,12 +6,13 @@
 //! fingerprint.
 
 use super::codec::StateCodec;
+use super::fp::SHARDS;
 use super::links::Link;
 
 /// Frontier states per chunk.
 pub(super) const CHUNK_STATES: usize = if cfg!(test) { 4 } else { 1024 };
 
-pub(super) struct Part<S, W> {
+pub(crate) struct Part<S, W> {
     /// The states themselves, when there is no codec.
     states: Vec<S>,
     /// With a codec: each state's encoding after its length (LEB128).
@@ -26,7 +27,12 @@ pub(super) struct Part<S, W> {
 }
 
 impl<S: Clone, W: Copy + Ord> Part<S, W> {
-    pub(super) fn new() -> Self {
+    /// A level with nothing in it: one empty part per shard.
+    pub(crate) fn empty_level() -> Vec<Self> {
+        (0..SHARDS).map(|_| Part::new()).collect()
+    }
+
+    pub(crate) fn new() -> Self {
         Part {
             states: Vec::new(),
             bytes: Vec::new(),
@@ -36,12 +42,12 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
         }
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.fps.len()
     }
 
     /// Heap bytes held.
-    pub(super) fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.states.capacity() * std::mem::size_of::<S>()
             + self.bytes.capacity()
             + self.marks.capacity() * 8
@@ -59,7 +65,7 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
     }
 
     /// Appends a state (its link is pushed by the caller when needed).
-    pub(super) fn push(&mut self, state: &S, fp: W, codec: Option<&dyn StateCodec<S>>) {
+    pub(crate) fn push(&mut self, state: &S, fp: W, codec: Option<&dyn StateCodec<S>>) {
         match codec {
             None => self.states.push(state.clone()),
             Some(c) => self.encode(state, c),
@@ -104,6 +110,26 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
         &self.bytes[cursor..cursor + encoded_len(&self.bytes[cursor..])]
     }
 
+    /// With a codec: appends a state by its encoding `encoding` (without
+    /// its length) and its fingerprint; the part is sorted once whole.
+    pub(crate) fn push_encoded(&mut self, fp: W, encoding: &[u8]) {
+        write_len(encoding.len(), &mut self.bytes);
+        self.bytes.extend_from_slice(encoding);
+        self.fps.push(fp);
+    }
+
+    /// With a codec: each state's fingerprint and encoding (without its
+    /// length), in order.
+    pub(crate) fn encodings(&self) -> impl Iterator<Item = (W, &[u8])> + '_ {
+        let mut at = 0;
+        self.fps.iter().map(move |&fp| {
+            let (len, head) = read_len(&self.bytes[at..]);
+            let encoding = &self.bytes[at + head..at + head + len];
+            at += head + len;
+            (fp, encoding)
+        })
+    }
+
     /// Appends the encoding of `state`, after its length.
     fn encode(&mut self, state: &S, codec: &dyn StateCodec<S>) {
         let at = self.bytes.len();
@@ -145,7 +171,7 @@ impl<S: Clone, W: Copy + Ord> Part<S, W> {
 
     /// Sorts the part by fingerprint (states, fingerprints and links
     /// alike) and marks where each chunk starts.
-    pub(super) fn sort(&mut self) {
+    pub(crate) fn sort(&mut self) {
         let mut order: Vec<(W, u32)> = self.fps.iter().copied().zip(0u32..).collect();
         order.sort_unstable();
         self.fps = order.iter().map(|&(fp, _)| fp).collect();

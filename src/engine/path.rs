@@ -68,15 +68,18 @@ fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (u64, Vec<u32>) 
     (pos, actions)
 }
 
-/// The trace the engine followed to `d`'s state (through representatives,
+/// The trace from level 0's state `start` (its place in level 0) through
+/// the actions `indices` (each one's place in its state's `actions` list,
+/// first step first), which the run followed (through representatives,
 /// under a symmetry).
 ///
-/// Panics if it does not end at `d`'s fingerprint: the model is not
+/// Panics if it does not end at `target`: the model is not
 /// deterministic, or two states collided.
-fn engine_trace<M, T, W>(
+fn followed<M, T, W>(
     model: &M,
-    d: &Decision<W, Witness>,
-    links: &LinkStore,
+    start: usize,
+    indices: &[u32],
+    target: W,
 ) -> Trace<M::State, M::Action>
 where
     M: Model,
@@ -85,10 +88,9 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    let (start, indices) = walk_back(d, links);
     let mut cur = initial_level::<M, T, W>(model)
         .into_iter()
-        .nth(start as usize)
+        .nth(start)
         .expect("trace replay: the initial state recorded is gone (non-deterministic model?)")
         .1;
     let mut trace = Vec::with_capacity(indices.len() + 1);
@@ -108,7 +110,7 @@ where
         cur = next;
     }
     assert!(
-        W::of(&cur) == d.fp,
+        W::of(&cur) == target,
         "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
     );
     trace.push((cur, None));
@@ -128,7 +130,29 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    let trace = engine_trace::<M, T, W>(model, d, links);
+    let (start, indices) = walk_back(d, links);
+    replay::<M, T, W>(model, start as usize, &indices, d.fp)
+}
+
+/// The trace of real states of the model from level 0's state `start`
+/// through the actions `indices` (see `followed`) to the state `target`
+/// (to a state of its class, under a symmetry, realised as a real trace
+/// as `realize_trace` says). The distributed engine replays the chains
+/// its workers walked back with it too.
+pub(crate) fn replay<M, T, W>(
+    model: &M,
+    start: usize,
+    indices: &[u32],
+    target: W,
+) -> Trace<M::State, M::Action>
+where
+    M: Model,
+    M::State: Hash + Clone,
+    M::Action: Clone,
+    T: Transitions<M>,
+    W: Fp,
+{
+    let trace = followed::<M, T, W>(model, start, indices, target);
     if !T::REDUCED {
         return trace;
     }
