@@ -87,7 +87,7 @@ pub fn identity(config: &ModelConfig, properties: Selection) -> String {
 /// the line a resume of its checkpoint is refused with (the identity
 /// hashes the whole model, so without it the engine could only say
 /// "another model or bounds").
-fn near_identities(config: &ModelConfig, properties: Selection) -> Vec<(String, String)> {
+pub fn near_identities(config: &ModelConfig, properties: Selection) -> Vec<(String, String)> {
     let mut turned = config.clone();
     turned.symmetry = !config.symmetry;
     let why = if turned.symmetry {

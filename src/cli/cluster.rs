@@ -79,8 +79,9 @@ impl HostsRun {
             return Ok(());
         };
         let layout = Layout::of(&self.cluster(config, addresses, 0), &self.options(config));
+        let near = check::near_identities(config, self.properties);
         for process in processes {
-            distributed::check_resumable(dir, process, &layout)?;
+            distributed::check_resumable(dir, process, &layout, &near)?;
         }
         Ok(())
     }

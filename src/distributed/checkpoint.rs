@@ -314,24 +314,30 @@ fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
 
 /// Whether process `process`'s part of the checkpoint in `dir` may be
 /// resumed by a run of `layout`: `Err` with one line naming the first
-/// difference.
-pub fn check_resumable(dir: &Path, process: usize, layout: &Layout) -> Result<(), String> {
+/// difference. `near` names identities of runs near this one (the same
+/// check with `--symmetry` turned, say) with the line a checkpoint of one
+/// is refused with, where "another model or bounds" would not say how.
+pub fn check_resumable(
+    dir: &Path,
+    process: usize,
+    layout: &Layout,
+    near: &[(String, String)],
+) -> Result<(), String> {
     for thread in 0..layout.threads {
         let worker = worker_dir(dir, process, thread);
         let Some(&depth) = levels(&worker).last() else {
             return Err(match levels(&worker_dir(dir, 0, 0)).last() {
                 // Process 0 has a part: the layout must differ.
                 Some(&d) => match read_meta::<Meta>(&level_dir(&worker_dir(dir, 0, 0), d)) {
-                    Ok(meta) => {
-                        mismatch(dir, &meta.layout, layout).unwrap_or_else(|| missing(dir, &worker))
-                    }
+                    Ok(meta) => mismatch(dir, &meta.layout, layout, near)
+                        .unwrap_or_else(|| missing(dir, &worker)),
                     Err(e) => e,
                 },
                 None => missing(dir, &worker),
             });
         };
         let meta: Meta = read_meta(&level_dir(&worker, depth))?;
-        if let Some(line) = mismatch(dir, &meta.layout, layout) {
+        if let Some(line) = mismatch(dir, &meta.layout, layout, near) {
             return Err(line);
         }
         for depth in levels(&worker) {
@@ -360,12 +366,21 @@ fn depth_text(depth: Option<usize>) -> String {
     depth.map_or_else(|| "unbounded".to_owned(), |d| d.to_string())
 }
 
-/// The first way `made` differs from `asked`, in one line.
-fn mismatch(dir: &Path, made: &Layout, asked: &Layout) -> Option<String> {
+/// The first way `made` differs from `asked`, in one line (an identity
+/// of `near` by its own line).
+fn mismatch(
+    dir: &Path,
+    made: &Layout,
+    asked: &Layout,
+    near: &[(String, String)],
+) -> Option<String> {
     if made.fingerprint_scheme != FINGERPRINT_SCHEME {
         return Some(scheme_mismatch(dir, made.fingerprint_scheme));
     }
     let dir = dir.display();
+    if let Some((_, why)) = near.iter().find(|(i, _)| *i == made.identity) {
+        return Some(format!("{dir}: {why}"));
+    }
     if made.identity != asked.identity {
         return Some(format!(
             "{dir}: the checkpoint is of another model or bounds ({}), not {}",
@@ -425,10 +440,18 @@ mod tests {
             fingerprint_bits: 128,
             ..made.clone()
         };
-        let line = mismatch(Path::new("c"), &made, &asked).expect("they differ");
+        let line = mismatch(Path::new("c"), &made, &asked, &[]).expect("they differ");
         assert_eq!(
             line,
             "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth unbounded and 128"
         );
+        // A near identity is refused by its own line.
+        let other = Layout {
+            identity: "m turned".into(),
+            ..made.clone()
+        };
+        let near = [("m turned".to_owned(), "made with --symmetry".to_owned())];
+        let line = mismatch(Path::new("c"), &other, &made, &near).expect("they differ");
+        assert_eq!(line, "c: made with --symmetry");
     }
 }

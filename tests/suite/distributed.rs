@@ -422,6 +422,23 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains("another model or bounds"), "{args:?}: {err}");
     }
+    // Issue 38.12: the same run with --symmetry turned is named as such,
+    // with how to resume, as a single process names it.
+    let (c, out) = (p("c"), p("turned"));
+    let turned = [
+        &model[..],
+        &two[..],
+        &["--symmetry", "--out", &out, "--resume", &c],
+    ]
+    .concat();
+    let o = check(&turned);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("made without --symmetry, and this run is with it: resume without --symmetry"),
+        "{err}"
+    );
 
     // A part altered on the way (one byte of process 1's visited set) is
     // refused before any process connects: one line naming the file.
