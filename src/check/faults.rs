@@ -939,16 +939,20 @@ fn a_revoked_tool_action_left_committed_breaks_i2_tool_action_and_its_empty_repo
 }
 
 #[test]
-fn a_tool_action_born_raw_breaks_lifecycle_birth_alone() {
+fn a_tool_action_born_raw_breaks_lifecycle_birth_and_its_illegal_move_refusals() {
     // The gate reports the one record the call created, calling the tool
-    // (honest); a raw record is active nowhere, and no revoke or cascade
-    // can move it: only the clause on how a record is born sees it.
-    only_clause_catches(
+    // (honest); a raw record is active nowhere, and no cascade can move
+    // it: the clause on how a record is born sees it at the call, and
+    // `refusals` one step later, when the revoke of the refund's basis is
+    // refused for the cascade's illegal move (raw to revoked), a reason
+    // no refusal rule names.
+    only_clauses_catch(
         refund_model(),
         Fault::ToolActionBornRaw,
-        Invariant::Lifecycle,
-        "birth",
-        4,
+        &[
+            (Invariant::Lifecycle, "birth", 4),
+            (Invariant::Refusals, "refused", 5),
+        ],
     );
 }
 
@@ -982,5 +986,59 @@ fn a_stage_that_replaces_the_staging_breaks_tx_hygiene_orphan_tentative_alone() 
         Invariant::TxHygiene,
         "orphan_tentative",
         3,
+    );
+}
+
+// Refusals: a refused attempt is no transition, so only `refusals` sees
+// an attempt refused where the rules admit it, or admitted where they
+// refuse it.
+
+#[test]
+fn a_rebuild_that_needs_an_active_source_breaks_refusals_refused_alone() {
+    // T0 stages a lookup (r0); T1 a summary of it (r1) and a summary of
+    // that (r2); T0's abort revokes r0 and holds both views back; T1
+    // rebuilds r2 from r1, which survives (held back, not revoked). The
+    // broken rule refuses it as having no surviving source.
+    let mut config = untooled((3, 2, 7), r#""low""#, "null", &[lookup(), summary()]);
+    config.rebuild = true;
+    only_clause_catches(
+        config,
+        Fault::RebuildNeedsAnActiveSource,
+        Invariant::Refusals,
+        "refused",
+        7,
+    );
+}
+
+#[test]
+fn a_revalidation_that_takes_an_open_transactions_record_breaks_refusals_admitted_alone() {
+    // T0 stages a lookup (r0), T1 a summary of it (r1); T0's abort holds
+    // r1 back while T1, still open, stages it; T2 revalidates it.
+    let mut config = untooled((2, 3, 7), r#""low""#, "null", &[lookup(), summary()]);
+    config.revalidate = true;
+    only_clause_catches(
+        config,
+        Fault::RevalidateTakesFromAnOpenTransaction,
+        Invariant::Refusals,
+        "admitted",
+        7,
+    );
+}
+
+#[test]
+fn a_rebuild_that_ignores_the_commit_check_breaks_refusals_named_alone() {
+    // T0 stages a lookup (r0) and aborts; T1 stages a summary of it (r1),
+    // which its commit quarantines (revoked_parent); T2 rebuilds r1. The
+    // commit-check refusal comes first, the broken rule refuses it for
+    // having no surviving source. With two records no view of a view is
+    // reached, so no such rebuild is admitted either.
+    let mut config = untooled((2, 3, 8), r#""low""#, "null", &[lookup(), summary()]);
+    config.rebuild = true;
+    only_clause_catches(
+        config,
+        Fault::RebuildIgnoresCommitCheck,
+        Invariant::Refusals,
+        "named",
+        8,
     );
 }

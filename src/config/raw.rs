@@ -125,6 +125,7 @@ pub(crate) struct RawExpect {
     pub admission: Option<Value>,
     #[serde(rename = "honest-outcome")]
     pub honest_outcome: Option<Value>,
+    pub refusals: Option<Value>,
     /// `"all"` or a list of branch names; validation reads it.
     pub coverage: Option<Value>,
 }
@@ -147,6 +148,7 @@ impl RawExpect {
             Invariant::Snapshot => self.snapshot.as_ref(),
             Invariant::Admission => self.admission.as_ref(),
             Invariant::HonestOutcome => self.honest_outcome.as_ref(),
+            Invariant::Refusals => self.refusals.as_ref(),
         }
     }
 }

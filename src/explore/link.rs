@@ -83,12 +83,16 @@ pub fn trace_actions(model: &MemtxModel, trace: &Trace) -> Result<Vec<Action>, S
                     say_step(step, &compiled)
                 )
             })?;
-        let (next, _) = model.step(&state, &action).map_err(|why| {
-            format!(
-                "steps[{i}] ({}) is refused: {why}",
-                say_step(step, &compiled)
-            )
-        })?;
+        // A refusal no rule gives is a step of the model too (`refusals`).
+        let next = match model.step(&state, &action) {
+            Ok((next, _)) => next,
+            Err(why) => model.next_state(&state, action).ok_or_else(|| {
+                format!(
+                    "steps[{i}] ({}) is refused: {why}",
+                    say_step(step, &compiled)
+                )
+            })?,
+        };
         state = next;
         found.push(action);
     }

@@ -7,13 +7,21 @@
 
 use super::store;
 use crate::invariants;
-use crate::model::{Action, MemtxModel, ModelState};
+use crate::model::{Action, MemtxModel, ModelState, StepRefusal};
 use crate::outcome_text::{account, StepStores};
+use crate::protocol::ProtocolError;
 
 /// The step `action` from `last_state`; `None` when the model refuses it
-/// (the explorer then lists the action as ignored).
+/// (the explorer then lists the action as ignored), unless the refusal is
+/// one no rule gives: that attempt is a step ([`misjudged_refusal`]).
 pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action) -> Option<String> {
-    let (next, outcome) = model.step(last_state, action).ok()?;
+    let (next, outcome) = match model.step(last_state, action) {
+        Ok(step) => step,
+        Err(StepRefusal::Protocol(error)) => {
+            return misjudged_refusal(model, last_state, action, &error)
+        }
+        Err(_) => return None,
+    };
     let before = store(last_state);
     let after = store(&next);
     let ctx = model.spec.context();
@@ -60,4 +68,26 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
         out.push('\n');
     }
     Some(out)
+}
+
+/// A refused attempt the `refusals` property judges misjudged: the
+/// operation, the protocol's refusal and the violation; `None` for a
+/// refusal the rules give.
+fn misjudged_refusal(
+    model: &MemtxModel,
+    state: &ModelState,
+    action: &Action,
+    error: &ProtocolError,
+) -> Option<String> {
+    let ctx = model.spec.context();
+    let op = model.op(action);
+    let v = invariants::check_refusal(ctx, store(state).view(), &op, error)?;
+    Some(format!(
+        "{}\nrefused: {error}\n\ninvariants after this step:\n  {} ({}) VIOLATED [{}]: {}\n",
+        action.describe(&model.spec),
+        v.invariant,
+        v.invariant.title(),
+        v.clause,
+        v.detail
+    ))
 }

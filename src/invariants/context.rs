@@ -49,6 +49,11 @@ impl Context {
             .unwrap_or(true)
     }
 
+    /// How many tools the protocol knows.
+    pub fn tools(&self) -> usize {
+        self.irreversible.len()
+    }
+
     pub fn irreversible_tools(&self) -> impl Iterator<Item = u8> + '_ {
         self.irreversible
             .iter()

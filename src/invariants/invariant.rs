@@ -24,6 +24,7 @@ pub enum Invariant {
     Snapshot,
     Admission,
     HonestOutcome,
+    Refusals,
 }
 
 /// Where an invariant is judged.
@@ -38,7 +39,7 @@ pub enum Timing {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 14] = [
+    pub const ALL: [Invariant; 15] = [
         Invariant::I1,
         Invariant::I2,
         Invariant::G3,
@@ -53,6 +54,7 @@ impl Invariant {
         Invariant::Snapshot,
         Invariant::Admission,
         Invariant::HonestOutcome,
+        Invariant::Refusals,
     ];
 
     /// Its bit in a set of invariants ([`Selection`], a monitor's breached
@@ -77,6 +79,7 @@ impl Invariant {
             Invariant::Snapshot => "snapshot",
             Invariant::Admission => "admission",
             Invariant::HonestOutcome => "honest-outcome",
+            Invariant::Refusals => "refusals",
         }
     }
 
@@ -101,6 +104,7 @@ impl Invariant {
             Invariant::Snapshot => "each snapshot is what its tier saw at open",
             Invariant::Admission => "every commit verdict the four checks decide",
             Invariant::HonestOutcome => "every outcome reports what happened",
+            Invariant::Refusals => "refused exactly when a refusal rule applies",
         }
     }
 
@@ -147,6 +151,7 @@ impl Invariant {
                 "report",
                 "unreported",
             ],
+            Invariant::Refusals => &["admitted", "refused", "named"],
         }
     }
 
@@ -163,7 +168,8 @@ impl Invariant {
             | Invariant::StaleWrite
             | Invariant::Snapshot
             | Invariant::Admission
-            | Invariant::HonestOutcome => Timing::Transition,
+            | Invariant::HonestOutcome
+            | Invariant::Refusals => Timing::Transition,
             Invariant::TxHygiene => Timing::Both,
             _ => Timing::State,
         }

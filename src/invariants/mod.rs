@@ -21,8 +21,11 @@
 //! transition clause), [`snapshot`] (a transition property),
 //! [`admission`] (the converse of the commit checks: nothing quarantined
 //! that passes its check, each reason the first failing check; a
-//! transition property) and [`honest_outcome`] (what each operation
-//! reports is what it did; a transition property). Every
+//! transition property), [`honest_outcome`] (what each operation
+//! reports is what it did; a transition property) and [`refusals`]
+//! (every attempt the model offers is refused exactly when a refusal rule
+//! applies, by that rule; judged on accepted operations and, through
+//! [`check_refusal`], on refused ones). Every
 //! violation names the clause that failed ([`Invariant::clauses`]).
 //! [`companions`] are the "sometimes" properties that show each was not
 //! vacuous.
@@ -42,6 +45,7 @@ mod invariant;
 pub mod lifecycle;
 pub mod log;
 pub mod monitor;
+pub mod refusals;
 pub mod scope;
 pub mod slot;
 pub mod snapshot;
@@ -59,7 +63,7 @@ pub(crate) mod broken;
 mod tests;
 mod violation;
 
-use crate::protocol::{Op, Outcome, StoreView};
+use crate::protocol::{Op, Outcome, ProtocolError, StoreView};
 
 /// One accepted operation as the transition properties judge it: the
 /// store before and after, the operation, the outcome the protocol
@@ -91,6 +95,7 @@ pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> 
         Invariant::Snapshot => snapshot::check(before, op, after),
         Invariant::Admission => admission::check(ctx, monitor, before, op, outcome, after),
         Invariant::HonestOutcome => honest_outcome::check(ctx, before, op, outcome, after),
+        Invariant::Refusals => refusals::check_admitted(ctx, before, op),
         _ => None,
     };
     #[cfg(test)]
@@ -137,6 +142,7 @@ pub fn transition_breaches(ctx: &Context, t: Transition<'_>) -> u16 {
     judge(Invariant::Lifecycle);
     judge(Invariant::Snapshot);
     judge(Invariant::HonestOutcome);
+    judge(Invariant::Refusals);
     match t.op {
         Op::ToolCall { .. } => judge(Invariant::I1),
         Op::Commit { .. } => {
@@ -147,6 +153,24 @@ pub fn transition_breaches(ctx: &Context, t: Transition<'_>) -> u16 {
         _ => {}
     }
     bits
+}
+
+/// `refusals` on one attempt the protocol refused with `error`, if the run
+/// judges it: the refusal's violation when no rule refuses `op` on
+/// `before`, or the first that does is another ([`refusals`]).
+pub fn check_refusal(
+    ctx: &Context,
+    before: StoreView<'_>,
+    op: &Op,
+    error: &ProtocolError,
+) -> Option<Violation> {
+    if !ctx.transition_selection().contains(Invariant::Refusals) {
+        return None;
+    }
+    let found = refusals::check_refused(ctx, before, op, error);
+    #[cfg(test)]
+    let found = found.filter(|v| !ctx.mutes(v));
+    found
 }
 
 /// Every selected transition property on one accepted operation, in

@@ -6,7 +6,8 @@
 //!
 //! - one bit per transition property (I1 and our transition properties),
 //!   set by the first transition that breaks it and kept, so that a state
-//!   property of the model can report it;
+//!   property of the model can report it (`refusals` also by a refused
+//!   attempt, [`Monitor::after_refusal`]);
 //! - the retracted records and what their cascades had to cover: an
 //!   abort retracts the records its transaction had staged that were not
 //!   already revoked, a revoke its record (DESIGN.md "Abort retracts every
@@ -30,7 +31,7 @@ use super::context::Context;
 use super::fields::where_state;
 use super::invariant::Invariant;
 use super::lifecycle::quarantine_allowed_from;
-use crate::protocol::{Lifecycle, Op, Outcome, RecordId, RecordSet, StoreView};
+use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, RecordSet, StoreView};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Monitor {
@@ -109,6 +110,41 @@ impl Monitor {
             }
         }
         next
+    }
+}
+
+impl Monitor {
+    /// The monitor after an attempt the protocol refused with `error`:
+    /// `None` when the refusal is the one the rules give (the attempt is
+    /// no transition), otherwise this monitor with `refusals` breached,
+    /// which the model makes a transition to the same store so that the
+    /// engine reports it (docs/properties.md, "How attempts are counted").
+    pub fn after_refusal(
+        &self,
+        ctx: &Context,
+        before: StoreView<'_>,
+        op: &Op,
+        error: &ProtocolError,
+    ) -> Option<Monitor> {
+        super::check_refusal(ctx, before, op, error)?;
+        let mut next = *self;
+        next.breached |= Invariant::Refusals.bit();
+        Some(next)
+    }
+
+    /// One refused step of a run judged whole ([`Monitor::judge`]'s
+    /// counterpart): the violation of `refusals` it shows, if any, the
+    /// monitor marking it.
+    pub fn judge_refusal(
+        &mut self,
+        ctx: &Context,
+        before: StoreView<'_>,
+        op: &Op,
+        error: &ProtocolError,
+    ) -> Option<super::Violation> {
+        let found = super::check_refusal(ctx, before, op, error)?;
+        self.breached |= Invariant::Refusals.bit();
+        Some(found)
     }
 }
 

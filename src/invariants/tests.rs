@@ -1,5 +1,6 @@
 //! The checkers against the protocol on generated operation sequences
-//! ([`crate::protocol::generate`]): every accepted operation keeps every
+//! ([`crate::protocol::generate`]): every refused operation is refused by
+//! the rule `refusals` finds, and every accepted operation keeps every
 //! invariant on its transition and its state, except where the correct
 //! protocol itself breaks one (its findings, each shown below by a
 //! scenario of its own): G3 under the `snapshot` tool basis, as DESIGN.md
@@ -27,11 +28,19 @@ proptest! {
             findings.push(Invariant::G3);
         }
         let mut monitor = Monitor::default();
-        for s in setup.run(&ops).0.iter().filter(|s| s.result.is_ok()) {
+        for s in setup.run(&ops).0.iter() {
             let (before, op, after) = (s.before.view(), &s.op, s.after.view());
-            let outcome = s.result.as_ref().expect("accepted");
-            for v in monitor.judge(&ctx, before, op, outcome, after) {
-                prop_assert!(findings.contains(&v.invariant), "after {:?}: {}", op, v);
+            match &s.result {
+                Ok(outcome) => {
+                    for v in monitor.judge(&ctx, before, op, outcome, after) {
+                        prop_assert!(findings.contains(&v.invariant), "after {:?}: {}", op, v);
+                    }
+                }
+                // Every refusal is the one the refusal rules give.
+                Err(error) => {
+                    let v = monitor.judge_refusal(&ctx, before, op, error);
+                    prop_assert!(v.is_none(), "{:?} refused: {:?}", op, v);
+                }
             }
         }
     }
@@ -55,7 +64,8 @@ fn judged(variant: Variant, ops: &[Op]) -> Vec<(usize, Violation)> {
     found
 }
 
-fn belief(syms: &mut Symbols, value: &str, scope: Scope, window: Window) -> Proposal {
+/// A lookup belief on order841's refund eligibility.
+pub(super) fn belief(syms: &mut Symbols, value: &str, scope: Scope, window: Window) -> Proposal {
     Proposal {
         kind: Kind::Belief,
         entity: syms.intern("order841"),

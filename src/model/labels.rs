@@ -54,7 +54,14 @@ impl LabelledModel for MemtxModel {
                     &into.store,
                 ))
             }
-            Err(error) => Err(refusal_labels(&op, &error)),
+            Err(error) => {
+                let labels = refusal_labels(&op, &error);
+                if self.misjudged_into(state, &op, &error, into) {
+                    Ok(labels)
+                } else {
+                    Err(labels)
+                }
+            }
         }
     }
 

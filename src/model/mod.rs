@@ -77,7 +77,10 @@ impl MemtxModel {
     }
 
     /// Runs one action through the protocol: the next state and the
-    /// protocol's outcome, or why it is not a transition.
+    /// protocol's outcome, or why it is not a transition. A refusal is
+    /// reported as the protocol gave it, judged or not: the engines'
+    /// [`Model::next_state`] also makes a misjudged refusal a transition
+    /// ([`MemtxModel::misjudged_into`]).
     pub fn step(
         &self,
         state: &ModelState,
@@ -133,7 +136,34 @@ impl MemtxModel {
             .step_into(&state.store, &op, &mut next.store)
         {
             Ok(outcome) => self.conclude(state, &op, &outcome, next).is_ok(),
-            Err(_) => false,
+            Err(error) => self.misjudged_into(state, &op, &error, next),
+        }
+    }
+
+    /// An attempt the protocol refused with `error`: no transition when
+    /// the refusal is the one the rules give; otherwise a transition to
+    /// the same store, its monitor marking `refusals` broken
+    /// ([`crate::invariants::Monitor::after_refusal`]), so that every
+    /// engine reports it with the attempt as the last step. A correct
+    /// protocol never takes it, and its state space is unchanged.
+    pub(crate) fn misjudged_into(
+        &self,
+        state: &ModelState,
+        op: &Op,
+        error: &ProtocolError,
+        next: &mut ModelState,
+    ) -> bool {
+        let ctx = self.spec.context();
+        match state
+            .monitor
+            .after_refusal(ctx, state.store.view(), op, error)
+        {
+            Some(monitor) => {
+                next.store.clone_from(&state.store);
+                next.monitor = monitor;
+                true
+            }
+            None => false,
         }
     }
 
@@ -323,7 +353,9 @@ impl Model for MemtxModel {
     }
 
     fn next_state(&self, state: &ModelState, action: Action) -> Option<ModelState> {
-        self.step(state, &action).ok().map(|(next, _)| next)
+        let mut next = ModelState::default();
+        self.successor_into(state, &action, &mut next)
+            .then_some(next)
     }
 
     fn format_action(&self, action: &Action) -> String {

@@ -7,10 +7,11 @@
 //! checker), `check` (the kind of each verdict), `random` (which
 //! predicates a walk evaluates) and the explorer's panels.
 //!
-//! Every invariant, the paper's I1, I2, G3 and our eleven, is read the same
+//! Every invariant, the paper's I1, I2, G3 and our twelve, is read the same
 //! way ([`crate::invariants::holds`]): no transition on the way broke it
-//! (the monitor's bit, for the transition properties) and the state does
-//! not. The companions are those of [`crate::invariants::companions`],
+//! (the monitor's bit, for the transition properties; for `refusals` also
+//! a refused attempt, which the model makes a transition to the same store
+//! when the refusal is misjudged) and the state does not. The companions are those of [`crate::invariants::companions`],
 //! plus "an irreversible call is blocked", which only the model can say.
 //! A run may judge only some invariants (`--properties`, the context's
 //! [`Selection`]): [`selected`] gives those and the companions that guard
@@ -164,6 +165,7 @@ pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
         invariant(Invariant::Snapshot, snapshot::<M>),
         invariant(Invariant::Admission, admission::<M>),
         invariant(Invariant::HonestOutcome, honest_outcome::<M>),
+        invariant(Invariant::Refusals, refusals::<M>),
         companion(Companion::IrreversibleExecuted, executed::<M>),
         companion(Companion::IrreversibleBlocked, blocked::<M>),
         companion(Companion::CascadeRevokedDescendant, cascade_revokes::<M>),
@@ -247,6 +249,7 @@ invariant!(tx_hygiene, Invariant::TxHygiene);
 invariant!(snapshot, Invariant::Snapshot);
 invariant!(admission, Invariant::Admission);
 invariant!(honest_outcome, Invariant::HonestOutcome);
+invariant!(refusals, Invariant::Refusals);
 
 macro_rules! companion {
     ($fn:ident, $c:expr) => {

@@ -137,11 +137,11 @@ impl Protocol {
             }
             Op::Revalidate { tx, record } => {
                 open_tx(store, tx, "revalidate into")?;
-                self.check_revalidation(store, tx, record)
+                self.rules().revalidation_refusal(store, tx, record)
             }
             Op::Rebuild { tx, record } => {
                 open_tx(store, tx, "rebuild into")?;
-                self.check_rebuild(store, tx, record)
+                self.rules().rebuild_refusal(store, tx, record)
             }
         }
     }

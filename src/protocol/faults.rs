@@ -14,6 +14,7 @@ use super::dispatch::{self, Protocol, Tool};
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
 use super::outcome::{Admission, CommitResult, Outcome, Repairs};
+use super::rebuild;
 use super::record::{Kind, Reason, Record, Scope};
 use super::record_set::{RecordId, RecordSet};
 use super::repair::{self, compensate_or_leak};
@@ -150,6 +151,18 @@ pub(crate) enum Fault {
     /// A rebuild keeps every parent, the revoked ones too (lifecycle,
     /// rebuilt_from_survivors).
     RebuildKeepsRevokedSource,
+    /// A rebuild reads "surviving" as active: a view whose sources are
+    /// held back themselves is refused as having no surviving source
+    /// (refusals, refused).
+    RebuildNeedsAnActiveSource,
+    /// A revalidation skips the staged-elsewhere refusal: it takes a
+    /// record another open transaction still stages (refusals, admitted).
+    RevalidateTakesFromAnOpenTransaction,
+    /// A rebuild skips the commit-check refusal: a view a commit check
+    /// quarantined is judged like one a cascade held back, so one whose
+    /// parent is revoked is refused for having no surviving source
+    /// (refusals, named).
+    RebuildIgnoresCommitCheck,
 }
 
 const CARD: Rules = Rules::CARD;
@@ -467,6 +480,40 @@ impl Fault {
             },
             RebuildKeepsRevokedSource => &Rules {
                 kept_parents: |store, record| store.records[record as usize].derived_from(),
+                ..CARD
+            },
+            RebuildNeedsAnActiveSource => &Rules {
+                rebuild_refusal: |store, tx, record| {
+                    rebuild::refusal(store, tx, record)?;
+                    let parents = store.records[record as usize].derived_from();
+                    if parents
+                        .iter()
+                        .any(|p| store.records[p as usize].state.is_active())
+                    {
+                        Ok(())
+                    } else {
+                        Err(ProtocolError::NoSurvivingSource { record })
+                    }
+                },
+                ..CARD
+            },
+            RebuildIgnoresCommitCheck => &Rules {
+                rebuild_refusal: |store, tx, record| {
+                    let mut view = store.records[record as usize];
+                    view.reason = None;
+                    let mut held_back = store.clone();
+                    held_back.records[record as usize] = view;
+                    rebuild::refusal(&held_back, tx, record)
+                },
+                ..CARD
+            },
+            RevalidateTakesFromAnOpenTransaction => &Rules {
+                revalidation_refusal: |store, tx, record| match revalidate::refusal(
+                    store, tx, record,
+                ) {
+                    Err(ProtocolError::StagedElsewhere { .. }) => Ok(()),
+                    other => other,
+                },
                 ..CARD
             },
         }

@@ -427,6 +427,58 @@ pub enum ProtocolError {
     },
 }
 
+impl ProtocolError {
+    /// The refusal's name, one per rule that refuses (`not_a_view`,
+    /// `staged_elsewhere`, …): what the `refusals` property compares, with
+    /// [`ProtocolError::record`], against the rule it finds applies.
+    /// `illegal_move` is no refusal rule: a step that breaks the lifecycle
+    /// is the protocol's own error.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProtocolError::UnknownTransaction(_) => "unknown_transaction",
+            ProtocolError::TransactionNotOpen { .. } => "transaction_not_open",
+            ProtocolError::TransactionAborted(_) => "transaction_aborted",
+            ProtocolError::UnknownRecord(_) => "unknown_record",
+            ProtocolError::UnknownParent(_) => "unknown_parent",
+            ProtocolError::UnknownTool(_) => "unknown_tool",
+            ProtocolError::NotRevocable { .. } => "not_revocable",
+            ProtocolError::BasisNotAllowed { .. } => "basis_not_allowed",
+            ProtocolError::StagedToolAction => "staged_tool_action",
+            ProtocolError::NotQuarantined { .. } => "not_quarantined",
+            ProtocolError::StagedElsewhere { .. } => "staged_elsewhere",
+            ProtocolError::NotAView { .. } => "not_a_view",
+            ProtocolError::QuarantinedByCheck { .. } => "quarantined_by_check",
+            ProtocolError::NoSurvivingSource { .. } => "no_surviving_source",
+            ProtocolError::StoreFull => "store_full",
+            ProtocolError::TooManyTransactions => "too_many_transactions",
+            ProtocolError::IllegalMove { .. } => "illegal_move",
+        }
+    }
+
+    /// The record the refusal names, if it names one.
+    pub fn record(&self) -> Option<RecordId> {
+        match *self {
+            ProtocolError::UnknownRecord(record)
+            | ProtocolError::UnknownParent(record)
+            | ProtocolError::NotRevocable { record, .. }
+            | ProtocolError::BasisNotAllowed { record, .. }
+            | ProtocolError::NotQuarantined { record, .. }
+            | ProtocolError::StagedElsewhere { record, .. }
+            | ProtocolError::NotAView { record, .. }
+            | ProtocolError::QuarantinedByCheck { record, .. }
+            | ProtocolError::NoSurvivingSource { record }
+            | ProtocolError::IllegalMove { record, .. } => Some(record),
+            ProtocolError::UnknownTransaction(_)
+            | ProtocolError::TransactionNotOpen { .. }
+            | ProtocolError::TransactionAborted(_)
+            | ProtocolError::UnknownTool(_)
+            | ProtocolError::StagedToolAction
+            | ProtocolError::StoreFull
+            | ProtocolError::TooManyTransactions => None,
+        }
+    }
+}
+
 impl fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -44,43 +44,45 @@ use super::revalidate::{not_staged_elsewhere, restage};
 use super::store::Store;
 use super::transaction::TxId;
 
-impl Protocol {
-    /// The refusals of `rebuild {tx, record}` beyond `tx` being open.
-    pub(in crate::protocol) fn check_rebuild(
-        &self,
-        store: &Store,
-        tx: TxId,
-        record: RecordId,
-    ) -> Result<(), ProtocolError> {
-        let r = store
-            .record(record)
-            .ok_or(ProtocolError::UnknownRecord(record))?;
-        if !r.kind().is_view() {
-            return Err(ProtocolError::NotAView {
-                record,
-                kind: r.kind().name(),
-            });
-        }
-        if r.state() != Lifecycle::Quarantined {
-            return Err(ProtocolError::NotQuarantined {
-                op: "rebuild",
-                record,
-                state: r.state().name(),
-            });
-        }
-        if let Some(reason) = r.reason() {
-            return Err(ProtocolError::QuarantinedByCheck {
-                record,
-                reason: reason.name(),
-            });
-        }
-        not_staged_elsewhere(store, "rebuild", tx, record)?;
-        if survivors(store, record).is_empty() {
-            return Err(ProtocolError::NoSurvivingSource { record });
-        }
-        Ok(())
+/// The refusals of `rebuild {tx, record}` beyond `tx` being open, in
+/// this order (the rule book's [`rebuild_refusal`]).
+///
+/// [`rebuild_refusal`]: super::rules::Rules::rebuild_refusal
+pub(in crate::protocol) fn refusal(
+    store: &Store,
+    tx: TxId,
+    record: RecordId,
+) -> Result<(), ProtocolError> {
+    let r = store
+        .record(record)
+        .ok_or(ProtocolError::UnknownRecord(record))?;
+    if !r.kind().is_view() {
+        return Err(ProtocolError::NotAView {
+            record,
+            kind: r.kind().name(),
+        });
     }
+    if r.state() != Lifecycle::Quarantined {
+        return Err(ProtocolError::NotQuarantined {
+            op: "rebuild",
+            record,
+            state: r.state().name(),
+        });
+    }
+    if let Some(reason) = r.reason() {
+        return Err(ProtocolError::QuarantinedByCheck {
+            record,
+            reason: reason.name(),
+        });
+    }
+    not_staged_elsewhere(store, "rebuild", tx, record)?;
+    if survivors(store, record).is_empty() {
+        return Err(ProtocolError::NoSurvivingSource { record });
+    }
+    Ok(())
+}
 
+impl Protocol {
     /// Rebuilds `record` from its surviving sources into `tx`'s staging
     /// (checked beforehand).
     pub(in crate::protocol) fn rebuild(

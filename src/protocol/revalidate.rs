@@ -33,27 +33,29 @@ use super::record_set::RecordId;
 use super::store::Store;
 use super::transaction::{TxId, TxStatus};
 
-impl Protocol {
-    /// The refusals of `revalidate {tx, record}` beyond `tx` being open.
-    pub(in crate::protocol) fn check_revalidation(
-        &self,
-        store: &Store,
-        tx: TxId,
-        record: RecordId,
-    ) -> Result<(), ProtocolError> {
-        let r = store
-            .record(record)
-            .ok_or(ProtocolError::UnknownRecord(record))?;
-        if r.state() != Lifecycle::Quarantined {
-            return Err(ProtocolError::NotQuarantined {
-                op: "revalidate",
-                record,
-                state: r.state().name(),
-            });
-        }
-        not_staged_elsewhere(store, "revalidate", tx, record)
+/// The refusals of `revalidate {tx, record}` beyond `tx` being open, in
+/// this order (the rule book's [`revalidation_refusal`]).
+///
+/// [`revalidation_refusal`]: super::rules::Rules::revalidation_refusal
+pub(in crate::protocol) fn refusal(
+    store: &Store,
+    tx: TxId,
+    record: RecordId,
+) -> Result<(), ProtocolError> {
+    let r = store
+        .record(record)
+        .ok_or(ProtocolError::UnknownRecord(record))?;
+    if r.state() != Lifecycle::Quarantined {
+        return Err(ProtocolError::NotQuarantined {
+            op: "revalidate",
+            record,
+            state: r.state().name(),
+        });
     }
+    not_staged_elsewhere(store, "revalidate", tx, record)
+}
 
+impl Protocol {
     /// Takes quarantined `record` back to tentative into `tx`'s staging,
     /// checked beforehand (the rule book's [`revalidate`]).
     pub(in crate::protocol) fn revalidate(

@@ -168,9 +168,18 @@ rule_book! {
 
     // Revalidation and rebuild (card §3.1, §3.4).
 
+    /// What refuses a revalidation (beyond a closed transaction): a record
+    /// not quarantined, or staged by another open transaction.
+    fn revalidation_refusal(store: &Store, tx: TxId, record: RecordId) -> Result<(), ProtocolError> =
+        revalidate::refusal;
     /// Revalidate: a quarantined record back into a transaction's staging.
     fn revalidate(store: &mut Store, tx: TxId, record: RecordId) -> Result<Outcome, ProtocolError> =
         revalidate::revalidate;
+    /// What refuses a rebuild (beyond a closed transaction): not a view,
+    /// not quarantined, quarantined by a commit check, staged by another
+    /// open transaction, no surviving source.
+    fn rebuild_refusal(store: &Store, tx: TxId, record: RecordId) -> Result<(), ProtocolError> =
+        rebuild::refusal;
     /// The parents a rebuilt view keeps: its surviving sources.
     fn kept_parents(store: &Store, record: RecordId) -> RecordSet = rebuild::survivors;
 }

@@ -150,7 +150,7 @@ pub fn first_failure(model: &MemtxModel, actions: &[Action], holds: Predicate) -
         if !offered.contains(action) {
             return None;
         }
-        state = model.step(&state, action).ok()?.0;
+        state = model.next_state(&state, *action)?;
         if !holds(model, &state) {
             return Some(i);
         }
@@ -168,7 +168,7 @@ pub fn path_of(
     let mut state = model.init_states().into_iter().next().unwrap_or_default();
     let mut path = Vec::with_capacity(actions.len() + 1);
     for action in actions {
-        let next = model.step(&state, action).ok()?.0;
+        let next = model.next_state(&state, *action)?;
         path.push((state, Some(*action)));
         state = next;
     }

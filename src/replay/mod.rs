@@ -2,7 +2,8 @@
 //! is applied with `Protocol::apply` from an empty store; a refused step is
 //! reported with its error and leaves the store unchanged. After each
 //! accepted step the invariant checkers run (I1 on the transition, I2 and
-//! G3 on the new state), and each invariant is reported once, at the first
+//! G3 on the new state), after each refused one `refusals` (refused by the
+//! rule that applies), and each invariant is reported once, at the first
 //! step where it is seen.
 //!
 //! [`text`] and [`wire`] render a [`ReplayReport`] for people and for
@@ -113,18 +114,23 @@ pub fn replay(trace: &Trace) -> Result<ReplayReport, InputError> {
             .map_err(|e| InputError::at(&trace.origin, &format!("steps[{index}]"), e))?;
         let before = store.clone();
         let result = compiled.protocol.apply(&mut store, &op);
-        if let Ok(outcome) = &result {
-            let ctx = &compiled.invariant_context;
-            for violation in monitor.judge(ctx, before.view(), &op, outcome, store.view()) {
-                let known = violations
-                    .iter()
-                    .any(|v| v.violation.invariant == violation.invariant);
-                if !known {
-                    violations.push(FoundViolation {
-                        step: index,
-                        violation,
-                    });
-                }
+        let ctx = &compiled.invariant_context;
+        let found = match &result {
+            Ok(outcome) => monitor.judge(ctx, before.view(), &op, outcome, store.view()),
+            Err(error) => monitor
+                .judge_refusal(ctx, before.view(), &op, error)
+                .into_iter()
+                .collect(),
+        };
+        for violation in found {
+            let known = violations
+                .iter()
+                .any(|v| v.violation.invariant == violation.invariant);
+            if !known {
+                violations.push(FoundViolation {
+                    step: index,
+                    violation,
+                });
             }
         }
         stores.push(store.clone());

@@ -155,7 +155,7 @@ fn blessed_baselines_pass_and_a_spec_change_fails_with_its_counterexample() {
     let cells: Vec<_> = row.split(" | ").collect();
     assert_eq!(cells[0], "| ✅");
     assert!(
-        cells[2].starts_with("12 hold · I1 violated [unsupported] at 4 (expected)"),
+        cells[2].starts_with("13 hold · I1 violated [unsupported] at 4 (expected)"),
         "{row}"
     );
     assert_eq!(cells[3], "6262", "{row}");

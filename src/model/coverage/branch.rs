@@ -76,7 +76,10 @@ pub enum RevalidateBranch {
 
 /// A rebuild's branches: it dropped a revoked source, or every source
 /// survived (the view's sources are held back themselves); or the
-/// protocol refused it, for each reason a model can offer one.
+/// protocol refused it, for each reason a model can offer one; and the
+/// registry case, a record derived from a view rebuilt and committed
+/// again, which check 3 still refuses (`revoked_parent`: the view stays
+/// in the revocation registry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RebuildBranch {
     DroppedRevoked,
@@ -85,16 +88,18 @@ pub enum RebuildBranch {
     RefusedCommitCheck,
     RefusedStagedElsewhere,
     RefusedNoSurvivingSource,
+    ChildOfRebuiltRefused,
 }
 
 impl RebuildBranch {
-    pub const ALL: [RebuildBranch; 6] = [
+    pub const ALL: [RebuildBranch; 7] = [
         RebuildBranch::DroppedRevoked,
         RebuildBranch::KeptEverySource,
         RebuildBranch::RefusedNotAView,
         RebuildBranch::RefusedCommitCheck,
         RebuildBranch::RefusedStagedElsewhere,
         RebuildBranch::RefusedNoSurvivingSource,
+        RebuildBranch::ChildOfRebuiltRefused,
     ];
 
     fn name(self) -> &'static str {
@@ -105,6 +110,7 @@ impl RebuildBranch {
             RebuildBranch::RefusedCommitCheck => "rebuild.refused.commit_check",
             RebuildBranch::RefusedStagedElsewhere => "rebuild.refused.staged_elsewhere",
             RebuildBranch::RefusedNoSurvivingSource => "rebuild.refused.no_surviving_source",
+            RebuildBranch::ChildOfRebuiltRefused => "rebuild.child_of_rebuilt_refused",
         }
     }
 }

@@ -5,7 +5,9 @@
 use super::branch::{Branch, GateBranch, RebuildBranch, RepairBranch, RevalidateBranch};
 use super::MOVE_BITS;
 use crate::model::spec::ModelSpec;
-use crate::protocol::{Kind, Lifecycle, Op, Outcome, ProtocolError, Repair, Store, Tier};
+use crate::protocol::{
+    Kind, Lifecycle, Op, Outcome, ProtocolError, Reason, RecordId, Repair, Store, Tier,
+};
 
 /// The branches a transition took: `op` on `before` gave `outcome` and
 /// `after`.
@@ -34,6 +36,9 @@ pub fn transition_labels(
                 bits |= Branch::Result(v.result, v.reason).bit();
                 if let (None, Some(admission)) = (v.reason, v.admission) {
                     bits |= Branch::Admitted(admission).bit();
+                }
+                if v.reason == Some(Reason::RevokedParent) && only_settled_parents(after, v.id) {
+                    bits |= Branch::Rebuild(RebuildBranch::ChildOfRebuiltRefused).bit();
                 }
             }
             bits | moves(before, after)
@@ -107,6 +112,24 @@ pub fn refusal_labels(op: &Op, error: &ProtocolError) -> u128 {
         }
         _ => 0,
     }
+}
+
+/// Whether every parent of `id` stands settled (committed, action_safe
+/// or superseded since) in `after`: refused for `revoked_parent` all the
+/// same, a parent is in the revocation registry though no state shows it,
+/// which only a view rebuilt and committed again is.
+fn only_settled_parents(after: &Store, id: RecordId) -> bool {
+    let settled = |p| {
+        after.record(p).is_some_and(|r| {
+            matches!(
+                r.state(),
+                Lifecycle::Committed | Lifecycle::ActionSafe | Lifecycle::Superseded
+            )
+        })
+    };
+    after
+        .record(id)
+        .is_some_and(|r| !r.derived_from().is_empty() && r.derived_from().iter().all(settled))
 }
 
 /// The lifecycle moves of the records that existed before the step.

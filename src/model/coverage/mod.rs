@@ -35,7 +35,10 @@
 //!   sources (or with every source, when they are held back themselves),
 //!   and each refusal of a rebuild the model offers (not a view, quarantined
 //!   by a commit check, staged by another open transaction, no surviving
-//!   source): attempts, counted like the aborted transaction's call.
+//!   source): attempts, counted like the aborted transaction's call; and
+//!   the registry case, a record whose parents all stand settled refused
+//!   at commit for `revoked_parent` (a parent rebuilt and committed again
+//!   stays in the revocation registry).
 //!
 //! [`Branch`] is the one list, the same rows in the same order for every
 //! model, derived from the protocol's own enumerations (`branch.rs`), so
