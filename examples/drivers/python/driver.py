@@ -250,6 +250,7 @@ EXPECT_FIELDS = (
     "snapshot",
     "admission",
     "honest-outcome",
+    "refusals",
     "coverage",
 )
 
