@@ -111,10 +111,14 @@ fn same_everywhere(args: &[&str], name: &str, layouts: &[(&str, [&str; 4])]) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+// The default model to depth 7 (1.4 million states; depth 8 is 9.4
+// million, four runs of it were the suite's longest test): every example
+// and violation of its properties is found by depth 7 (the deepest,
+// "stale write quarantined", at 7).
 #[test]
 fn the_default_model_is_the_same_on_every_layout() {
     same_everywhere(
-        &["models/default.json", "--depth", "8"],
+        &["models/default.json", "--depth", "7"],
         "default",
         &LAYOUTS,
     );
@@ -123,7 +127,7 @@ fn the_default_model_is_the_same_on_every_layout() {
 #[test]
 fn symmetry_is_the_same_on_every_layout() {
     same_everywhere(
-        &["models/default.json", "--depth", "8", "--symmetry"],
+        &["models/default.json", "--depth", "7", "--symmetry"],
         "symmetric",
         &LAYOUTS,
     );

@@ -12,8 +12,10 @@ use memtx_check::model::{MemtxModel, ModelSpec};
 
 #[test]
 fn counts_and_counterexamples_do_not_depend_on_the_thread_count() {
+    // Depth 7 of the default model: 1.4 million states, in chunks on
+    // every thread, and every example and violation its properties have.
     for (path, depth) in [
-        ("models/default.json", 8),
+        ("models/default.json", 7),
         ("models/ablations/no-cascade.json", 7),
     ] {
         let runs: Vec<_> = [1, 2, 3]
