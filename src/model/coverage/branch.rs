@@ -11,7 +11,7 @@
 
 use super::MOVES;
 use crate::protocol::{
-    Admission, CommitResult, CommitStatus, Kind, Lifecycle, Reason, Refusal, Repair, Scope, Tier,
+    Admission, CommitResult, CommitStatus, Kind, Reason, Refusal, Repair, Scope, Tier,
 };
 
 /// One branch of the protocol's outcomes.
@@ -304,15 +304,6 @@ impl Branch {
         all.push(Branch::Revalidate(RevalidateBranch::AfterCascade));
         all.extend(RebuildBranch::ALL.map(Branch::Rebuild));
         all
-    }
-
-    /// The branch of a lifecycle move, `None` for one [`MOVES`] does not
-    /// list.
-    pub fn of_move(from: Lifecycle, to: Lifecycle) -> Option<Branch> {
-        MOVES
-            .iter()
-            .position(|&m| m == (from, to))
-            .map(Branch::Move)
     }
 }
 
