@@ -11,8 +11,9 @@
 //! way ([`crate::invariants::holds`]): no transition on the way broke it
 //! (the monitor's bit, for the transition properties; for `refusals` also
 //! a refused attempt, which the model makes a transition to the same store
-//! when the refusal is misjudged) and the state does not. The companions are those of [`crate::invariants::companions`],
-//! plus "an irreversible call is blocked", which only the model can say.
+//! when the refusal is misjudged) and the state does not. The companions
+//! are those of [`crate::invariants::companions`], plus "an irreversible
+//! call is blocked", which only the model can say.
 //! A run may judge only some invariants (`--properties`, the context's
 //! [`Selection`]): [`selected`] gives those and the companions that guard
 //! them. Names are stable: reports, traces and tests refer to them.
