@@ -126,9 +126,8 @@ impl Monitor {
         op: &Op,
         error: &ProtocolError,
     ) -> Option<Monitor> {
-        super::check_refusal(ctx, before, op, error)?;
         let mut next = *self;
-        next.breached |= Invariant::Refusals.bit();
+        next.judge_refusal(ctx, before, op, error)?;
         Some(next)
     }
 
