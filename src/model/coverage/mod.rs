@@ -42,20 +42,10 @@ pub static BRANCHES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 
 /// The lifecycle moves observable across one transition: a record's state
 /// before and after one operation (a record created by the step counts as
-/// `raw`, which staging passes through). Of the card's sixteen allowed
-/// moves, these cannot be seen and are not listed:
-/// - every move into or out of `validated`: commit promotes a record
-///   through `validated` within one step, and nothing stops there;
-/// - `committed -> action_safe`: only commit marks a record action_safe,
-///   in the same step that commits it, so it shows as
-///   `tentative -> action_safe`.
-///
-/// Three composite moves are listed because one step does make them:
-/// `tentative -> committed` and `tentative -> action_safe` (through
-/// `validated`), and `tentative -> superseded`, a record that commits and
-/// is superseded by a later record of the same commit (possible only when
-/// that transaction's snapshot is empty, since otherwise the later record
-/// is a stale write).
+/// `raw`). Commit passes through `validated` and makes action_safe within
+/// one step, so no move into or out of `validated` and no `committed ->
+/// action_safe` is seen, and three composite moves are (docs/coverage.md,
+/// "Moves nobody can see").
 pub const MOVES: [(Lifecycle, Lifecycle); 14] = [
     (Lifecycle::Raw, Lifecycle::Tentative),
     (Lifecycle::Tentative, Lifecycle::Committed),
