@@ -11,70 +11,52 @@ use super::i2::rebuilt;
 use super::invariant::Invariant;
 use super::monitor::Monitor;
 use super::snapshot::visible_at;
-use crate::protocol::{Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
+use crate::protocol::{enumerated, Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
 
-/// One companion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Companion {
-    /// An irreversible tool call has executed.
-    IrreversibleExecuted,
-    /// Some transaction that may still call tools would have an
-    /// irreversible call blocked by the gate here.
-    IrreversibleBlocked,
-    /// A cascade revoked a descendant.
-    CascadeRevokedDescendant,
-    /// A cascade quarantined a view.
-    ViewQuarantined,
-    /// A leaked irreversible effect was logged.
-    LeakLogged,
-    /// A record was superseded.
-    Superseded,
-    /// A record went to user review.
-    UserReview,
-    /// Commit check 1 quarantined a record.
-    LowEvidenceRefused,
-    /// Commit check 2 quarantined a record.
-    OutsideValidityRefused,
-    /// A record lost to a rival of higher authority.
-    LowerAuthorityRefused,
-    /// The laundering rule quarantined a record.
-    LaunderingRefused,
-    /// A commit promoted a record all the way to action_safe.
-    ActionSafePromoted,
-    /// A retraction reached a tool action.
-    RetractionReachesToolAction,
-    /// A stale late write was refused.
-    StaleWriteRefused,
-    /// An aborted transaction had staged records.
-    AbortedWithStaging,
-    /// A transaction's snapshot differs from what its tier sees now.
-    SnapshotDiffersFromNow,
-    /// A view a retraction reached derives from no retracted record any
-    /// more: it was rebuilt from surviving sources.
-    ViewRebuilt,
+enumerated! {
+    /// One companion.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Companion {
+        /// An irreversible tool call has executed.
+        IrreversibleExecuted,
+        /// Some transaction that may still call tools would have an
+        /// irreversible call blocked by the gate here.
+        IrreversibleBlocked,
+        /// A cascade revoked a descendant.
+        CascadeRevokedDescendant,
+        /// A cascade quarantined a view.
+        ViewQuarantined,
+        /// A leaked irreversible effect was logged.
+        LeakLogged,
+        /// A record was superseded.
+        Superseded,
+        /// A record went to user review.
+        UserReview,
+        /// Commit check 1 quarantined a record.
+        LowEvidenceRefused,
+        /// Commit check 2 quarantined a record.
+        OutsideValidityRefused,
+        /// A record lost to a rival of higher authority.
+        LowerAuthorityRefused,
+        /// The laundering rule quarantined a record.
+        LaunderingRefused,
+        /// A commit promoted a record all the way to action_safe.
+        ActionSafePromoted,
+        /// A retraction reached a tool action.
+        RetractionReachesToolAction,
+        /// A stale late write was refused.
+        StaleWriteRefused,
+        /// An aborted transaction had staged records.
+        AbortedWithStaging,
+        /// A transaction's snapshot differs from what its tier sees now.
+        SnapshotDiffersFromNow,
+        /// A view a retraction reached derives from no retracted record any
+        /// more: it was rebuilt from surviving sources.
+        ViewRebuilt,
+    }
 }
 
 impl Companion {
-    pub const ALL: [Companion; 17] = [
-        Companion::IrreversibleExecuted,
-        Companion::IrreversibleBlocked,
-        Companion::CascadeRevokedDescendant,
-        Companion::ViewQuarantined,
-        Companion::LeakLogged,
-        Companion::Superseded,
-        Companion::UserReview,
-        Companion::LowEvidenceRefused,
-        Companion::OutsideValidityRefused,
-        Companion::LowerAuthorityRefused,
-        Companion::LaunderingRefused,
-        Companion::ActionSafePromoted,
-        Companion::RetractionReachesToolAction,
-        Companion::StaleWriteRefused,
-        Companion::AbortedWithStaging,
-        Companion::SnapshotDiffersFromNow,
-        Companion::ViewRebuilt,
-    ];
-
     /// The invariant whose mechanism it shows at work.
     pub fn guards(self) -> Invariant {
         match self {

@@ -4,6 +4,7 @@
 //! outside (branch coverage, the outcome text, the wire formats) iterates
 //! `ALL` and matches exhaustively, so a new reason, result or refusal is
 //! counted by construction, or is a compile error where it must be named.
+//! The checker declares its own lists (invariants, companions) with it too.
 //!
 //! A variant may carry doc comments and one `#[cfg(...)]` (the test-only
 //! spec changes of `Cargo.toml`'s `tutorial-*` features add variants that

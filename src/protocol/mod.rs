@@ -46,6 +46,7 @@ pub(crate) mod generate;
 mod tests;
 
 pub use dispatch::{Protocol, Tool};
+pub(crate) use enumerated::enumerated;
 #[cfg(test)]
 pub(crate) use faults::Fault;
 pub use lifecycle::Lifecycle;

@@ -3,6 +3,7 @@
 //! "Spec variants"). Defaults follow the authors' code where the card says
 //! what it does, with every mechanism in force.
 
+use super::enumerated::enumerated;
 #[cfg(test)]
 use super::faults::Fault;
 use serde::{Deserialize, Serialize};
@@ -51,42 +52,33 @@ pub enum ToolBasis {
     Snapshot,
 }
 
-/// One mechanism of the protocol. Every one is in force unless a variant
-/// ablates it: `Variant::has(Mechanism::Gate)` reads "the gate is in
-/// force". Model files name the ablated ones (`"ablate": ["gate"]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mechanism {
-    /// The action gate: every tool call executes.
-    Gate,
-    /// Commit check 1.
-    Evidence,
-    /// Commit check 2.
-    Validity,
-    /// The same-slot rules of check 3 (revoked parent and laundering stay).
-    Conflict,
-    /// The permission-laundering rule of check 3.
-    PermissionInheritance,
-    /// Commit check 4.
-    DependencyStability,
-    /// Retraction repairs the retracted records only, no descendant.
-    Cascade,
-    /// Every descendant is repaired as a belief.
-    TypedRepair,
+enumerated! {
+    /// One mechanism of the protocol. Every one is in force unless a variant
+    /// ablates it: `Variant::has(Mechanism::Gate)` reads "the gate is in
+    /// force". Model files name the ablated ones (`"ablate": ["gate"]`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Mechanism {
+        /// The action gate: every tool call executes.
+        Gate,
+        /// Commit check 1.
+        Evidence,
+        /// Commit check 2.
+        Validity,
+        /// The same-slot rules of check 3 (revoked parent and laundering stay).
+        Conflict,
+        /// The permission-laundering rule of check 3.
+        PermissionInheritance,
+        /// Commit check 4.
+        DependencyStability,
+        /// Retraction repairs the retracted records only, no descendant.
+        Cascade,
+        /// Every descendant is repaired as a belief.
+        TypedRepair,
+    }
 }
 
 impl Mechanism {
-    pub const ALL: [Mechanism; 8] = [
-        Mechanism::Gate,
-        Mechanism::Evidence,
-        Mechanism::Validity,
-        Mechanism::Conflict,
-        Mechanism::PermissionInheritance,
-        Mechanism::DependencyStability,
-        Mechanism::Cascade,
-        Mechanism::TypedRepair,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Mechanism::Gate => "gate",

@@ -11,7 +11,7 @@
 
 use super::MOVES;
 use crate::protocol::{
-    Admission, CommitResult, CommitStatus, Kind, Reason, Refusal, Repair, Scope, Tier,
+    enumerated, Admission, CommitResult, CommitStatus, Kind, Reason, Refusal, Repair, Scope, Tier,
 };
 
 /// One branch of the protocol's outcomes.
@@ -74,34 +74,26 @@ pub enum RevalidateBranch {
     AfterCascade,
 }
 
-/// A rebuild's branches: it dropped a revoked source, or every source
-/// survived (the view's sources are held back themselves); or the
-/// protocol refused it, for each reason a model can offer one; and the
-/// registry case, a record derived from a view rebuilt and committed
-/// again, which check 3 still refuses (`revoked_parent`: the view stays
-/// in the revocation registry).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RebuildBranch {
-    DroppedRevoked,
-    KeptEverySource,
-    RefusedNotAView,
-    RefusedCommitCheck,
-    RefusedStagedElsewhere,
-    RefusedNoSurvivingSource,
-    ChildOfRebuiltRefused,
+enumerated! {
+    /// A rebuild's branches: it dropped a revoked source, or every source
+    /// survived (the view's sources are held back themselves); or the
+    /// protocol refused it, for each reason a model can offer one; and the
+    /// registry case, a record derived from a view rebuilt and committed
+    /// again, which check 3 still refuses (`revoked_parent`: the view stays
+    /// in the revocation registry).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum RebuildBranch {
+        DroppedRevoked,
+        KeptEverySource,
+        RefusedNotAView,
+        RefusedCommitCheck,
+        RefusedStagedElsewhere,
+        RefusedNoSurvivingSource,
+        ChildOfRebuiltRefused,
+    }
 }
 
 impl RebuildBranch {
-    pub const ALL: [RebuildBranch; 7] = [
-        RebuildBranch::DroppedRevoked,
-        RebuildBranch::KeptEverySource,
-        RebuildBranch::RefusedNotAView,
-        RebuildBranch::RefusedCommitCheck,
-        RebuildBranch::RefusedStagedElsewhere,
-        RebuildBranch::RefusedNoSurvivingSource,
-        RebuildBranch::ChildOfRebuiltRefused,
-    ];
-
     fn name(self) -> &'static str {
         match self {
             RebuildBranch::DroppedRevoked => "rebuild.dropped_revoked",
