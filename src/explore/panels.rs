@@ -6,7 +6,7 @@ use super::style::{fill, text, EDGE, GREEN, GREY, INK, MARGIN, PAPER, RED, VERDI
 use super::svg::{clip, n, Svg};
 use super::verdicts::{PathVerdicts, Reached};
 use crate::outcome_text::{ids, log_entry};
-use crate::protocol::{Lifecycle, Store, TxStatus};
+use crate::protocol::{Lifecycle, Store};
 
 /// A coloured dot, a bold name and, in a column of its own, a verdict;
 /// returns the next y.
@@ -93,11 +93,7 @@ pub(super) fn transactions_and_log(svg: &mut Svg, store: &Store, top: i32) -> i3
         y += 18;
     }
     for (tx, t) in store.transactions().iter().enumerate() {
-        let status = match t.status() {
-            TxStatus::Open => "open",
-            TxStatus::Committed => "committed",
-            TxStatus::Aborted => "aborted",
-        };
+        let status = t.status().name();
         svg.open("g", &[("data-transaction", format!("T{tx}"))]);
         text(
             svg,

@@ -18,41 +18,41 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Companion {
         /// An irreversible tool call has executed.
-        IrreversibleExecuted,
+        IrreversibleExecuted = "irreversible call executes",
         /// Some transaction that may still call tools would have an
         /// irreversible call blocked by the gate here.
-        IrreversibleBlocked,
+        IrreversibleBlocked = "irreversible call blocked",
         /// A cascade revoked a descendant.
-        CascadeRevokedDescendant,
+        CascadeRevokedDescendant = "cascade revokes a descendant",
         /// A cascade quarantined a view.
-        ViewQuarantined,
+        ViewQuarantined = "view quarantined",
         /// A leaked irreversible effect was logged.
-        LeakLogged,
+        LeakLogged = "leak logged",
         /// A record was superseded.
-        Superseded,
+        Superseded = "record superseded",
         /// A record went to user review.
-        UserReview,
+        UserReview = "record goes to user review",
         /// Commit check 1 quarantined a record.
-        LowEvidenceRefused,
+        LowEvidenceRefused = "low evidence quarantined",
         /// Commit check 2 quarantined a record.
-        OutsideValidityRefused,
+        OutsideValidityRefused = "expired record quarantined",
         /// A record lost to a rival of higher authority.
-        LowerAuthorityRefused,
+        LowerAuthorityRefused = "lower authority quarantined",
         /// The laundering rule quarantined a record.
-        LaunderingRefused,
+        LaunderingRefused = "laundering quarantined",
         /// A commit promoted a record all the way to action_safe.
-        ActionSafePromoted,
+        ActionSafePromoted = "record promoted to action_safe",
         /// A retraction reached a tool action.
-        RetractionReachesToolAction,
+        RetractionReachesToolAction = "retraction reaches a tool action",
         /// A stale late write was refused.
-        StaleWriteRefused,
+        StaleWriteRefused = "stale write quarantined",
         /// An aborted transaction had staged records.
-        AbortedWithStaging,
+        AbortedWithStaging = "abort retracts staged records",
         /// A transaction's snapshot differs from what its tier sees now.
-        SnapshotDiffersFromNow,
+        SnapshotDiffersFromNow = "snapshot differs from now",
         /// A view a retraction reached derives from no retracted record any
         /// more: it was rebuilt from surviving sources.
-        ViewRebuilt,
+        ViewRebuilt = "view rebuilt from surviving sources",
     }
 }
 
@@ -75,28 +75,6 @@ impl Companion {
             Companion::StaleWriteRefused => Invariant::StaleWrite,
             Companion::AbortedWithStaging => Invariant::TxHygiene,
             Companion::SnapshotDiffersFromNow => Invariant::Snapshot,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Companion::IrreversibleExecuted => "irreversible call executes",
-            Companion::IrreversibleBlocked => "irreversible call blocked",
-            Companion::CascadeRevokedDescendant => "cascade revokes a descendant",
-            Companion::ViewQuarantined => "view quarantined",
-            Companion::LeakLogged => "leak logged",
-            Companion::Superseded => "record superseded",
-            Companion::UserReview => "record goes to user review",
-            Companion::LowEvidenceRefused => "low evidence quarantined",
-            Companion::OutsideValidityRefused => "expired record quarantined",
-            Companion::LowerAuthorityRefused => "lower authority quarantined",
-            Companion::LaunderingRefused => "laundering quarantined",
-            Companion::ActionSafePromoted => "record promoted to action_safe",
-            Companion::RetractionReachesToolAction => "retraction reaches a tool action",
-            Companion::StaleWriteRefused => "stale write quarantined",
-            Companion::AbortedWithStaging => "abort retracts staged records",
-            Companion::SnapshotDiffersFromNow => "snapshot differs from now",
-            Companion::ViewRebuilt => "view rebuilt from surviving sources",
         }
     }
 

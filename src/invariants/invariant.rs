@@ -12,21 +12,21 @@ enumerated! {
     /// mechanism they guard (DESIGN.md "Invariants").
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
     pub enum Invariant {
-        I1,
-        I2,
-        G3,
-        Evidence,
-        Validity,
-        OneValuePerSlot,
-        Scope,
-        Lifecycle,
-        LogCompleteness,
-        StaleWrite,
-        TxHygiene,
-        Snapshot,
-        Admission,
-        HonestOutcome,
-        Refusals,
+        I1 = "I1",
+        I2 = "I2",
+        G3 = "G3",
+        Evidence = "evidence",
+        Validity = "validity",
+        OneValuePerSlot = "one-value-per-slot",
+        Scope = "scope",
+        Lifecycle = "lifecycle",
+        LogCompleteness = "log-completeness",
+        StaleWrite = "stale-write",
+        TxHygiene = "tx-hygiene",
+        Snapshot = "snapshot",
+        Admission = "admission",
+        HonestOutcome = "honest-outcome",
+        Refusals = "refusals",
     }
 }
 
@@ -46,26 +46,6 @@ impl Invariant {
     /// bits).
     pub fn bit(self) -> u16 {
         1 << (self as u16)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Invariant::I1 => "I1",
-            Invariant::I2 => "I2",
-            Invariant::G3 => "G3",
-            Invariant::Evidence => "evidence",
-            Invariant::Validity => "validity",
-            Invariant::OneValuePerSlot => "one-value-per-slot",
-            Invariant::Scope => "scope",
-            Invariant::Lifecycle => "lifecycle",
-            Invariant::LogCompleteness => "log-completeness",
-            Invariant::StaleWrite => "stale-write",
-            Invariant::TxHygiene => "tx-hygiene",
-            Invariant::Snapshot => "snapshot",
-            Invariant::Admission => "admission",
-            Invariant::HonestOutcome => "honest-outcome",
-            Invariant::Refusals => "refusals",
-        }
     }
 
     /// The invariant called `name`.

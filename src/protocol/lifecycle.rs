@@ -10,14 +10,14 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Lifecycle {
-        Raw,
-        Tentative,
-        Validated,
-        Committed,
-        ActionSafe,
-        Quarantined,
-        Superseded,
-        Revoked,
+        Raw = "raw",
+        Tentative = "tentative",
+        Validated = "validated",
+        Committed = "committed",
+        ActionSafe = "action_safe",
+        Quarantined = "quarantined",
+        Superseded = "superseded",
+        Revoked = "revoked",
     }
 }
 
@@ -35,19 +35,6 @@ impl fmt::Display for IllegalMove {
 }
 
 impl Lifecycle {
-    pub fn name(self) -> &'static str {
-        match self {
-            Lifecycle::Raw => "raw",
-            Lifecycle::Tentative => "tentative",
-            Lifecycle::Validated => "validated",
-            Lifecycle::Committed => "committed",
-            Lifecycle::ActionSafe => "action_safe",
-            Lifecycle::Quarantined => "quarantined",
-            Lifecycle::Superseded => "superseded",
-            Lifecycle::Revoked => "revoked",
-        }
-    }
-
     /// "Active" means validated, committed or action_safe (DESIGN.md).
     pub fn is_active(self) -> bool {
         matches!(

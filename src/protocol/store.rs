@@ -19,23 +19,12 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Repair {
-        Revoked,
-        Quarantined,
+        Revoked = "revoked",
+        Quarantined = "quarantined",
         /// A reversible tool action, compensated (and revoked).
-        Compensated,
+        Compensated = "compensated",
         /// An irreversible tool action, logged as a leaked effect (and revoked).
-        Leaked,
-    }
-}
-
-impl Repair {
-    pub fn name(self) -> &'static str {
-        match self {
-            Repair::Revoked => "revoked",
-            Repair::Quarantined => "quarantined",
-            Repair::Compensated => "compensated",
-            Repair::Leaked => "leaked",
-        }
+        Leaked = "leaked",
     }
 }
 

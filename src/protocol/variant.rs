@@ -60,38 +60,25 @@ enumerated! {
     #[serde(rename_all = "snake_case")]
     pub enum Mechanism {
         /// The action gate: every tool call executes.
-        Gate,
+        Gate = "gate",
         /// Commit check 1.
-        Evidence,
+        Evidence = "evidence",
         /// Commit check 2.
-        Validity,
+        Validity = "validity",
         /// The same-slot rules of check 3 (revoked parent and laundering stay).
-        Conflict,
+        Conflict = "conflict",
         /// The permission-laundering rule of check 3.
-        PermissionInheritance,
+        PermissionInheritance = "permission_inheritance",
         /// Commit check 4.
-        DependencyStability,
+        DependencyStability = "dependency_stability",
         /// Retraction repairs the retracted records only, no descendant.
-        Cascade,
+        Cascade = "cascade",
         /// Every descendant is repaired as a belief.
-        TypedRepair,
+        TypedRepair = "typed_repair",
     }
 }
 
 impl Mechanism {
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::Gate => "gate",
-            Mechanism::Evidence => "evidence",
-            Mechanism::Validity => "validity",
-            Mechanism::Conflict => "conflict",
-            Mechanism::PermissionInheritance => "permission_inheritance",
-            Mechanism::DependencyStability => "dependency_stability",
-            Mechanism::Cascade => "cascade",
-            Mechanism::TypedRepair => "typed_repair",
-        }
-    }
-
     fn bit(self) -> u8 {
         1 << (self as u8)
     }

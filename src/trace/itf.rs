@@ -133,11 +133,7 @@ fn record(id: usize, r: &Record, compiled: &Compiled) -> Value {
 }
 
 fn transaction(id: usize, t: &Transaction) -> Value {
-    let status = match t.status() {
-        crate::protocol::TxStatus::Open => "open",
-        crate::protocol::TxStatus::Committed => "committed",
-        crate::protocol::TxStatus::Aborted => "aborted",
-    };
+    let status = t.status().name();
     json!({
         "id": int(id as i64),
         "agent": int(t.agent()),

@@ -67,11 +67,13 @@ pub enum RepairBranch {
     ToolActionLeaked,
 }
 
-/// What had quarantined a record revalidation takes back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RevalidateBranch {
-    AfterCommitCheck,
-    AfterCascade,
+enumerated! {
+    /// What had quarantined a record revalidation takes back.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum RevalidateBranch {
+        AfterCommitCheck = "revalidate.after_commit_check",
+        AfterCascade = "revalidate.after_cascade",
+    }
 }
 
 enumerated! {
@@ -83,27 +85,13 @@ enumerated! {
     /// in the revocation registry).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum RebuildBranch {
-        DroppedRevoked,
-        KeptEverySource,
-        RefusedNotAView,
-        RefusedCommitCheck,
-        RefusedStagedElsewhere,
-        RefusedNoSurvivingSource,
-        ChildOfRebuiltRefused,
-    }
-}
-
-impl RebuildBranch {
-    fn name(self) -> &'static str {
-        match self {
-            RebuildBranch::DroppedRevoked => "rebuild.dropped_revoked",
-            RebuildBranch::KeptEverySource => "rebuild.kept_every_source",
-            RebuildBranch::RefusedNotAView => "rebuild.refused.not_a_view",
-            RebuildBranch::RefusedCommitCheck => "rebuild.refused.commit_check",
-            RebuildBranch::RefusedStagedElsewhere => "rebuild.refused.staged_elsewhere",
-            RebuildBranch::RefusedNoSurvivingSource => "rebuild.refused.no_surviving_source",
-            RebuildBranch::ChildOfRebuiltRefused => "rebuild.child_of_rebuilt_refused",
-        }
+        DroppedRevoked = "rebuild.dropped_revoked",
+        KeptEverySource = "rebuild.kept_every_source",
+        RefusedNotAView = "rebuild.refused.not_a_view",
+        RefusedCommitCheck = "rebuild.refused.commit_check",
+        RefusedStagedElsewhere = "rebuild.refused.staged_elsewhere",
+        RefusedNoSurvivingSource = "rebuild.refused.no_surviving_source",
+        ChildOfRebuiltRefused = "rebuild.child_of_rebuilt_refused",
     }
 }
 
@@ -133,7 +121,7 @@ const GATE: usize = ADMITTED + Admission::ALL.len();
 const REPAIR: usize = GATE + GATE_OTHERS + Refusal::ALL.len();
 const MOVE: usize = REPAIR + ROOT_REPAIRS + DESCENDANT_REPAIRS;
 const REVALIDATE: usize = MOVE + MOVES.len();
-const REBUILD: usize = REVALIDATE + 2;
+const REBUILD: usize = REVALIDATE + RevalidateBranch::ALL.len();
 
 /// How many branches there are.
 pub const COUNT: usize = REBUILD + RebuildBranch::ALL.len();
@@ -171,8 +159,7 @@ impl Branch {
                     }
             }
             Branch::Move(i) => MOVE + i,
-            Branch::Revalidate(RevalidateBranch::AfterCommitCheck) => REVALIDATE,
-            Branch::Revalidate(RevalidateBranch::AfterCascade) => REVALIDATE + 1,
+            Branch::Revalidate(revalidate) => REVALIDATE + revalidate as usize,
             Branch::Rebuild(rebuild) => REBUILD + rebuild as usize,
         }
     }
@@ -230,12 +217,7 @@ impl Branch {
                 let (from, to) = MOVES[i];
                 format!("move.{}_to_{}", from.name(), to.name())
             }
-            Branch::Revalidate(RevalidateBranch::AfterCommitCheck) => {
-                "revalidate.after_commit_check".to_owned()
-            }
-            Branch::Revalidate(RevalidateBranch::AfterCascade) => {
-                "revalidate.after_cascade".to_owned()
-            }
+            Branch::Revalidate(revalidate) => revalidate.name().to_owned(),
             Branch::Rebuild(rebuild) => rebuild.name().to_owned(),
         }
     }
@@ -292,8 +274,7 @@ impl Branch {
             .map(Branch::Repair),
         );
         all.extend((0..MOVES.len()).map(Branch::Move));
-        all.push(Branch::Revalidate(RevalidateBranch::AfterCommitCheck));
-        all.push(Branch::Revalidate(RevalidateBranch::AfterCascade));
+        all.extend(RevalidateBranch::ALL.map(Branch::Revalidate));
         all.extend(RebuildBranch::ALL.map(Branch::Rebuild));
         all
     }
