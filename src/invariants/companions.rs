@@ -106,6 +106,7 @@ impl Companion {
         let log = store.rollback_log();
         let quarantined_for =
             |reason: Reason| store.records().iter().any(|r| r.reason() == Some(reason));
+        let some_is = |state: Lifecycle| store.records().iter().any(|r| r.state() == state);
         match self {
             Companion::IrreversibleExecuted => store.records().iter().any(|r| {
                 r.kind() == Kind::ToolAction && r.tool().is_some_and(|t| ctx.is_irreversible(t))
@@ -124,20 +125,14 @@ impl Companion {
                 .iter()
                 .any(|e| !e.root && e.repair == Repair::Quarantined),
             Companion::LeakLogged => log.iter().any(|e| e.repair == Repair::Leaked),
-            Companion::Superseded => store
-                .records()
-                .iter()
-                .any(|r| r.state() == Lifecycle::Superseded),
+            Companion::Superseded => some_is(Lifecycle::Superseded),
             Companion::UserReview => quarantined_for(Reason::NeedsReview),
             Companion::LowEvidenceRefused => quarantined_for(Reason::LowEvidence),
             Companion::OutsideValidityRefused => quarantined_for(Reason::OutsideValidity),
             Companion::LowerAuthorityRefused => quarantined_for(Reason::LowerAuthority),
             Companion::LaunderingRefused => quarantined_for(Reason::PermissionLaundering),
             Companion::StaleWriteRefused => quarantined_for(Reason::StaleWrite),
-            Companion::ActionSafePromoted => store
-                .records()
-                .iter()
-                .any(|r| r.state() == Lifecycle::ActionSafe),
+            Companion::ActionSafePromoted => some_is(Lifecycle::ActionSafe),
             Companion::RetractionReachesToolAction => {
                 retraction_reaches_tool_action(store, monitor)
             }
