@@ -37,6 +37,23 @@ impl ModelConfig {
         let value = parse_json(text, origin)?;
         validate_config(&value, &Validator::new(origin, ""), &stem(origin))
     }
+
+    /// What is allowed but probably not meant, one line each: a model with
+    /// no templates stages no record, so its checks are vacuous.
+    pub fn warnings(&self) -> Vec<String> {
+        let origin = self
+            .source_path
+            .as_ref()
+            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
+        let mut warnings = Vec::new();
+        if self.templates.is_empty() {
+            warnings.push(format!(
+                "{origin}: templates: none, so no record is ever staged and no tool call has a \
+                 basis: every invariant holds vacuously"
+            ));
+        }
+        warnings
+    }
 }
 
 /// Validates the configuration `value`; `default_name` applies when it
@@ -200,25 +217,6 @@ fn parents_can_exist(v: &Validator, templates: &[Template]) -> Result<(), InputE
             ),
         )),
         None => Ok(()),
-    }
-}
-
-impl ModelConfig {
-    /// What is allowed but probably not meant, one line each: a model with
-    /// no templates stages no record, so its checks are vacuous.
-    pub fn warnings(&self) -> Vec<String> {
-        let origin = self
-            .source_path
-            .as_ref()
-            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
-        let mut warnings = Vec::new();
-        if self.templates.is_empty() {
-            warnings.push(format!(
-                "{origin}: templates: none, so no record is ever staged and no tool call has a \
-                 basis: every invariant holds vacuously"
-            ));
-        }
-        warnings
     }
 }
 
