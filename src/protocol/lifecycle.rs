@@ -73,24 +73,6 @@ impl Lifecycle {
     }
 }
 
-#[cfg(test)]
-impl Lifecycle {
-    /// The states reachable from `self` by zero or more allowed moves.
-    pub(crate) fn reachable(self) -> Vec<Lifecycle> {
-        let mut seen = vec![self];
-        let mut i = 0;
-        while i < seen.len() {
-            for to in Lifecycle::ALL {
-                if seen[i].may_move_to(to) && !seen.contains(&to) {
-                    seen.push(to);
-                }
-            }
-            i += 1;
-        }
-        seen
-    }
-}
-
 impl fmt::Display for Lifecycle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -100,6 +82,23 @@ impl fmt::Display for Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::Lifecycle::{self, *};
+
+    impl Lifecycle {
+        /// The states reachable from `self` by zero or more allowed moves.
+        pub(crate) fn reachable(self) -> Vec<Lifecycle> {
+            let mut seen = vec![self];
+            let mut i = 0;
+            while i < seen.len() {
+                for to in Lifecycle::ALL {
+                    if seen[i].may_move_to(to) && !seen.contains(&to) {
+                        seen.push(to);
+                    }
+                }
+                i += 1;
+            }
+            seen
+        }
+    }
 
     /// The allowed moves, written out once more as a table so that a change
     /// to `may_move_to` must be made twice to pass.

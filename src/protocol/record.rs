@@ -331,13 +331,6 @@ impl Record {
         Record::new(fields, self.owner, self.state, self.reason, self.tool)
     }
 
-    /// The same record with its digest computed again, for a test that
-    /// changed a field the digest covers.
-    #[cfg(test)]
-    pub(in crate::protocol) fn rebuilt(self) -> Record {
-        Record::new(self.fields, self.owner, self.state, self.reason, self.tool)
-    }
-
     pub fn kind(&self) -> Kind {
         self.fields.kind
     }
@@ -420,6 +413,14 @@ impl std::hash::Hash for Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Record {
+        /// The same record with its digest computed again, for a test that
+        /// changed a field the digest covers.
+        pub(in crate::protocol) fn rebuilt(self) -> Record {
+            Record::new(self.fields, self.owner, self.state, self.reason, self.tool)
+        }
+    }
 
     #[test]
     fn hundredths_are_exact() {

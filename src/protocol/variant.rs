@@ -111,13 +111,6 @@ impl Variant {
         self.ablated & mechanism.bit() == 0
     }
 
-    /// This variant with the deliberate bug `fault` (test builds only).
-    #[cfg(test)]
-    pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
-        self.fault = Some(fault);
-        self
-    }
-
     /// The ablated mechanisms, in [`Mechanism::ALL`] order.
     pub fn ablated(&self) -> Vec<Mechanism> {
         Mechanism::ALL
@@ -130,6 +123,14 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Variant {
+        /// This variant with the deliberate bug `fault` (test builds only).
+        pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
+            self.fault = Some(fault);
+            self
+        }
+    }
 
     #[test]
     fn defaults_follow_the_authors_code() {
