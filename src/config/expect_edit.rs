@@ -45,18 +45,7 @@ pub fn replace_expect(text: &str, expect: &Expectations) -> Option<String> {
 fn render(expect: &Expectations, indent: &str) -> String {
     let pretty =
         serde_json::to_string_pretty(&VerdictsJson(expect)).unwrap_or_else(|_| "{}".into());
-    pretty
-        .lines()
-        .enumerate()
-        .map(|(i, l)| {
-            if i == 0 {
-                l.to_owned()
-            } else {
-                format!("{indent}{l}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    pretty.replace('\n', &format!("\n{indent}"))
 }
 
 /// The white space that starts the line holding byte `at`.

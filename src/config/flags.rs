@@ -1,7 +1,7 @@
 //! A run's settings given on the command line: the bounds that replace
-//! the model's own, the thread count and the properties judged. Validated against the same
-//! [`super::limits`] as the model file; each error is one line naming the
-//! flag.
+//! the model's own, the thread count and the properties judged. Validated
+//! against the same [`super::limits`] as the model file; each error is
+//! one line naming the flag.
 
 use super::limits::{
     MAX_CONNECT_TIMEOUT_SECS, MAX_DEPTH, MAX_JOBS, MAX_LOCAL_PROCESSES, MAX_PROCESSES, MAX_RECORDS,
@@ -42,15 +42,9 @@ impl BoundOverrides {
 
     /// `bounds` with every given override in place.
     pub fn apply(&self, bounds: &mut Bounds) {
-        if let Some(r) = self.records {
-            bounds.records = r;
-        }
-        if let Some(t) = self.transactions {
-            bounds.transactions = t;
-        }
-        if let Some(d) = self.depth {
-            bounds.depth = d;
-        }
+        bounds.records = self.records.unwrap_or(bounds.records);
+        bounds.transactions = self.transactions.unwrap_or(bounds.transactions);
+        bounds.depth = self.depth.unwrap_or(bounds.depth);
     }
 }
 
@@ -84,12 +78,8 @@ pub fn jobs(text: &str) -> Result<usize, InputError> {
 
 /// A `--step-timeout` value: whole seconds a driver may take to answer.
 pub fn step_timeout(text: &str) -> Result<std::time::Duration, InputError> {
-    Ok(std::time::Duration::from_secs(whole_number(
-        "--step-timeout",
-        text,
-        1,
-        3600,
-    )?))
+    let secs = whole_number("--step-timeout", text, 1, 3600)?;
+    Ok(std::time::Duration::from_secs(secs))
 }
 
 /// A `--process` value: this process's index in the hosts file (checked

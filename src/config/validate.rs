@@ -37,6 +37,23 @@ impl ModelConfig {
         let value = parse_json(text, origin)?;
         validate_config(&value, &Validator::new(origin, ""), &stem(origin))
     }
+
+    /// What is allowed but probably not meant, one line each: a model with
+    /// no templates stages no record, so its checks are vacuous.
+    pub fn warnings(&self) -> Vec<String> {
+        let origin = self
+            .source_path
+            .as_ref()
+            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
+        let mut warnings = Vec::new();
+        if self.templates.is_empty() {
+            warnings.push(format!(
+                "{origin}: templates: none, so no record is ever staged and no tool call has a \
+                 basis: every invariant holds vacuously"
+            ));
+        }
+        warnings
+    }
 }
 
 /// Validates the configuration `value`; `default_name` applies when it
@@ -203,25 +220,6 @@ fn parents_can_exist(v: &Validator, templates: &[Template]) -> Result<(), InputE
     }
 }
 
-impl ModelConfig {
-    /// What is allowed but probably not meant, one line each: a model with
-    /// no templates stages no record, so its checks are vacuous.
-    pub fn warnings(&self) -> Vec<String> {
-        let origin = self
-            .source_path
-            .as_ref()
-            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
-        let mut warnings = Vec::new();
-        if self.templates.is_empty() {
-            warnings.push(format!(
-                "{origin}: templates: none, so no record is ever staged and no tool call has a \
-                 basis: every invariant holds vacuously"
-            ));
-        }
-        warnings
-    }
-}
-
 fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, InputError> {
     let name = t.name("name", raw.name)?;
     if raw.record.kind == Some(Kind::ToolAction) {
@@ -240,18 +238,13 @@ fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, Inp
 fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError> {
     let raw = raw.unwrap_or_default();
     let mut variant = Variant::default();
-    if let Some(tie) = raw.same_source_tie {
-        variant.same_source_tie = tie;
-    }
-    if let Some(stale) = raw.stale_check_empty_snapshot {
-        variant.stale_check_empty_snapshot = stale;
-    }
-    if let Some(parents) = raw.laundering_parents {
-        variant.laundering_parents = parents;
-    }
-    if let Some(basis) = raw.tool_basis {
-        variant.tool_basis = basis;
-    }
+    let default = variant;
+    variant.same_source_tie = raw.same_source_tie.unwrap_or(default.same_source_tie);
+    variant.stale_check_empty_snapshot = raw
+        .stale_check_empty_snapshot
+        .unwrap_or(default.stale_check_empty_snapshot);
+    variant.laundering_parents = raw.laundering_parents.unwrap_or(default.laundering_parents);
+    variant.tool_basis = raw.tool_basis.unwrap_or(default.tool_basis);
     for (i, ablation) in raw.ablate.unwrap_or_default().into_iter().enumerate() {
         if !variant.has(ablation) {
             return Err(v.err(

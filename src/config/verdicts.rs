@@ -4,9 +4,10 @@
 //! `{"violated": CLAUSE, "depth": D}` naming the clause the shortest
 //! counterexample must break (issue 9 item 3) and, optionally, its exact
 //! length (issue 25: a bug that makes a known violation shorter fails
-//! `--expect`); `{"violated": true, "depth": D}` pins the depth alone. A clause must be one of the invariant's
-//! own; anything else is a one-line error naming the field. Written back
-//! with the block's `coverage` (issue 9 item 1).
+//! `--expect`); `{"violated": true, "depth": D}` pins the depth alone. A
+//! clause must be one of the invariant's own; anything else is a one-line
+//! error naming the field. Written back with the block's `coverage` (issue
+//! 9 item 1).
 
 use super::model_config::{Expect, ExpectCoverage, Expectations};
 use super::raw::RawExpect;

@@ -60,6 +60,10 @@ impl Comparison {
     pub fn agree(&self) -> bool {
         self.differences.is_empty()
     }
+
+    fn differ(&mut self, path: String, before: Option<Value>, now: Option<Value>) {
+        self.differences.push(FieldDifference { path, before, now });
+    }
 }
 
 /// Whether two step answers agree: equal but for the words of an error
@@ -135,11 +139,11 @@ pub fn compare_answers(before: &Value, now: &Value, fields: Fields) -> Compariso
     let refused = |v: &Value| v.get("error").is_some();
     c.compared.insert("refused".to_owned());
     if refused(before) != refused(now) {
-        c.differences.push(FieldDifference {
-            path: "refused".to_owned(),
-            before: Some(Value::Bool(refused(before))),
-            now: Some(Value::Bool(refused(now))),
-        });
+        c.differ(
+            "refused".to_owned(),
+            Some(Value::Bool(refused(before))),
+            Some(Value::Bool(refused(now))),
+        );
     }
     for key in ["outcome", "records", "rollback_log"] {
         match (before.get(key), now.get(key)) {
@@ -188,21 +192,21 @@ fn walk(
             let len = b.len().max(n.len());
             if b.len() != n.len() {
                 c.compared.insert(format!("{} (length)", pattern(path)));
-                c.differences.push(FieldDifference {
-                    path: format!("{path} (length)"),
-                    before: Some(Value::from(b.len())),
-                    now: Some(Value::from(n.len())),
-                });
+                c.differ(
+                    format!("{path} (length)"),
+                    Some(Value::from(b.len())),
+                    Some(Value::from(n.len())),
+                );
             }
             // Arrays of plain values (ids, snapshots) are one field.
             if b.iter().chain(n).all(|v| !v.is_object() && !v.is_array()) {
                 c.compared.insert(pattern(path));
                 if b != n && b.len() == n.len() {
-                    c.differences.push(FieldDifference {
-                        path: path.to_owned(),
-                        before: Some(Value::Array(b.clone())),
-                        now: Some(Value::Array(n.clone())),
-                    });
+                    c.differ(
+                        path.to_owned(),
+                        Some(b.clone().into()),
+                        Some(n.clone().into()),
+                    );
                 }
                 return;
             }
@@ -213,11 +217,7 @@ fn walk(
         (Some(b), Some(n)) => {
             c.compared.insert(pattern(path));
             if b != n {
-                c.differences.push(FieldDifference {
-                    path: path.to_owned(),
-                    before: Some(b.clone()),
-                    now: Some(n.clone()),
-                });
+                c.differ(path.to_owned(), Some(b.clone()), Some(n.clone()));
             }
         }
         (None, None) => {}
@@ -231,11 +231,7 @@ fn walk(
                 return;
             }
             c.compared.insert(pattern(path));
-            c.differences.push(FieldDifference {
-                path: path.to_owned(),
-                before: b.cloned(),
-                now: n.cloned(),
-            });
+            c.differ(path.to_owned(), b.cloned(), n.cloned());
         }
     }
 }

@@ -1,24 +1,14 @@
 //! `memtx-check driver`: this build's protocol served over the driver
-//! protocol (`docs/driver-protocol.md`, version [`PROTOCOL_VERSION`]): one
-//! JSON request a line on stdin, one JSON answer a line on stdout.
+//! protocol (`docs/driver-protocol.md`, version [`PROTOCOL_VERSION`], which
+//! gives every request and answer): one JSON request a line on stdin
+//! (`reset` to a configuration, `step` by one trace step), one JSON answer
+//! a line on stdout; a request it cannot take is a `bad_request` and
+//! changes nothing. End of stdin ends the driver (exit 0).
 //!
-//! - `{"reset": CONFIG}` → `{"ok": true, "driver_protocol": 1,
-//!   "implementation": {…}}`: an empty store under CONFIG, a trace file's
-//!   `config` (an inline model configuration);
-//! - `{"step": STEP}` → `{"outcome": …, "records": […], "rollback_log":
-//!   […]}`, or `{"error": "…", "records": […], "rollback_log": […]}` when
-//!   the protocol refuses the operation (the store is then unchanged);
-//!   STEP is one element of a trace file's `steps`, the answers have the
-//!   shapes `replay --json` prints;
-//! - a request the driver cannot take (not JSON, not one of the two, a step
-//!   before any reset or not valid under CONFIG) → `{"bad_request": "…"}`,
-//!   and the state is unchanged.
-//!
-//! End of stdin ends the driver (exit 0). It is how another build's
-//! protocol is compared with this one (`diff --behaviour --before-exe`),
-//! and the contract other implementations of MemTX speak to be compared
-//! with the model. [`Session`] is the state and the answers; `serve` the
-//! line loop around it.
+//! It is how another build's protocol is compared with this one (`diff
+//! --behaviour --before-exe`), and the contract other implementations of
+//! MemTX speak to be compared with the model. [`Session`] is the state and
+//! the answers; `serve` the line loop around it.
 
 pub mod answer_text;
 pub mod client;

@@ -1,23 +1,9 @@
-//! The model in stateright's web explorer, made readable for MemTX.
-//!
-//! - [`link`]: deep links into the explorer (`#/steps/<init>/<action>/…`,
-//!   each index a position in `Model::actions`), and the mapping of a trace
-//!   file's steps onto the model's actions.
-//! - [`model`]: the model the explorer serves, which wraps the MemTX model
-//!   and adds the two views below.
-//! - [`step`]: `format_step`, what the protocol decided at one step.
-//! - [`picture`]: `as_svg`, a drawing of the store at a path's last state,
-//!   with the records an invariant violation names highlighted.
-//! - [`panels`]: the invariants, transactions, rollback log and legend
-//!   under the drawing.
-//! - [`verdicts`]: each invariant and companion along a path.
-//! - [`style`]: the drawing's colours, layout and text style, shared by
-//!   the picture and the panels.
-//! - [`svg`]: a tiny, escaping SVG writer.
-//! - [`serve`]: starting the explorer on an address (blocks).
-//! - [`front`]: the explorer's front door: the built-in page, and the
-//!   endpoints forwarded to stateright's server behind it.
-//! - [`request`]: reading one HTTP request within bounds.
+//! The model in stateright's web explorer, made readable for MemTX
+//! (docs/explorer.md): [`model`] wraps the MemTX model and adds the
+//! explorer's two views, [`step`] (what the protocol decided at one step)
+//! and [`picture`] (the store at a path's last state, with [`panels`]
+//! under it); [`link`] maps traces onto deep links; [`serve`], [`front`]
+//! and [`request`] serve it. Each submodule says what else it owns.
 
 pub mod front;
 pub mod link;

@@ -3,10 +3,10 @@
 //! log, and the legend of colours, shapes and marks.
 
 use super::style::{fill, text, EDGE, GREEN, GREY, INK, MARGIN, PAPER, RED, VERDICT_COLUMN, WIDTH};
-use super::svg::{clip, n, Svg};
+use super::svg::{clip, hexagon, n, Svg};
 use super::verdicts::{PathVerdicts, Reached};
 use crate::outcome_text::{ids, log_entry};
-use crate::protocol::{Lifecycle, Store, TxStatus};
+use crate::protocol::{Lifecycle, Store};
 
 /// A coloured dot, a bold name and, in a column of its own, a verdict;
 /// returns the next y.
@@ -44,24 +44,20 @@ pub(super) fn properties(svg: &mut Svg, verdicts: &PathVerdicts, top: i32) -> i3
     svg.open("g", &[("class", "invariants".to_owned())]);
     for r in &verdicts.invariants {
         let name = format!("{} {}", r.invariant.name(), r.invariant.title());
-        let (colour, verdict) = match (&r.violation, &r.action) {
-            (None, _) => (GREEN, "holds".to_owned()),
-            (Some(_), Some((k, label))) => (RED, format!("VIOLATED by action #{k} ({label})")),
-            (Some(_), None) => (RED, "VIOLATED".to_owned()),
+        let (colour, said, verdict) = match (&r.violation, &r.action) {
+            (None, _) => (GREEN, "holds", "holds".to_owned()),
+            (Some(_), Some((k, label))) => (
+                RED,
+                "violated",
+                format!("VIOLATED by action #{k} ({label})"),
+            ),
+            (Some(_), None) => (RED, "violated", "VIOLATED".to_owned()),
         };
         svg.open(
             "g",
             &[
                 ("data-invariant", r.invariant.name().to_owned()),
-                (
-                    "data-verdict",
-                    if r.violation.is_some() {
-                        "violated"
-                    } else {
-                        "holds"
-                    }
-                    .to_owned(),
-                ),
+                ("data-verdict", said.to_owned()),
             ],
         );
         y = row(svg, y, colour, &name, &verdict);
@@ -93,11 +89,7 @@ pub(super) fn transactions_and_log(svg: &mut Svg, store: &Store, top: i32) -> i3
         y += 18;
     }
     for (tx, t) in store.transactions().iter().enumerate() {
-        let status = match t.status() {
-            TxStatus::Open => "open",
-            TxStatus::Committed => "committed",
-            TxStatus::Aborted => "aborted",
-        };
+        let status = t.status().name();
         svg.open("g", &[("data-transaction", format!("T{tx}"))]);
         text(
             svg,
@@ -203,24 +195,7 @@ pub(super) fn legend(svg: &mut Svg, top: i32) -> i32 {
     small(
         svg,
         "polygon",
-        vec![(
-            "points",
-            format!(
-                "{},{} {},{} {},{} {},{} {},{} {},{}",
-                MARGIN + 480,
-                y - 9,
-                MARGIN + 498,
-                y - 9,
-                MARGIN + 504,
-                y,
-                MARGIN + 498,
-                y + 9,
-                MARGIN + 480,
-                y + 9,
-                MARGIN + 474,
-                y
-            ),
-        )],
+        vec![("points", hexagon(MARGIN + 474, y - 9, 30, 18, 6))],
     );
     text(svg, MARGIN + 512, y + 4, "", "tool_action");
     let y = y + 28;

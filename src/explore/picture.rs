@@ -15,7 +15,7 @@ use super::style::{
     fill, text, COL, EDGE, GREEN, GREY, INK, IN_FLIGHT, LINE_CHARS, MARGIN, NODE_H, NODE_W, PAPER,
     PER_ROW, RED, ROW, WIDTH,
 };
-use super::svg::{clip, n, wrap, Svg};
+use super::svg::{clip, hexagon, n, wrap, Svg};
 use super::verdicts::PathVerdicts;
 use crate::model::{Action, MemtxModel, ModelState};
 use crate::protocol::{Kind, Lifecycle, Record, RecordId, Store, TxStatus};
@@ -333,17 +333,7 @@ fn shape(svg: &mut Svg, kind: Kind, x: i32, y: i32, style: &[(&str, String)]) {
             "ellipse"
         }
         Kind::ToolAction => {
-            let (w, h, c) = (NODE_W, NODE_H, 14);
-            let points = [
-                (x + c, y),
-                (x + w - c, y),
-                (x + w, y + h / 2),
-                (x + w - c, y + h),
-                (x + c, y + h),
-                (x, y + h / 2),
-            ];
-            let points: Vec<String> = points.iter().map(|(a, b)| format!("{a},{b}")).collect();
-            attrs.push(("points", points.join(" ")));
+            attrs.push(("points", hexagon(x, y, NODE_W, NODE_H, 14)));
             "polygon"
         }
         _ => {

@@ -6,7 +6,7 @@
 //! tells them), and last the invariants after the step.
 
 use super::store;
-use crate::invariants;
+use crate::invariants::{self, Violation};
 use crate::model::{Action, MemtxModel, ModelState, StepRefusal};
 use crate::outcome_text::{account, StepStores};
 use crate::protocol::ProtocolError;
@@ -46,15 +46,7 @@ pub fn format_step(model: &MemtxModel, last_state: &ModelState, action: &Action)
     let mut broken: Vec<String> = invariants::check_transition(ctx, step)
         .into_iter()
         .chain(invariants::check_state(ctx, seen_after, &next.monitor))
-        .map(|v| {
-            format!(
-                "  {} ({}) VIOLATED [{}]: {}",
-                v.invariant,
-                v.invariant.title(),
-                v.clause,
-                v.detail
-            )
-        })
+        .map(|v| violated(&v))
         .collect();
     if broken.is_empty() {
         let names: Vec<_> = ctx.selection().iter().map(|i| i.name()).collect();
@@ -83,11 +75,19 @@ fn misjudged_refusal(
     let op = model.op(action);
     let v = invariants::check_refusal(ctx, store(state).view(), &op, error)?;
     Some(format!(
-        "{}\nrefused: {error}\n\ninvariants after this step:\n  {} ({}) VIOLATED [{}]: {}\n",
+        "{}\nrefused: {error}\n\ninvariants after this step:\n{}\n",
         action.describe(&model.spec),
+        violated(&v)
+    ))
+}
+
+/// One violation's line under "invariants after this step".
+fn violated(v: &Violation) -> String {
+    format!(
+        "  {} ({}) VIOLATED [{}]: {}",
         v.invariant,
         v.invariant.title(),
         v.clause,
         v.detail
-    ))
+    )
 }

@@ -98,6 +98,21 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// The points of a hexagon in the box `w` × `h` at (`x`, `y`), its left
+/// and right corners cut `c` deep: a tool action's outline.
+pub fn hexagon(x: i32, y: i32, w: i32, h: i32, c: i32) -> String {
+    let points = [
+        (x + c, y),
+        (x + w - c, y),
+        (x + w, y + h / 2),
+        (x + w - c, y + h),
+        (x + c, y + h),
+        (x, y + h / 2),
+    ];
+    let points: Vec<String> = points.iter().map(|(a, b)| format!("{a},{b}")).collect();
+    points.join(" ")
+}
+
 /// A number as an attribute value.
 pub fn n(x: i32) -> String {
     x.to_string()

@@ -4,13 +4,13 @@
 //!
 //! It owns the error type ([`InputError`]: one line naming the file, the
 //! field path and the value), reading a file ([`read_text`]: regular files
-//! only, at most [`MAX_INPUT_BYTES`]), JSON text to
-//! a value with every key given once (`json`), structs read from objects
-//! only (`strict`), finding the field a serde error is about (`locate`), refusing
-//! unknown fields through `#[serde(flatten)]` (`fields`), the field
-//! validators (`Validator`), the rule for names that become file names
-//! ([`name_problem`]) and the command-line number reader
-//! (`flag`). It knows no format's fields: those are config's and trace's.
+//! only, at most [`MAX_INPUT_BYTES`]), JSON text to a value with every key
+//! given once (`json`), structs read from objects only (`strict`), finding
+//! the field a serde error is about (`locate`), refusing unknown fields
+//! through `#[serde(flatten)]` (`fields`), the field validators
+//! (`Validator`), the rule for names that become file names
+//! ([`name_problem`]) and the command-line number reader (`flag`). It
+//! knows no format's fields: those are config's and trace's.
 
 mod error;
 pub(crate) mod fields;

@@ -25,21 +25,12 @@
 //! same-source tie, the stale check on an empty snapshot) are read from
 //! the [`Context`].
 //!
-//! Clauses, for a record the commit quarantined with reason R:
-//! - `evidence`, `validity`, `conflict`, `dependency`: R's own check
-//!   passes (check 1, 2, 3 or 4; check 3 as a whole: the revoked-parent
-//!   and laundering rules and the slot's first rival);
-//! - `order`: R's check fails, but the first failing check in the card's
-//!   order gives another reason (an earlier check, or an earlier rule of
-//!   check 3);
-//!
-//! for a record it committed (or made action_safe):
-//! - `committed`: some check fails;
-//!
-//! and for any record it judged:
-//! - `supersede`: the verdict names a superseded record that check 3's
-//!   `supersede_old` does not displace there (a rival left standing is
-//!   one-value-per-slot's, a supersede left unreported honest-outcome's).
+//! Clauses: `evidence`, `validity`, `conflict`, `dependency` and `order`
+//! judge a quarantine with reason R (R's own check passes; R's check
+//! fails but an earlier one in the card's order gives another reason),
+//! `committed` a record let through that some check fails, `supersede` a
+//! reported supersede that check 3's `supersede_old` does not make (in
+//! full: docs/admission-and-outcomes.md).
 
 use super::ancestry::ancestors;
 use super::context::Context;

@@ -76,13 +76,7 @@ impl Graph {
 
     /// Every record from which `id` is reachable along `derived_from`.
     pub fn descendants(&self, id: RecordId) -> RecordSet {
-        let mut found = RecordSet::EMPTY;
-        for (child, anc) in self.ancestors[..self.len].iter().enumerate() {
-            if anc.contains(id) {
-                found.insert(child as RecordId);
-            }
-        }
-        found
+        self.descendants_of_any(RecordSet::single(id))
     }
 
     /// Every record with an ancestor in `set`.

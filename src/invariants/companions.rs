@@ -11,70 +11,52 @@ use super::i2::rebuilt;
 use super::invariant::Invariant;
 use super::monitor::Monitor;
 use super::snapshot::visible_at;
-use crate::protocol::{Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
+use crate::protocol::{enumerated, Kind, Lifecycle, Reason, Repair, StoreView, TxStatus};
 
-/// One companion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Companion {
-    /// An irreversible tool call has executed.
-    IrreversibleExecuted,
-    /// Some transaction that may still call tools would have an
-    /// irreversible call blocked by the gate here.
-    IrreversibleBlocked,
-    /// A cascade revoked a descendant.
-    CascadeRevokedDescendant,
-    /// A cascade quarantined a view.
-    ViewQuarantined,
-    /// A leaked irreversible effect was logged.
-    LeakLogged,
-    /// A record was superseded.
-    Superseded,
-    /// A record went to user review.
-    UserReview,
-    /// Commit check 1 quarantined a record.
-    LowEvidenceRefused,
-    /// Commit check 2 quarantined a record.
-    OutsideValidityRefused,
-    /// A record lost to a rival of higher authority.
-    LowerAuthorityRefused,
-    /// The laundering rule quarantined a record.
-    LaunderingRefused,
-    /// A commit promoted a record all the way to action_safe.
-    ActionSafePromoted,
-    /// A retraction reached a tool action.
-    RetractionReachesToolAction,
-    /// A stale late write was refused.
-    StaleWriteRefused,
-    /// An aborted transaction had staged records.
-    AbortedWithStaging,
-    /// A transaction's snapshot differs from what its tier sees now.
-    SnapshotDiffersFromNow,
-    /// A view a retraction reached derives from no retracted record any
-    /// more: it was rebuilt from surviving sources.
-    ViewRebuilt,
+enumerated! {
+    /// One companion.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Companion {
+        /// An irreversible tool call has executed.
+        IrreversibleExecuted = "irreversible call executes",
+        /// Some transaction that may still call tools would have an
+        /// irreversible call blocked by the gate here.
+        IrreversibleBlocked = "irreversible call blocked",
+        /// A cascade revoked a descendant.
+        CascadeRevokedDescendant = "cascade revokes a descendant",
+        /// A cascade quarantined a view.
+        ViewQuarantined = "view quarantined",
+        /// A leaked irreversible effect was logged.
+        LeakLogged = "leak logged",
+        /// A record was superseded.
+        Superseded = "record superseded",
+        /// A record went to user review.
+        UserReview = "record goes to user review",
+        /// Commit check 1 quarantined a record.
+        LowEvidenceRefused = "low evidence quarantined",
+        /// Commit check 2 quarantined a record.
+        OutsideValidityRefused = "expired record quarantined",
+        /// A record lost to a rival of higher authority.
+        LowerAuthorityRefused = "lower authority quarantined",
+        /// The laundering rule quarantined a record.
+        LaunderingRefused = "laundering quarantined",
+        /// A commit promoted a record all the way to action_safe.
+        ActionSafePromoted = "record promoted to action_safe",
+        /// A retraction reached a tool action.
+        RetractionReachesToolAction = "retraction reaches a tool action",
+        /// A stale late write was refused.
+        StaleWriteRefused = "stale write quarantined",
+        /// An aborted transaction had staged records.
+        AbortedWithStaging = "abort retracts staged records",
+        /// A transaction's snapshot differs from what its tier sees now.
+        SnapshotDiffersFromNow = "snapshot differs from now",
+        /// A view a retraction reached derives from no retracted record any
+        /// more: it was rebuilt from surviving sources.
+        ViewRebuilt = "view rebuilt from surviving sources",
+    }
 }
 
 impl Companion {
-    pub const ALL: [Companion; 17] = [
-        Companion::IrreversibleExecuted,
-        Companion::IrreversibleBlocked,
-        Companion::CascadeRevokedDescendant,
-        Companion::ViewQuarantined,
-        Companion::LeakLogged,
-        Companion::Superseded,
-        Companion::UserReview,
-        Companion::LowEvidenceRefused,
-        Companion::OutsideValidityRefused,
-        Companion::LowerAuthorityRefused,
-        Companion::LaunderingRefused,
-        Companion::ActionSafePromoted,
-        Companion::RetractionReachesToolAction,
-        Companion::StaleWriteRefused,
-        Companion::AbortedWithStaging,
-        Companion::SnapshotDiffersFromNow,
-        Companion::ViewRebuilt,
-    ];
-
     /// The invariant whose mechanism it shows at work.
     pub fn guards(self) -> Invariant {
         match self {
@@ -93,28 +75,6 @@ impl Companion {
             Companion::StaleWriteRefused => Invariant::StaleWrite,
             Companion::AbortedWithStaging => Invariant::TxHygiene,
             Companion::SnapshotDiffersFromNow => Invariant::Snapshot,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Companion::IrreversibleExecuted => "irreversible call executes",
-            Companion::IrreversibleBlocked => "irreversible call blocked",
-            Companion::CascadeRevokedDescendant => "cascade revokes a descendant",
-            Companion::ViewQuarantined => "view quarantined",
-            Companion::LeakLogged => "leak logged",
-            Companion::Superseded => "record superseded",
-            Companion::UserReview => "record goes to user review",
-            Companion::LowEvidenceRefused => "low evidence quarantined",
-            Companion::OutsideValidityRefused => "expired record quarantined",
-            Companion::LowerAuthorityRefused => "lower authority quarantined",
-            Companion::LaunderingRefused => "laundering quarantined",
-            Companion::ActionSafePromoted => "record promoted to action_safe",
-            Companion::RetractionReachesToolAction => "retraction reaches a tool action",
-            Companion::StaleWriteRefused => "stale write quarantined",
-            Companion::AbortedWithStaging => "abort retracts staged records",
-            Companion::SnapshotDiffersFromNow => "snapshot differs from now",
-            Companion::ViewRebuilt => "view rebuilt from surviving sources",
         }
     }
 
@@ -146,6 +106,7 @@ impl Companion {
         let log = store.rollback_log();
         let quarantined_for =
             |reason: Reason| store.records().iter().any(|r| r.reason() == Some(reason));
+        let some_is = |state: Lifecycle| store.records().iter().any(|r| r.state() == state);
         match self {
             Companion::IrreversibleExecuted => store.records().iter().any(|r| {
                 r.kind() == Kind::ToolAction && r.tool().is_some_and(|t| ctx.is_irreversible(t))
@@ -164,20 +125,14 @@ impl Companion {
                 .iter()
                 .any(|e| !e.root && e.repair == Repair::Quarantined),
             Companion::LeakLogged => log.iter().any(|e| e.repair == Repair::Leaked),
-            Companion::Superseded => store
-                .records()
-                .iter()
-                .any(|r| r.state() == Lifecycle::Superseded),
+            Companion::Superseded => some_is(Lifecycle::Superseded),
             Companion::UserReview => quarantined_for(Reason::NeedsReview),
             Companion::LowEvidenceRefused => quarantined_for(Reason::LowEvidence),
             Companion::OutsideValidityRefused => quarantined_for(Reason::OutsideValidity),
             Companion::LowerAuthorityRefused => quarantined_for(Reason::LowerAuthority),
             Companion::LaunderingRefused => quarantined_for(Reason::PermissionLaundering),
             Companion::StaleWriteRefused => quarantined_for(Reason::StaleWrite),
-            Companion::ActionSafePromoted => store
-                .records()
-                .iter()
-                .any(|r| r.state() == Lifecycle::ActionSafe),
+            Companion::ActionSafePromoted => some_is(Lifecycle::ActionSafe),
             Companion::RetractionReachesToolAction => {
                 retraction_reaches_tool_action(store, monitor)
             }

@@ -15,7 +15,6 @@ use crate::protocol::{Mechanism, StaleCheckEmptySnapshot, Tool, Variant};
 pub struct Context {
     irreversible: Vec<bool>,
     clock: Option<i32>,
-    stale_check_always: bool,
     variant: Variant,
     selection: Selection,
     /// The selected ones judged on transitions, kept: every transition asks.
@@ -31,8 +30,6 @@ impl Context {
         Context {
             irreversible: tools.iter().map(|t| t.irreversible).collect(),
             clock,
-            stale_check_always: variant.stale_check_empty_snapshot
-                == StaleCheckEmptySnapshot::Apply,
             variant: *variant,
             selection: Selection::ALL,
             on_transitions: Selection::ALL.on_transitions(),
@@ -71,7 +68,7 @@ impl Context {
     /// transaction's snapshot is empty (the paper's reading); otherwise
     /// only when it is not (the code's).
     pub fn stale_check_always(&self) -> bool {
-        self.stale_check_always
+        self.variant.stale_check_empty_snapshot == StaleCheckEmptySnapshot::Apply
     }
 
     /// The variant the protocol runs: its switches and the mechanisms
@@ -102,9 +99,9 @@ impl Context {
     }
 
     /// Switches off `clause` of `inv` (beside any switched off before): a
-    /// violation it names counts as
-    /// none (a weakened checker, for the tests that show each clause
-    /// catches a fault no other clause or property catches).
+    /// violation it names counts as none (a weakened checker, for the tests
+    /// that show each clause catches a fault no other clause or property
+    /// catches).
     #[cfg(test)]
     pub(crate) fn mute(&mut self, inv: Invariant, clause: &'static str) {
         self.muted.push((inv, clause));

@@ -5,39 +5,11 @@
 //! the record did not make, is a bug no store property sees.
 //!
 //! Judged on every accepted operation, from the reported outcome beside
-//! the store before and after it:
-//! - `verdict` (commit): the verdicts name the transaction's staged
-//!   records, once each, in the order they are judged (id order); each
-//!   record a cascade had revoked or held back before is reported skipped
-//!   (`revoked`, `quarantined`, no reason), each other one ends in the
-//!   state its verdict names (or, passed, superseded by a later record
-//!   of the same commit), with the quarantine reason the verdict gives
-//!   and no other;
-//! - `status` (commit): committed when every verdict passed (an empty
-//!   commit included), partial when some did, aborted when none did
-//!   (DESIGN.md "Commit status");
-//! - `repair` (abort, revoke): each repair reported is the move its record
-//!   made (revoked, compensated and leaked end revoked, quarantined ends
-//!   quarantined, from another state), compensated and leaked name tool
-//!   actions of a reversible and an irreversible tool, each record is
-//!   reported once, the roots reported are the ones the operation
-//!   retracts (a revoke's record; an abort's staged records not already
-//!   revoked), and every root not already revoked is repaired;
-//! - `gate` (tool call): an allowed call created exactly one record, the
-//!   tool action it reports, calling that tool; a blocked call gives a
-//!   reason and changed nothing;
-//! - `report` (open, stage, revalidate, rebuild): the transaction opened
-//!   is the new one and its snapshot the one reported; the record staged
-//!   is the new tentative record of that transaction; the record
-//!   revalidated is tentative in the reported transaction's staging, with
-//!   the reason it kept; the record rebuilt was quarantined, is tentative
-//!   in the reported transaction's staging, and derives from its parents
-//!   before the rebuild but exactly the ones reported dropped;
-//! - `unreported`: no record changed state that the outcome does not name
-//!   (a commit's staged records and the rivals its verdicts say they
-//!   superseded, a retraction's repairs, the record staged, revalidated
-//!   or rebuilt); a staged record that passed and ends superseded must
-//!   be in a later verdict's superseded rivals.
+//! the store before and after it. Clauses: `verdict` and `status`
+//! (commit), `repair` (abort, revoke), `gate` (tool call), `report` (open,
+//! stage, revalidate, rebuild) and `unreported` (any: a record changed
+//! state that the outcome does not name); each clause in full is in
+//! docs/admission-and-outcomes.md.
 
 use super::context::Context;
 use super::fields::active;
@@ -102,6 +74,17 @@ type Named = Result<RecordSet, Violation>;
 
 fn violation(clause: &'static str, records: RecordSet, detail: String) -> Violation {
     Violation::new(Invariant::HonestOutcome, clause, records, detail)
+}
+
+/// An operation that reports one record: it names `record` when the
+/// report is `honest`, else it breaks `report` with `detail`.
+fn reported(honest: bool, record: RecordId, detail: impl FnOnce() -> String) -> Option<Named> {
+    let records = RecordSet::single(record);
+    Some(if honest {
+        Ok(records)
+    } else {
+        Err(violation("report", records, detail()))
+    })
 }
 
 fn state_of(store: StoreView<'_>, id: RecordId) -> Option<Lifecycle> {
@@ -371,14 +354,9 @@ fn staged(
     let honest = record == new
         && after.records().len() == before.records().len() + 1
         && tentative_in(after, tx, record);
-    if !honest {
-        return Some(Err(violation(
-            "report",
-            RecordSet::single(record),
-            format!("stage into T{tx} reported r{record}, but the new record is r{new}"),
-        )));
-    }
-    Some(Ok(RecordSet::single(record)))
+    reported(honest, record, || {
+        format!("stage into T{tx} reported r{record}, but the new record is r{new}")
+    })
 }
 
 fn revalidated(
@@ -394,17 +372,12 @@ fn revalidated(
         && state_of(before, record) == Some(Lifecycle::Quarantined)
         && reason == kept
         && tentative_in(after, tx, record);
-    if !honest {
-        return Some(Err(violation(
-            "report",
-            RecordSet::single(record),
-            format!(
-                "revalidate reported r{record} back into T{reported_tx}, but it is {:?} in T{tx}",
-                state_of(after, record)
-            ),
-        )));
-    }
-    Some(Ok(RecordSet::single(record)))
+    reported(honest, record, || {
+        format!(
+            "revalidate reported r{record} back into T{reported_tx}, but it is {:?} in T{tx}",
+            state_of(after, record)
+        )
+    })
 }
 
 fn rebuilt(
@@ -422,19 +395,14 @@ fn rebuilt(
         && dropped.difference(was).is_empty()
         && parents(after) == Some(was.difference(dropped))
         && tentative_in(after, tx, record);
-    if !honest {
-        return Some(Err(violation(
-            "report",
-            RecordSet::single(record),
-            format!(
-                "rebuild reported r{record} rebuilt into T{reported_tx} without {:?}, but it is {:?} in T{tx} deriving from {:?}",
-                dropped.iter().collect::<Vec<_>>(),
-                state_of(after, record),
-                parents(after).unwrap_or_default().iter().collect::<Vec<_>>()
-            ),
-        )));
-    }
-    Some(Ok(RecordSet::single(record)))
+    reported(honest, record, || {
+        format!(
+            "rebuild reported r{record} rebuilt into T{reported_tx} without {:?}, but it is {:?} in T{tx} deriving from {:?}",
+            dropped.iter().collect::<Vec<_>>(),
+            state_of(after, record),
+            parents(after).unwrap_or_default().iter().collect::<Vec<_>>()
+        )
+    })
 }
 
 /// Whether `record` is tentative in `tx`'s staging.

@@ -4,18 +4,11 @@
 //! are quarantined, or revoked where quarantine is not allowed; every
 //! tool_action descendant has a compensated or leaked entry in the rollback
 //! log (compensated exactly when its tool is reversible). A record that was
-//! itself retracted is revoked, whatever its type. A quarantined view may
-//! since have been revalidated (DESIGN.md: quarantined → tentative):
-//! tentative again, being rebuilt, it is still held back (not active,
-//! visible to no one), so it passes when its quarantine shows: a
-//! quarantined entry in the log (the cascade held it back) or the reason a
-//! commit check quarantined it for (a cascade leaves such a view as it is).
-//! A tentative view that shows neither was skipped by the repair. A view
-//! rebuilt since (card §3.4: "rebuilt from surviving sources") derives,
-//! by the parents it has now, from no retracted record: it is outside the
-//! retraction's reach and judged by its commit like any staged record, so
-//! I2 says nothing of it (its parents can change only that way: the
-//! lifecycle property's `provenance` and `rebuilt_from_survivors`).
+//! itself retracted is revoked, whatever its type. A view revalidated
+//! since passes when its quarantine shows (a quarantined log entry or a
+//! commit check's reason; one that shows neither was skipped by the
+//! repair), and one rebuilt since is outside the retraction's reach
+//! (docs/properties.md, "I2 and a revalidated or rebuilt view").
 //!
 //! Clauses: `belief`, `view` and `tool_action` for a record of that type
 //! left in the wrong state (a retracted record by its own type), `log` for

@@ -3,28 +3,31 @@
 //! name, a title, the clauses a violation names, and whether it is judged
 //! on states, on transitions, or both; and [`Selection`], a set of them.
 
+use crate::protocol::enumerated;
 use serde::Serialize;
 use std::fmt;
 
-/// Every invariant. The paper's keep their names; ours are named for the
-/// mechanism they guard (DESIGN.md "Invariants").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Invariant {
-    I1,
-    I2,
-    G3,
-    Evidence,
-    Validity,
-    OneValuePerSlot,
-    Scope,
-    Lifecycle,
-    LogCompleteness,
-    StaleWrite,
-    TxHygiene,
-    Snapshot,
-    Admission,
-    HonestOutcome,
-    Refusals,
+enumerated! {
+    /// Every invariant. The paper's keep their names; ours are named for the
+    /// mechanism they guard (DESIGN.md "Invariants").
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    pub enum Invariant {
+        I1 = "I1",
+        I2 = "I2",
+        G3 = "G3",
+        Evidence = "evidence",
+        Validity = "validity",
+        OneValuePerSlot = "one-value-per-slot",
+        Scope = "scope",
+        Lifecycle = "lifecycle",
+        LogCompleteness = "log-completeness",
+        StaleWrite = "stale-write",
+        TxHygiene = "tx-hygiene",
+        Snapshot = "snapshot",
+        Admission = "admission",
+        HonestOutcome = "honest-outcome",
+        Refusals = "refusals",
+    }
 }
 
 /// Where an invariant is judged.
@@ -39,48 +42,10 @@ pub enum Timing {
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 15] = [
-        Invariant::I1,
-        Invariant::I2,
-        Invariant::G3,
-        Invariant::Evidence,
-        Invariant::Validity,
-        Invariant::OneValuePerSlot,
-        Invariant::Scope,
-        Invariant::Lifecycle,
-        Invariant::LogCompleteness,
-        Invariant::StaleWrite,
-        Invariant::TxHygiene,
-        Invariant::Snapshot,
-        Invariant::Admission,
-        Invariant::HonestOutcome,
-        Invariant::Refusals,
-    ];
-
     /// Its bit in a set of invariants ([`Selection`], a monitor's breached
     /// bits).
     pub fn bit(self) -> u16 {
         1 << (self as u16)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Invariant::I1 => "I1",
-            Invariant::I2 => "I2",
-            Invariant::G3 => "G3",
-            Invariant::Evidence => "evidence",
-            Invariant::Validity => "validity",
-            Invariant::OneValuePerSlot => "one-value-per-slot",
-            Invariant::Scope => "scope",
-            Invariant::Lifecycle => "lifecycle",
-            Invariant::LogCompleteness => "log-completeness",
-            Invariant::StaleWrite => "stale-write",
-            Invariant::TxHygiene => "tx-hygiene",
-            Invariant::Snapshot => "snapshot",
-            Invariant::Admission => "admission",
-            Invariant::HonestOutcome => "honest-outcome",
-            Invariant::Refusals => "refusals",
-        }
     }
 
     /// The invariant called `name`.

@@ -21,14 +21,10 @@
 //! rebuild (card §3.4) narrows a held-back view's parents to its
 //! surviving sources.
 //!
-//! Clauses: `move` (an existing record changed state by no allowed move),
-//! `birth` (a new record's state is not reached from raw that way),
-//! `vanished` (a record that existed is gone), `provenance` (a record's
-//! parents changed other than by a rebuild of that record dropping some),
-//! `rebuilt_from_survivors` (a rebuilt view still derives from a record
-//! that was revoked when it was rebuilt, or lost a parent that was not).
-//! The last two are read from the records' `derived_from` and states
-//! before and after the step, and the operation's name and record.
+//! Clauses (docs/properties.md): `move`, `birth` (a new record), `vanished`,
+//! `provenance` and `rebuilt_from_survivors`, the last two read from the
+//! records' `derived_from` and states before and after the step, and the
+//! operation's name and record.
 
 use super::fields::where_state;
 use super::invariant::Invariant;

@@ -14,18 +14,8 @@
 //!
 //! The paper's three, I1 ([`i1`], a transition property), I2 ([`i2`]) and
 //! G3 ([`g3`]), stay the headline. Ours guard the mechanisms those three do
-//! not name, one file each: [`evidence`], [`validity`], [`slot`] (one value
-//! per slot), [`scope`], [`lifecycle`] (a transition property),
-//! [`log`] (log completeness), [`stale`] (stale writes, a transition
-//! property), [`hygiene`] (transaction hygiene, a state clause and a
-//! transition clause), [`snapshot`] (a transition property),
-//! [`admission`] (the converse of the commit checks: nothing quarantined
-//! that passes its check, each reason the first failing check; a
-//! transition property), [`honest_outcome`] (what each operation
-//! reports is what it did; a transition property) and [`refusals`]
-//! (every attempt the model offers is refused exactly when a refusal rule
-//! applies, by that rule; judged on accepted operations and, through
-//! [`check_refusal`], on refused ones). Every
+//! not name, one file each (the table of docs/properties.md); `refusals`
+//! is also judged on refused attempts ([`check_refusal`]). Every
 //! violation names the clause that failed ([`Invariant::clauses`]).
 //! [`companions`] are the "sometimes" properties that show each was not
 //! vacuous.

@@ -111,9 +111,7 @@ impl Monitor {
         }
         next
     }
-}
 
-impl Monitor {
     /// The monitor after an attempt the protocol refused with `error`:
     /// `None` when the refusal is the one the rules give (the attempt is
     /// no transition), otherwise this monitor with `refusals` breached,
@@ -126,9 +124,8 @@ impl Monitor {
         op: &Op,
         error: &ProtocolError,
     ) -> Option<Monitor> {
-        super::check_refusal(ctx, before, op, error)?;
         let mut next = *self;
-        next.breached |= Invariant::Refusals.bit();
+        next.judge_refusal(ctx, before, op, error)?;
         Some(next)
     }
 
@@ -146,9 +143,7 @@ impl Monitor {
         self.breached |= Invariant::Refusals.bit();
         Some(found)
     }
-}
 
-impl Monitor {
     /// One accepted step of a run judged whole: the monitor moves on past
     /// it, then every property is checked, the transition properties on
     /// the step and the state properties on the state it leads to.

@@ -2,13 +2,11 @@
 //! exactly when one of its documented refusals applies, and with that
 //! refusal's name. A refused operation is no transition, so no other
 //! property sees a revalidation or a rebuild refused for a reason no rule
-//! names; this one judges attempts, both ways:
-//!
-//! - `admitted`: the protocol accepted an operation a refusal rule refuses
-//!   (judged on the transition, like the other transition properties);
-//! - `refused`: the protocol refused an operation no refusal rule refuses;
-//! - `named`: both refuse, but the protocol's refusal is another rule, or
-//!   names another record, than the first rule that applies.
+//! names; this one judges attempts, both ways. Clauses: `admitted` (the
+//! protocol accepted an operation a rule refuses, judged on the
+//! transition), `refused` (it refused one no rule refuses) and `named`
+//! (both refuse, but by another rule or naming another record than the
+//! first rule that applies).
 //!
 //! The rules are recomputed here, in the order the protocol documents
 //! them (DESIGN.md, docs/readings.md "Revalidation" and "Rebuild"), from
@@ -18,24 +16,8 @@
 //! tool-basis switch, the gate in force): never from the protocol's own
 //! walks. A rule is compared by [`ProtocolError::name`] and the record it
 //! names ([`ProtocolError::record`]); an expected refusal is written as the
-//! protocol's error so that the two share one list of names.
-//!
-//! The rules, per operation, first one that applies:
-//! - every operation in a transaction: the transaction exists; a stage,
-//!   commit, abort, revalidation or rebuild needs it open, a tool call
-//!   only not aborted ("commit, then retry");
-//! - open: at most 256 transactions;
-//! - stage: no tool action, every parent exists, room for a record;
-//! - revoke: the record exists and is committed or action_safe;
-//! - tool call: a known tool; each basis record exists, is visible to the
-//!   transaction (snapshot or own staging) and, under `tool_basis: active`,
-//!   active; an executed call (reversible, or allowed by the gate as I1
-//!   recomputes it) needs room for its record;
-//! - revalidate: the record exists, is quarantined, and no other open
-//!   transaction stages it;
-//! - rebuild: the record exists, is a view, is quarantined, by a cascade
-//!   (no commit check's reason), no other open transaction stages it, and
-//!   some parent is not revoked.
+//! protocol's error so that the two share one list of names. The rules
+//! per operation, first one that applies, are [`applies`]'s.
 
 use super::context::Context;
 use super::fields::{active, is_view, settled};

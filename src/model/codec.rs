@@ -37,12 +37,9 @@ impl StateCodec<ModelState> for ModelCodec {
     }
 
     fn decode(&self, bytes: &[u8]) -> ModelState {
-        let mut r = BitReader::new(bytes);
-        let store = self.packer.unpack(&mut r);
-        let used = r.bytes_used();
-        let (monitor, rest) = decode_monitor(&bytes[used..], store.view());
-        debug_assert_eq!(used + rest, bytes.len());
-        ModelState { store, monitor }
+        let mut state = ModelState::default();
+        self.decode_into(bytes, &mut state);
+        state
     }
 
     fn decode_into(&self, bytes: &[u8], state: &mut ModelState) {
@@ -102,11 +99,7 @@ fn implied_by_log(store: StoreView<'_>) -> Monitor {
 /// `store`'s log implies (the breached bits, then the retracted, covered
 /// and unquarantinable sets as XORs with the log's).
 pub fn encode_monitor(monitor: &Monitor, store: StoreView<'_>, out: &mut Vec<u8>) {
-    let log = if store.rollback_log().is_empty() {
-        Monitor::default()
-    } else {
-        implied_by_log(store)
-    };
+    let log = implied_by_log(store);
     let parts = [
         (RETRACTED, monitor.retracted.bits() ^ log.retracted.bits()),
         (COVERED, monitor.covered.bits() ^ log.covered.bits()),
@@ -135,11 +128,7 @@ pub fn encode_monitor(monitor: &Monitor, store: StoreView<'_>, out: &mut Vec<u8>
 /// Reads what [`encode_monitor`] wrote for the same store; returns the
 /// monitor and the bytes read.
 pub fn decode_monitor(bytes: &[u8], store: StoreView<'_>) -> (Monitor, usize) {
-    let mut m = if store.rollback_log().is_empty() {
-        Monitor::default()
-    } else {
-        implied_by_log(store)
-    };
+    let mut m = implied_by_log(store);
     let flags = bytes[0];
     let mut at = 1;
     if flags & BREACHED != 0 {

@@ -1,17 +1,17 @@
 //! The MemTX protocol as a `stateright::Model`. Its actions are exactly the
 //! protocol's operations open, stage, commit, abort, revoke, tool_call and
 //! (behind the model switches `revalidate` and `rebuild`) revalidate and
-//! rebuild, generated from a
-//! model specification and its bounds; `next_state` calls the protocol and
-//! nothing protocol-specific is re-implemented here.
+//! rebuild, generated from a model specification and its bounds;
+//! `next_state` calls the protocol and nothing protocol-specific is
+//! re-implemented here.
 //!
 //! Beside the store, the state carries the invariants' [`Monitor`]: a bit
 //! per transition property (I1 and ours), set by the transition that
 //! breaks it, and the retractions the actions performed, which I2 reads
 //! instead of the protocol's own log. `step` updates it from the
-//! operation; the state properties read the store and the monitor. [`properties`] declares them all, once, in one
-//! table. Stateright's checkers, its explorer and our own engine therefore
-//! all see the same verdicts.
+//! operation; the state properties read the store and the monitor.
+//! [`properties`] declares them all, once, in one table, so Stateright's
+//! checkers, its explorer and our own engine all see the same verdicts.
 //!
 //! Each transition is labelled with the protocol branches it took
 //! ([`coverage`], counted by the engine through `labels`).
@@ -244,8 +244,9 @@ impl Model for MemtxModel {
     /// by position): opens; then per transaction stage, commit, abort,
     /// per quarantined record a revalidation and a rebuild (when the model
     /// allows them; a rebuild is offered for every quarantined record, so
-    /// coverage counts each refusal) and tool calls; then revokes. The protocol has the last word: an action it refuses is not
-    /// a transition. An aborted transaction is offered one call of each
+    /// coverage counts each refusal) and tool calls; then revokes. The
+    /// protocol has the last word: an action it refuses is not a
+    /// transition. An aborted transaction is offered one call of each
     /// tool, which the protocol refuses: coverage counts that attempt
     /// (`gate.refused.aborted_transaction`), never as a transition.
     fn actions(&self, state: &ModelState, actions: &mut Vec<Action>) {
@@ -270,41 +271,24 @@ impl Model for MemtxModel {
             if t.status() == TxStatus::Open {
                 if n_records < spec.max_records {
                     for (template, tpl) in spec.templates.iter().enumerate() {
-                        let template = template as u8;
+                        let stage = |parent, second| Action::Stage {
+                            tx,
+                            proposal: Staged {
+                                template: template as u8,
+                                parent,
+                                second,
+                            },
+                        };
                         if tpl.parent_optional {
-                            actions.push(Action::Stage {
-                                tx,
-                                proposal: Staged {
-                                    template,
-                                    parent: None,
-                                    second: None,
-                                },
-                            });
+                            actions.push(stage(None, None));
                         }
+                        let records = 0..n_records as RecordId;
                         if tpl.parent_allowed {
-                            for parent in 0..n_records as RecordId {
-                                actions.push(Action::Stage {
-                                    tx,
-                                    proposal: Staged {
-                                        template,
-                                        parent: Some(parent),
-                                        second: None,
-                                    },
-                                });
-                            }
+                            actions.extend(records.clone().map(|p| stage(Some(p), None)));
                         }
                         if tpl.two_parents {
-                            for second in 1..n_records as RecordId {
-                                for parent in 0..second {
-                                    actions.push(Action::Stage {
-                                        tx,
-                                        proposal: Staged {
-                                            template,
-                                            parent: Some(parent),
-                                            second: Some(second),
-                                        },
-                                    });
-                                }
+                            for second in records.skip(1) {
+                                actions.extend((0..second).map(|p| stage(Some(p), Some(second))));
                             }
                         }
                     }

@@ -11,8 +11,9 @@
 //! way ([`crate::invariants::holds`]): no transition on the way broke it
 //! (the monitor's bit, for the transition properties; for `refusals` also
 //! a refused attempt, which the model makes a transition to the same store
-//! when the refusal is misjudged) and the state does not. The companions are those of [`crate::invariants::companions`],
-//! plus "an irreversible call is blocked", which only the model can say.
+//! when the refusal is misjudged) and the state does not. The companions
+//! are those of [`crate::invariants::companions`], plus "an irreversible
+//! call is blocked", which only the model can say.
 //! A run may judge only some invariants (`--properties`, the context's
 //! [`Selection`]): [`selected`] gives those and the companions that guard
 //! them. Names are stable: reports, traces and tests refer to them.
@@ -135,57 +136,79 @@ impl<M> ModelProperty<M> {
 /// How many properties the model has.
 pub const COUNT: usize = Invariant::ALL.len() + Companion::ALL.len();
 
+/// What the property at `index` in the table stands for: the invariants
+/// in [`Invariant::ALL`] order, then the companions in [`Companion::ALL`]
+/// order.
+const fn kind(index: usize) -> PropertyKind {
+    if index < Invariant::ALL.len() {
+        PropertyKind::Invariant(Invariant::ALL[index])
+    } else {
+        PropertyKind::Companion(Companion::ALL[index - Invariant::ALL.len()])
+    }
+}
+
+/// The property at `P` in the table, its kind known when it is compiled.
+struct At<const P: usize>;
+
+impl<const P: usize> At<P> {
+    const KIND: PropertyKind = kind(P);
+}
+
+/// The predicate of the property at `P`: each its own function, as a
+/// stateright property's condition is a function pointer.
+fn holds<M: AsRef<MemtxModel>, const P: usize>(m: &M, s: &ModelState) -> bool {
+    let m = m.as_ref();
+    let ctx = m.spec.context();
+    match At::<P>::KIND {
+        PropertyKind::Invariant(i) => invariants::holds(i, ctx, s.store.view(), &s.monitor),
+        PropertyKind::Companion(Companion::IrreversibleBlocked) => blocked(m, s),
+        PropertyKind::Companion(c) => c.holds(ctx, s.store.view(), &s.monitor),
+    }
+}
+
+const fn at<M: AsRef<MemtxModel>, const P: usize>() -> ModelProperty<M> {
+    ModelProperty {
+        kind: kind(P),
+        holds: holds::<M, P>,
+    }
+}
+
 /// The table for a model type that delegates to [`MemtxModel`]: the
-/// invariants in [`Invariant::ALL`] order, then the companions.
+/// property at every index, in order.
 pub const fn table<M: AsRef<MemtxModel>>() -> [ModelProperty<M>; COUNT] {
-    const fn invariant<M>(i: Invariant, holds: Predicate<M>) -> ModelProperty<M> {
-        ModelProperty {
-            kind: PropertyKind::Invariant(i),
-            holds,
-        }
-    }
-    const fn companion<M>(c: Companion, holds: Predicate<M>) -> ModelProperty<M> {
-        ModelProperty {
-            kind: PropertyKind::Companion(c),
-            holds,
-        }
-    }
     [
-        invariant(Invariant::I1, i1::<M>),
-        invariant(Invariant::I2, i2::<M>),
-        invariant(Invariant::G3, g3::<M>),
-        invariant(Invariant::Evidence, evidence::<M>),
-        invariant(Invariant::Validity, validity::<M>),
-        invariant(Invariant::OneValuePerSlot, one_value_per_slot::<M>),
-        invariant(Invariant::Scope, scope::<M>),
-        invariant(Invariant::Lifecycle, lifecycle::<M>),
-        invariant(Invariant::LogCompleteness, log_completeness::<M>),
-        invariant(Invariant::StaleWrite, stale_write::<M>),
-        invariant(Invariant::TxHygiene, tx_hygiene::<M>),
-        invariant(Invariant::Snapshot, snapshot::<M>),
-        invariant(Invariant::Admission, admission::<M>),
-        invariant(Invariant::HonestOutcome, honest_outcome::<M>),
-        invariant(Invariant::Refusals, refusals::<M>),
-        companion(Companion::IrreversibleExecuted, executed::<M>),
-        companion(Companion::IrreversibleBlocked, blocked::<M>),
-        companion(Companion::CascadeRevokedDescendant, cascade_revokes::<M>),
-        companion(Companion::ViewQuarantined, view_quarantined::<M>),
-        companion(Companion::LeakLogged, leak_logged::<M>),
-        companion(Companion::Superseded, superseded::<M>),
-        companion(Companion::UserReview, user_review::<M>),
-        companion(Companion::LowEvidenceRefused, low_evidence::<M>),
-        companion(Companion::OutsideValidityRefused, outside_validity::<M>),
-        companion(Companion::LowerAuthorityRefused, lower_authority::<M>),
-        companion(Companion::LaunderingRefused, laundering::<M>),
-        companion(Companion::ActionSafePromoted, action_safe::<M>),
-        companion(
-            Companion::RetractionReachesToolAction,
-            reaches_tool_action::<M>,
-        ),
-        companion(Companion::StaleWriteRefused, stale_refused::<M>),
-        companion(Companion::AbortedWithStaging, aborted_with_staging::<M>),
-        companion(Companion::SnapshotDiffersFromNow, snapshot_differs::<M>),
-        companion(Companion::ViewRebuilt, view_rebuilt::<M>),
+        at::<M, 0>(),
+        at::<M, 1>(),
+        at::<M, 2>(),
+        at::<M, 3>(),
+        at::<M, 4>(),
+        at::<M, 5>(),
+        at::<M, 6>(),
+        at::<M, 7>(),
+        at::<M, 8>(),
+        at::<M, 9>(),
+        at::<M, 10>(),
+        at::<M, 11>(),
+        at::<M, 12>(),
+        at::<M, 13>(),
+        at::<M, 14>(),
+        at::<M, 15>(),
+        at::<M, 16>(),
+        at::<M, 17>(),
+        at::<M, 18>(),
+        at::<M, 19>(),
+        at::<M, 20>(),
+        at::<M, 21>(),
+        at::<M, 22>(),
+        at::<M, 23>(),
+        at::<M, 24>(),
+        at::<M, 25>(),
+        at::<M, 26>(),
+        at::<M, 27>(),
+        at::<M, 28>(),
+        at::<M, 29>(),
+        at::<M, 30>(),
+        at::<M, 31>(),
     ]
 }
 
@@ -228,59 +251,11 @@ pub fn companions() -> impl Iterator<Item = &'static ModelProperty> {
         .filter(|p| matches!(p.kind, PropertyKind::Companion(_)))
 }
 
-macro_rules! invariant {
-    ($fn:ident, $inv:expr) => {
-        fn $fn<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-            invariants::holds($inv, m.as_ref().spec.context(), s.store.view(), &s.monitor)
-        }
-    };
-}
-invariant!(i1, Invariant::I1);
-invariant!(i2, Invariant::I2);
-invariant!(g3, Invariant::G3);
-invariant!(evidence, Invariant::Evidence);
-invariant!(validity, Invariant::Validity);
-invariant!(one_value_per_slot, Invariant::OneValuePerSlot);
-invariant!(scope, Invariant::Scope);
-invariant!(lifecycle, Invariant::Lifecycle);
-invariant!(log_completeness, Invariant::LogCompleteness);
-invariant!(stale_write, Invariant::StaleWrite);
-invariant!(tx_hygiene, Invariant::TxHygiene);
-invariant!(snapshot, Invariant::Snapshot);
-invariant!(admission, Invariant::Admission);
-invariant!(honest_outcome, Invariant::HonestOutcome);
-invariant!(refusals, Invariant::Refusals);
-
-macro_rules! companion {
-    ($fn:ident, $c:expr) => {
-        fn $fn<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-            $c.holds(m.as_ref().spec.context(), s.store.view(), &s.monitor)
-        }
-    };
-}
-companion!(executed, Companion::IrreversibleExecuted);
-companion!(cascade_revokes, Companion::CascadeRevokedDescendant);
-companion!(view_quarantined, Companion::ViewQuarantined);
-companion!(leak_logged, Companion::LeakLogged);
-companion!(superseded, Companion::Superseded);
-companion!(user_review, Companion::UserReview);
-companion!(low_evidence, Companion::LowEvidenceRefused);
-companion!(outside_validity, Companion::OutsideValidityRefused);
-companion!(lower_authority, Companion::LowerAuthorityRefused);
-companion!(laundering, Companion::LaunderingRefused);
-companion!(action_safe, Companion::ActionSafePromoted);
-companion!(reaches_tool_action, Companion::RetractionReachesToolAction);
-companion!(stale_refused, Companion::StaleWriteRefused);
-companion!(aborted_with_staging, Companion::AbortedWithStaging);
-companion!(snapshot_differs, Companion::SnapshotDiffersFromNow);
-companion!(view_rebuilt, Companion::ViewRebuilt);
-
 /// "An irreversible call is blocked" is a transition, not a state: a
 /// blocked call leaves the store as it was. It holds at a state where the
 /// model offers an irreversible call that the gate refuses, which only the
 /// model (knowing its actions) and the protocol (deciding) can say.
-fn blocked<M: AsRef<MemtxModel>>(m: &M, s: &ModelState) -> bool {
-    let m = m.as_ref();
+fn blocked(m: &MemtxModel, s: &ModelState) -> bool {
     let mut actions = Vec::new();
     m.actions(s, &mut actions);
     actions.iter().any(|a| match *a {

@@ -4,22 +4,14 @@
 //! renaming that puts the transactions in ascending order of their values
 //! (`Store::sort_transactions`).
 //!
-//! Why this is sound, in short (docs/symmetry.md, "Why it is sound", argues it
-//! rule by rule): a transaction id is only a position in the store's
-//! transaction list. Every rule that reads one — stage, commit and abort
-//! into transaction `tx`, the gate and the tool call for `tx`, the stale
-//! check against `tx`'s snapshot — reads that one transaction's own fields
-//! (tier, status, snapshot, staging), never its position or another
-//! transaction's; opening appends, and its snapshot comes from the records.
-//! Records, the revocation registry and the rollback log name records and
-//! agents, never transactions. The model's actions are generated per
-//! transaction, and the agent-symmetry rule (`MemtxModel::openers`) reads
-//! the set of agents, not their order. So renaming transactions maps each
-//! transition to a transition (of the renamed action), and every property
-//! (I1's monitor bit, I2, G3 and the companions, which quantify over all
-//! transactions) has one value on a whole class. Record ids are not
-//! renamed: they are creation order, and staging order, "the first rival in
-//! id order" and the cascade's horizon all read that order.
+//! Why this is sound (docs/symmetry.md argues it rule by rule): a
+//! transaction id is only a position in the store's transaction list,
+//! every rule that reads one reads that transaction's own fields, and
+//! records, the registry and the log never name transactions. So renaming
+//! transactions maps each transition to a transition and every property
+//! has one value on a whole class. Record ids are not renamed: they are
+//! creation order, which staging, "the first rival in id order" and the
+//! cascade's horizon all read.
 
 use super::state::{MemtxModel, ModelState};
 use crate::engine::Symmetric;

@@ -10,14 +10,14 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Lifecycle {
-        Raw,
-        Tentative,
-        Validated,
-        Committed,
-        ActionSafe,
-        Quarantined,
-        Superseded,
-        Revoked,
+        Raw = "raw",
+        Tentative = "tentative",
+        Validated = "validated",
+        Committed = "committed",
+        ActionSafe = "action_safe",
+        Quarantined = "quarantined",
+        Superseded = "superseded",
+        Revoked = "revoked",
     }
 }
 
@@ -35,19 +35,6 @@ impl fmt::Display for IllegalMove {
 }
 
 impl Lifecycle {
-    pub fn name(self) -> &'static str {
-        match self {
-            Lifecycle::Raw => "raw",
-            Lifecycle::Tentative => "tentative",
-            Lifecycle::Validated => "validated",
-            Lifecycle::Committed => "committed",
-            Lifecycle::ActionSafe => "action_safe",
-            Lifecycle::Quarantined => "quarantined",
-            Lifecycle::Superseded => "superseded",
-            Lifecycle::Revoked => "revoked",
-        }
-    }
-
     /// "Active" means validated, committed or action_safe (DESIGN.md).
     pub fn is_active(self) -> bool {
         matches!(
@@ -86,24 +73,6 @@ impl Lifecycle {
     }
 }
 
-#[cfg(test)]
-impl Lifecycle {
-    /// The states reachable from `self` by zero or more allowed moves.
-    pub(crate) fn reachable(self) -> Vec<Lifecycle> {
-        let mut seen = vec![self];
-        let mut i = 0;
-        while i < seen.len() {
-            for to in Lifecycle::ALL {
-                if seen[i].may_move_to(to) && !seen.contains(&to) {
-                    seen.push(to);
-                }
-            }
-            i += 1;
-        }
-        seen
-    }
-}
-
 impl fmt::Display for Lifecycle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -113,6 +82,23 @@ impl fmt::Display for Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::Lifecycle::{self, *};
+
+    impl Lifecycle {
+        /// The states reachable from `self` by zero or more allowed moves.
+        pub(crate) fn reachable(self) -> Vec<Lifecycle> {
+            let mut seen = vec![self];
+            let mut i = 0;
+            while i < seen.len() {
+                for to in Lifecycle::ALL {
+                    if seen[i].may_move_to(to) && !seen.contains(&to) {
+                        seen.push(to);
+                    }
+                }
+                i += 1;
+            }
+            seen
+        }
+    }
 
     /// The allowed moves, written out once more as a table so that a change
     /// to `may_move_to` must be made twice to pass.

@@ -1,8 +1,9 @@
 //! The MemTX protocol as plain, deterministic Rust (card §3), with no
 //! stateright dependency: records, lifecycle, transactions and snapshots,
 //! the four ordered commit checks, conflict adjudication, the action gate,
-//! typed cascading repair, the rollback log and revalidation. One operation in, one
-//! structured outcome out; it is the single source of truth for behaviour.
+//! typed cascading repair, the rollback log, revalidation and rebuild. One
+//! operation in, one structured outcome out; it is the single source of
+//! truth for behaviour.
 //!
 //! Each rule is a plain function beside the step that runs it, citing its
 //! card section; the steps ask the rule book (`rules`) for them. A normal
@@ -45,6 +46,7 @@ pub(crate) mod generate;
 mod tests;
 
 pub use dispatch::{Protocol, Tool};
+pub(crate) use enumerated::enumerated;
 #[cfg(test)]
 pub(crate) use faults::Fault;
 pub use lifecycle::Lifecycle;

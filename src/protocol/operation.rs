@@ -506,7 +506,7 @@ impl fmt::Display for ProtocolError {
             ProtocolError::NotQuarantined { op, record, state } => write!(
                 f,
                 "cannot {op} r{record}: it is {state}, only a quarantined record can be {}",
-                past_participle(op)
+                Verb::named(op).map_or(*op, |v| v.done())
             ),
             ProtocolError::StagedElsewhere { op, record, tx } => write!(
                 f,
@@ -534,8 +534,3 @@ impl fmt::Display for ProtocolError {
 }
 
 impl std::error::Error for ProtocolError {}
-
-/// "revalidate" → "revalidated", "rebuild" → "rebuilt".
-fn past_participle(op: &str) -> &str {
-    Verb::named(op).map_or(op, |v| v.done())
-}

@@ -63,21 +63,11 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum CommitStatus {
         /// Every staged record committed (an empty commit included).
-        Committed,
+        Committed = "committed",
         /// Some did.
-        Partial,
+        Partial = "partial",
         /// None did.
-        Aborted,
-    }
-}
-
-impl CommitStatus {
-    pub fn name(self) -> &'static str {
-        match self {
-            CommitStatus::Committed => "committed",
-            CommitStatus::Partial => "partial",
-            CommitStatus::Aborted => "aborted",
-        }
+        Aborted = "aborted",
     }
 }
 
@@ -85,22 +75,11 @@ enumerated! {
     /// Where one staged record ended at commit.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum CommitResult {
-        Committed,
-        ActionSafe,
-        Quarantined,
+        Committed = "committed",
+        ActionSafe = "action_safe",
+        Quarantined = "quarantined",
         /// A cascade had already revoked it; it was skipped.
-        Revoked,
-    }
-}
-
-impl CommitResult {
-    pub fn name(self) -> &'static str {
-        match self {
-            CommitResult::Committed => "committed",
-            CommitResult::ActionSafe => "action_safe",
-            CommitResult::Quarantined => "quarantined",
-            CommitResult::Revoked => "revoked",
-        }
+        Revoked = "revoked",
     }
 }
 
@@ -110,29 +89,17 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum Admission {
         /// No other active record holds its slot.
-        NoRival,
+        NoRival = "no_rival",
         /// The first rival holds the same value.
-        SameValue,
+        SameValue = "same_value",
         /// More authority than the first rival: the rivals are superseded.
-        SupersededByAuthority,
+        SupersededByAuthority = "superseded_by_authority",
         /// Equal authority from the same source: the rivals are superseded
         /// (the code's reading, card "Paper vs code").
-        SupersededBySameSource,
+        SupersededBySameSource = "superseded_by_same_source",
         /// Other active records hold its slot, but none whose validity window
         /// overlaps its own: the values coexist.
-        CoexistingWindows,
-    }
-}
-
-impl Admission {
-    pub fn name(self) -> &'static str {
-        match self {
-            Admission::NoRival => "no_rival",
-            Admission::SameValue => "same_value",
-            Admission::SupersededByAuthority => "superseded_by_authority",
-            Admission::SupersededBySameSource => "superseded_by_same_source",
-            Admission::CoexistingWindows => "coexisting_windows",
-        }
+        CoexistingWindows = "coexisting_windows",
     }
 }
 
@@ -162,19 +129,10 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum Refusal {
         /// A tentative record outside the snapshot exists.
-        TentativeInFlight,
+        TentativeInFlight = "tentative_in_flight",
         /// An external_action transaction whose snapshot holds no action_safe
         /// record.
-        NoActionSafeSupport,
-    }
-}
-
-impl Refusal {
-    pub fn name(self) -> &'static str {
-        match self {
-            Refusal::TentativeInFlight => "tentative_in_flight",
-            Refusal::NoActionSafeSupport => "no_action_safe_support",
-        }
+        NoActionSafeSupport = "no_action_safe_support",
     }
 }
 

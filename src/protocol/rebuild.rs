@@ -4,36 +4,15 @@
 //! tentative; its commit then judges it with the four checks like any
 //! staged record.
 //!
-//! Where the card is open, these readings hold (docs/readings.md,
-//! "Rebuild"):
-//! - a source *survives* when it is not revoked. A quarantined parent (a
-//!   view held back itself, or one a commit check refused) may come back,
-//!   and a superseded one is history the view summarised, not a
-//!   retraction: both stay parents. The rebuilt view's commit judges them
-//!   as ever (check 3 quarantines it while a parent is itself held back);
-//! - the view keeps its id: one record whose provenance changes, its
-//!   `derived_from` narrowed to the survivors. I2 and G3 read the
-//!   provenance a record has now, so a rebuilt view that no longer derives
-//!   from the retracted record is outside the retraction's reach, which is
-//!   what "rebuilt" means; the lifecycle gains no move (quarantined →
-//!   tentative is revalidation's), and no record slot is spent on a copy;
-//! - no visibility rule: staging reads parents without one (commit, not
-//!   staging, judges them) and a rebuild is a staging again with fewer
-//!   parents; no tier sees the quarantined view itself;
-//! - the rollback log records nothing: it lists what a retraction undid,
-//!   and a rebuild undoes nothing; the cascade's `quarantined` entry for
-//!   the view stays as its history, and the dropped parents are in the
-//!   outcome. The view stays in the revocation registry (which only
-//!   grows, and which the properties recompute from the retractions the
-//!   actions made): it commits again, but a record staged later from it
-//!   is refused by check 3 (`revoked_parent`), the conservative reading;
-//! - refused: a record that is not a view, one not quarantined, one a
-//!   commit check quarantined (its reason says so: revalidation's job),
-//!   one still staged by another open transaction, and one whose every
-//!   parent is revoked (nothing survives to rebuild it from);
-//! - the scope rule and laundering read the rebuilt view's parents as they
-//!   are: dropping a revoked private parent drops what the view laundered
-//!   through it, and a kept private parent is judged at its commit.
+//! Where the card is open, these readings hold (why each: docs/readings.md,
+//! "Rebuild"): a source *survives* when it is not revoked (quarantined and
+//! superseded parents stay); the view keeps its id, its `derived_from`
+//! narrowed to the survivors, so the lifecycle gains no move; no
+//! visibility rule; the rollback log records nothing, and the view stays
+//! in the revocation registry; refused are a record that is not a view,
+//! one not quarantined, one a commit check quarantined (revalidation's
+//! job), one still staged by another open transaction, and one whose
+//! every parent is revoked.
 
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;

@@ -15,27 +15,16 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Kind {
-        Belief,
-        Summary,
-        Profile,
-        IndexEntry,
-        SharedCopy,
-        ToolAction,
+        Belief = "belief",
+        Summary = "summary",
+        Profile = "profile",
+        IndexEntry = "index_entry",
+        SharedCopy = "shared_copy",
+        ToolAction = "tool_action",
     }
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Belief => "belief",
-            Kind::Summary => "summary",
-            Kind::Profile => "profile",
-            Kind::IndexEntry => "index_entry",
-            Kind::SharedCopy => "shared_copy",
-            Kind::ToolAction => "tool_action",
-        }
-    }
-
     /// Derived views are quarantined for rebuilding, not revoked (card §3.4).
     pub fn is_view(self) -> bool {
         matches!(
@@ -50,19 +39,9 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Scope {
-        Private,
-        Shared,
-        Public,
-    }
-}
-
-impl Scope {
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Private => "private",
-            Scope::Shared => "shared",
-            Scope::Public => "public",
-        }
+        Private = "private",
+        Shared = "shared",
+        Public = "public",
     }
 }
 
@@ -141,18 +120,18 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Check {
         /// Check 1: confidence ≥ 0.6 unless authority ≥ 0.9.
-        Evidence,
+        Evidence = "evidence",
         /// Check 2: the window holds the logical now.
-        Validity,
+        Validity = "validity",
         /// Check 3: revoked parent, laundering, then the slot's rivals.
-        Conflict,
+        Conflict = "conflict",
         /// Check 4: no revoked transitive ancestor.
-        DependencyStability,
+        DependencyStability = "dependency_stability",
         /// Check 5, a test-only spec change (feature
         /// `tutorial-committed-parents`, docs/changing-the-spec.md): every
         /// parent must be committed.
         #[cfg(feature = "tutorial-committed-parents")]
-        CommittedParents,
+        CommittedParents = "committed_parents",
     }
 }
 
@@ -160,17 +139,6 @@ impl Check {
     /// The check's number in the card's order, from 1.
     pub fn number(self) -> usize {
         self as usize + 1
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Check::Evidence => "evidence",
-            Check::Validity => "validity",
-            Check::Conflict => "conflict",
-            Check::DependencyStability => "dependency_stability",
-            #[cfg(feature = "tutorial-committed-parents")]
-            Check::CommittedParents => "committed_parents",
-        }
     }
 }
 
@@ -180,37 +148,22 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Reason {
-        LowEvidence,
-        OutsideValidity,
-        RevokedParent,
-        PermissionLaundering,
-        StaleWrite,
-        LowerAuthority,
-        NeedsReview,
-        UnstableDependency,
+        LowEvidence = "low_evidence",
+        OutsideValidity = "outside_validity",
+        RevokedParent = "revoked_parent",
+        PermissionLaundering = "permission_laundering",
+        StaleWrite = "stale_write",
+        LowerAuthority = "lower_authority",
+        NeedsReview = "needs_review",
+        UnstableDependency = "unstable_dependency",
         /// A parent is not committed (check 5 of the test-only spec change
         /// `tutorial-committed-parents`).
         #[cfg(feature = "tutorial-committed-parents")]
-        UncommittedParent,
+        UncommittedParent = "uncommitted_parent",
     }
 }
 
 impl Reason {
-    pub fn name(self) -> &'static str {
-        match self {
-            Reason::LowEvidence => "low_evidence",
-            Reason::OutsideValidity => "outside_validity",
-            Reason::RevokedParent => "revoked_parent",
-            Reason::PermissionLaundering => "permission_laundering",
-            Reason::StaleWrite => "stale_write",
-            Reason::LowerAuthority => "lower_authority",
-            Reason::NeedsReview => "needs_review",
-            Reason::UnstableDependency => "unstable_dependency",
-            #[cfg(feature = "tutorial-committed-parents")]
-            Reason::UncommittedParent => "uncommitted_parent",
-        }
-    }
-
     /// The check that gives this reason.
     pub fn check(self) -> Check {
         match self {
@@ -378,13 +331,6 @@ impl Record {
         Record::new(fields, self.owner, self.state, self.reason, self.tool)
     }
 
-    /// The same record with its digest computed again, for a test that
-    /// changed a field the digest covers.
-    #[cfg(test)]
-    pub(in crate::protocol) fn rebuilt(self) -> Record {
-        Record::new(self.fields, self.owner, self.state, self.reason, self.tool)
-    }
-
     pub fn kind(&self) -> Kind {
         self.fields.kind
     }
@@ -467,6 +413,14 @@ impl std::hash::Hash for Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Record {
+        /// The same record with its digest computed again, for a test that
+        /// changed a field the digest covers.
+        pub(in crate::protocol) fn rebuilt(self) -> Record {
+            Record::new(self.fields, self.owner, self.state, self.reason, self.tool)
+        }
+    }
 
     #[test]
     fn hundredths_are_exact() {

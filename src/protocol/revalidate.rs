@@ -4,26 +4,13 @@
 //! own staging; its commit then checks the record again like any staged
 //! record, so a view whose parent is still revoked is quarantined again.
 //!
-//! Where the card is silent, these readings hold (docs/readings.md,
-//! "Revalidation"; a view a cascade held back is rebuilt instead, see
-//! `rebuild` and "Rebuild" there):
-//! - any open transaction may revalidate, at any tier and for any agent
-//!   (the card names no author for a rebuild, and the protocol reads agent
-//!   identity nowhere else);
-//! - any quarantined record: one a commit check quarantined (with its
-//!   reason) and a view a cascade held back alike. It need not be visible
-//!   to the transaction: no tier ever sees a quarantined record, so a
-//!   visibility rule would leave nothing to revalidate. Tool actions never
-//!   come here, because nothing quarantines a tool action;
-//! - not a record still staged by another open transaction: that
-//!   transaction's own commit or abort decides it;
-//! - the record leaves the staging of the (closed) transaction that staged
-//!   it and joins the reviser's, so it belongs to one transaction; it keeps
-//!   the reason a commit check quarantined it for until its next commit
-//!   gives it a new verdict (a record field an independent checker can
-//!   read: this tentative record was quarantined, not skipped by a repair);
-//! - it is judged at commit in id order with the other staged records, as
-//!   staging order and id order coincide for freshly staged ones.
+//! Where the card is silent, these readings hold (why each:
+//! docs/readings.md, "Revalidation"): any open transaction may revalidate
+//! any quarantined record, visible to it or not, but not one still staged
+//! by another open transaction; the record moves to the reviser's staging
+//! and keeps a commit check's reason until its next commit (a field an
+//! independent checker can read); it is judged at commit in id order with
+//! the other staged records.
 
 use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;

@@ -19,23 +19,12 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum Repair {
-        Revoked,
-        Quarantined,
+        Revoked = "revoked",
+        Quarantined = "quarantined",
         /// A reversible tool action, compensated (and revoked).
-        Compensated,
+        Compensated = "compensated",
         /// An irreversible tool action, logged as a leaked effect (and revoked).
-        Leaked,
-    }
-}
-
-impl Repair {
-    pub fn name(self) -> &'static str {
-        match self {
-            Repair::Revoked => "revoked",
-            Repair::Quarantined => "quarantined",
-            Repair::Compensated => "compensated",
-            Repair::Leaked => "leaked",
-        }
+        Leaked = "leaked",
     }
 }
 
@@ -230,42 +219,6 @@ impl Store {
         }
         reached.difference(roots)
     }
-
-    /// The same store with transaction `order[k]` as transaction `k`: any
-    /// renaming of transaction ids, for tests of the symmetry reduction.
-    #[cfg(test)]
-    pub(crate) fn renamed_for_tests(&self, order: &[usize]) -> Store {
-        let mut sorted = order.to_vec();
-        sorted.sort_unstable();
-        assert!(
-            sorted.iter().copied().eq(0..self.txs.len()),
-            "a permutation"
-        );
-        Store {
-            txs: order.iter().map(|&k| self.txs[k]).collect(),
-            ..self.clone()
-        }
-    }
-
-    /// The protocol's own view of the revocation registry, for tests that
-    /// cross-check it against an independent recomputation.
-    #[cfg(test)]
-    pub(crate) fn registry_for_tests(&self) -> RecordSet {
-        self.registry
-    }
-
-    /// The protocol's own descendant walk, for tests that cross-check the
-    /// invariant checkers' recomputation against it.
-    #[cfg(test)]
-    pub(crate) fn descendants_for_tests(&self, roots: RecordSet) -> RecordSet {
-        self.descendants(roots)
-    }
-
-    /// The protocol's own ancestor walk, for cross-checking tests.
-    #[cfg(test)]
-    pub(crate) fn ancestors_for_tests(&self, id: RecordId) -> RecordSet {
-        self.ancestors(id)
-    }
 }
 
 #[cfg(test)]
@@ -273,6 +226,41 @@ mod tests {
     use super::super::{Op, Protocol, Symbols, Tier, Variant};
     use super::*;
     use crate::protocol::{Hundredths, Kind, Proposal, Scope, Window};
+
+    /// Test-only doors into the store's private state.
+    impl Store {
+        /// The same store with transaction `order[k]` as transaction `k`: any
+        /// renaming of transaction ids, for tests of the symmetry reduction.
+        pub(crate) fn renamed_for_tests(&self, order: &[usize]) -> Store {
+            let mut sorted = order.to_vec();
+            sorted.sort_unstable();
+            assert!(
+                sorted.iter().copied().eq(0..self.txs.len()),
+                "a permutation"
+            );
+            Store {
+                txs: order.iter().map(|&k| self.txs[k]).collect(),
+                ..self.clone()
+            }
+        }
+
+        /// The protocol's own view of the revocation registry, for tests that
+        /// cross-check it against an independent recomputation.
+        pub(crate) fn registry_for_tests(&self) -> RecordSet {
+            self.registry
+        }
+
+        /// The protocol's own descendant walk, for tests that cross-check the
+        /// invariant checkers' recomputation against it.
+        pub(crate) fn descendants_for_tests(&self, roots: RecordSet) -> RecordSet {
+            self.descendants(roots)
+        }
+
+        /// The protocol's own ancestor walk, for cross-checking tests.
+        pub(crate) fn ancestors_for_tests(&self, id: RecordId) -> RecordSet {
+            self.ancestors(id)
+        }
+    }
 
     /// A store holding one tentative record, r0.
     fn one_tentative() -> Store {

@@ -15,24 +15,13 @@ enumerated! {
     #[serde(rename_all = "snake_case")]
     pub enum Tier {
         /// Committed read.
-        Low,
+        Low = "low",
         /// Verified read.
-        Medium,
+        Medium = "medium",
         /// Causally stable read.
-        High,
+        High = "high",
         /// Action-safe read; passing commits become action_safe.
-        ExternalAction,
-    }
-}
-
-impl Tier {
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Low => "low",
-            Tier::Medium => "medium",
-            Tier::High => "high",
-            Tier::ExternalAction => "external_action",
-        }
+        ExternalAction = "external_action",
     }
 }
 
@@ -41,9 +30,9 @@ enumerated! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
     #[serde(rename_all = "snake_case")]
     pub enum TxStatus {
-        Open,
-        Committed,
-        Aborted,
+        Open = "open",
+        Committed = "committed",
+        Aborted = "aborted",
     }
 }
 

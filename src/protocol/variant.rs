@@ -3,6 +3,7 @@
 //! "Spec variants"). Defaults follow the authors' code where the card says
 //! what it does, with every mechanism in force.
 
+use super::enumerated::enumerated;
 #[cfg(test)]
 use super::faults::Fault;
 use serde::{Deserialize, Serialize};
@@ -51,55 +52,33 @@ pub enum ToolBasis {
     Snapshot,
 }
 
-/// One mechanism of the protocol. Every one is in force unless a variant
-/// ablates it: `Variant::has(Mechanism::Gate)` reads "the gate is in
-/// force". Model files name the ablated ones (`"ablate": ["gate"]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mechanism {
-    /// The action gate: every tool call executes.
-    Gate,
-    /// Commit check 1.
-    Evidence,
-    /// Commit check 2.
-    Validity,
-    /// The same-slot rules of check 3 (revoked parent and laundering stay).
-    Conflict,
-    /// The permission-laundering rule of check 3.
-    PermissionInheritance,
-    /// Commit check 4.
-    DependencyStability,
-    /// Retraction repairs the retracted records only, no descendant.
-    Cascade,
-    /// Every descendant is repaired as a belief.
-    TypedRepair,
+enumerated! {
+    /// One mechanism of the protocol. Every one is in force unless a variant
+    /// ablates it: `Variant::has(Mechanism::Gate)` reads "the gate is in
+    /// force". Model files name the ablated ones (`"ablate": ["gate"]`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Mechanism {
+        /// The action gate: every tool call executes.
+        Gate = "gate",
+        /// Commit check 1.
+        Evidence = "evidence",
+        /// Commit check 2.
+        Validity = "validity",
+        /// The same-slot rules of check 3 (revoked parent and laundering stay).
+        Conflict = "conflict",
+        /// The permission-laundering rule of check 3.
+        PermissionInheritance = "permission_inheritance",
+        /// Commit check 4.
+        DependencyStability = "dependency_stability",
+        /// Retraction repairs the retracted records only, no descendant.
+        Cascade = "cascade",
+        /// Every descendant is repaired as a belief.
+        TypedRepair = "typed_repair",
+    }
 }
 
 impl Mechanism {
-    pub const ALL: [Mechanism; 8] = [
-        Mechanism::Gate,
-        Mechanism::Evidence,
-        Mechanism::Validity,
-        Mechanism::Conflict,
-        Mechanism::PermissionInheritance,
-        Mechanism::DependencyStability,
-        Mechanism::Cascade,
-        Mechanism::TypedRepair,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::Gate => "gate",
-            Mechanism::Evidence => "evidence",
-            Mechanism::Validity => "validity",
-            Mechanism::Conflict => "conflict",
-            Mechanism::PermissionInheritance => "permission_inheritance",
-            Mechanism::DependencyStability => "dependency_stability",
-            Mechanism::Cascade => "cascade",
-            Mechanism::TypedRepair => "typed_repair",
-        }
-    }
-
     fn bit(self) -> u8 {
         1 << (self as u8)
     }
@@ -132,13 +111,6 @@ impl Variant {
         self.ablated & mechanism.bit() == 0
     }
 
-    /// This variant with the deliberate bug `fault` (test builds only).
-    #[cfg(test)]
-    pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
-        self.fault = Some(fault);
-        self
-    }
-
     /// The ablated mechanisms, in [`Mechanism::ALL`] order.
     pub fn ablated(&self) -> Vec<Mechanism> {
         Mechanism::ALL
@@ -151,6 +123,14 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Variant {
+        /// This variant with the deliberate bug `fault` (test builds only).
+        pub(crate) fn with_fault(mut self, fault: Fault) -> Self {
+            self.fault = Some(fault);
+            self
+        }
+    }
 
     #[test]
     fn defaults_follow_the_authors_code() {

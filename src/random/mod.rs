@@ -1,14 +1,8 @@
 //! Random traces beside the exhaustive check (issue 4): many random walks
-//! through the model's actions, far past the exhaustive bounds' depth.
-//!
-//! - [`rng`]: SplitMix64 and the mixing of `(seed, walk index)` into each
-//!   walk's own seed, so a run is reproducible whatever the thread count;
-//! - [`walk`]: one walk, checking I1 (the model's monitor bit), I2 and G3
-//!   on every state and the companions until reached, and counting the
-//!   protocol branches its steps take (the same coverage as `check`'s);
-//! - [`shrink`]: a violating walk cut after the violation and greedily
-//!   shortened;
-//! - [`report`]: `random.csv`, `random-summary.json` and the human summary.
+//! through the model's actions, far past the exhaustive bounds' depth,
+//! reproducible whatever the thread count ([`rng`]), each ([`walk`])
+//! judged and counted as `check` judges and counts, a violating one cut
+//! and shortened ([`shrink`]), written out by [`report`].
 //!
 //! [`run`] gives each thread a contiguous block of walk indices and merges
 //! the results in walk order. "Distinct states" counts distinct 64-bit

@@ -6,8 +6,8 @@
 //! the initial state), and `mbt::nondetPicks`, a record with one field per
 //! argument any operation takes ([`NONDET_PICKS`]: `agent`, `tier`, `tx`,
 //! `proposal` (a stage's record), `record` (a revoke's, revalidation's or
-//! rebuild's record id), `tool`, `basis`), each `Some(value)` for the arguments the
-//! step took and `None` for the others. ITF has no floats and no null:
+//! rebuild's record id), `tool`, `basis`), each `Some(value)` for the
+//! arguments the step took and `None` for the others. ITF has no floats and no null:
 //! integers are `{"#bigint": "n"}`, authority and confidence are integer
 //! hundredths, sets are `{"#set": [...]}`, and an absent value is the Quint
 //! option `{"tag": "None", "value": {"#tup": []}}` (present:
@@ -133,11 +133,7 @@ fn record(id: usize, r: &Record, compiled: &Compiled) -> Value {
 }
 
 fn transaction(id: usize, t: &Transaction) -> Value {
-    let status = match t.status() {
-        crate::protocol::TxStatus::Open => "open",
-        crate::protocol::TxStatus::Committed => "committed",
-        crate::protocol::TxStatus::Aborted => "aborted",
-    };
+    let status = t.status().name();
     json!({
         "id": int(id as i64),
         "agent": int(t.agent()),

@@ -11,7 +11,7 @@
 
 use super::MOVES;
 use crate::protocol::{
-    Admission, CommitResult, CommitStatus, Kind, Lifecycle, Reason, Refusal, Repair, Scope, Tier,
+    enumerated, Admission, CommitResult, CommitStatus, Kind, Reason, Refusal, Repair, Scope, Tier,
 };
 
 /// One branch of the protocol's outcomes.
@@ -67,51 +67,31 @@ pub enum RepairBranch {
     ToolActionLeaked,
 }
 
-/// What had quarantined a record revalidation takes back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RevalidateBranch {
-    AfterCommitCheck,
-    AfterCascade,
+enumerated! {
+    /// What had quarantined a record revalidation takes back.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum RevalidateBranch {
+        AfterCommitCheck = "revalidate.after_commit_check",
+        AfterCascade = "revalidate.after_cascade",
+    }
 }
 
-/// A rebuild's branches: it dropped a revoked source, or every source
-/// survived (the view's sources are held back themselves); or the
-/// protocol refused it, for each reason a model can offer one; and the
-/// registry case, a record derived from a view rebuilt and committed
-/// again, which check 3 still refuses (`revoked_parent`: the view stays
-/// in the revocation registry).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RebuildBranch {
-    DroppedRevoked,
-    KeptEverySource,
-    RefusedNotAView,
-    RefusedCommitCheck,
-    RefusedStagedElsewhere,
-    RefusedNoSurvivingSource,
-    ChildOfRebuiltRefused,
-}
-
-impl RebuildBranch {
-    pub const ALL: [RebuildBranch; 7] = [
-        RebuildBranch::DroppedRevoked,
-        RebuildBranch::KeptEverySource,
-        RebuildBranch::RefusedNotAView,
-        RebuildBranch::RefusedCommitCheck,
-        RebuildBranch::RefusedStagedElsewhere,
-        RebuildBranch::RefusedNoSurvivingSource,
-        RebuildBranch::ChildOfRebuiltRefused,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            RebuildBranch::DroppedRevoked => "rebuild.dropped_revoked",
-            RebuildBranch::KeptEverySource => "rebuild.kept_every_source",
-            RebuildBranch::RefusedNotAView => "rebuild.refused.not_a_view",
-            RebuildBranch::RefusedCommitCheck => "rebuild.refused.commit_check",
-            RebuildBranch::RefusedStagedElsewhere => "rebuild.refused.staged_elsewhere",
-            RebuildBranch::RefusedNoSurvivingSource => "rebuild.refused.no_surviving_source",
-            RebuildBranch::ChildOfRebuiltRefused => "rebuild.child_of_rebuilt_refused",
-        }
+enumerated! {
+    /// A rebuild's branches: it dropped a revoked source, or every source
+    /// survived (the view's sources are held back themselves); or the
+    /// protocol refused it, for each reason a model can offer one; and the
+    /// registry case, a record derived from a view rebuilt and committed
+    /// again, which check 3 still refuses (`revoked_parent`: the view stays
+    /// in the revocation registry).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum RebuildBranch {
+        DroppedRevoked = "rebuild.dropped_revoked",
+        KeptEverySource = "rebuild.kept_every_source",
+        RefusedNotAView = "rebuild.refused.not_a_view",
+        RefusedCommitCheck = "rebuild.refused.commit_check",
+        RefusedStagedElsewhere = "rebuild.refused.staged_elsewhere",
+        RefusedNoSurvivingSource = "rebuild.refused.no_surviving_source",
+        ChildOfRebuiltRefused = "rebuild.child_of_rebuilt_refused",
     }
 }
 
@@ -141,7 +121,7 @@ const GATE: usize = ADMITTED + Admission::ALL.len();
 const REPAIR: usize = GATE + GATE_OTHERS + Refusal::ALL.len();
 const MOVE: usize = REPAIR + ROOT_REPAIRS + DESCENDANT_REPAIRS;
 const REVALIDATE: usize = MOVE + MOVES.len();
-const REBUILD: usize = REVALIDATE + 2;
+const REBUILD: usize = REVALIDATE + RevalidateBranch::ALL.len();
 
 /// How many branches there are.
 pub const COUNT: usize = REBUILD + RebuildBranch::ALL.len();
@@ -179,8 +159,7 @@ impl Branch {
                     }
             }
             Branch::Move(i) => MOVE + i,
-            Branch::Revalidate(RevalidateBranch::AfterCommitCheck) => REVALIDATE,
-            Branch::Revalidate(RevalidateBranch::AfterCascade) => REVALIDATE + 1,
+            Branch::Revalidate(revalidate) => REVALIDATE + revalidate as usize,
             Branch::Rebuild(rebuild) => REBUILD + rebuild as usize,
         }
     }
@@ -238,12 +217,7 @@ impl Branch {
                 let (from, to) = MOVES[i];
                 format!("move.{}_to_{}", from.name(), to.name())
             }
-            Branch::Revalidate(RevalidateBranch::AfterCommitCheck) => {
-                "revalidate.after_commit_check".to_owned()
-            }
-            Branch::Revalidate(RevalidateBranch::AfterCascade) => {
-                "revalidate.after_cascade".to_owned()
-            }
+            Branch::Revalidate(revalidate) => revalidate.name().to_owned(),
             Branch::Rebuild(rebuild) => rebuild.name().to_owned(),
         }
     }
@@ -300,19 +274,9 @@ impl Branch {
             .map(Branch::Repair),
         );
         all.extend((0..MOVES.len()).map(Branch::Move));
-        all.push(Branch::Revalidate(RevalidateBranch::AfterCommitCheck));
-        all.push(Branch::Revalidate(RevalidateBranch::AfterCascade));
+        all.extend(RevalidateBranch::ALL.map(Branch::Revalidate));
         all.extend(RebuildBranch::ALL.map(Branch::Rebuild));
         all
-    }
-
-    /// The branch of a lifecycle move, `None` for one [`MOVES`] does not
-    /// list.
-    pub fn of_move(from: Lifecycle, to: Lifecycle) -> Option<Branch> {
-        MOVES
-            .iter()
-            .position(|&m| m == (from, to))
-            .map(Branch::Move)
     }
 }
 

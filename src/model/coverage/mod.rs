@@ -3,42 +3,12 @@
 //! states around the step), never from counters inside `protocol/`. Each
 //! branch is one bit of the transition's label (`engine::LabelledModel`),
 //! so the engine counts, per branch, the transitions that took it and the
-//! first depth at which one did; random walks count the same bits.
-//!
-//! [`BRANCHES`] is the one list, the same rows in the same order for every
-//! model. It names every branch the protocol can take and no other:
-//!
-//! - `open.*`: the tier a transaction opens at;
-//! - `stage.*`: the kind and the scope of a staged record (tool actions are
-//!   never staged);
-//! - `commit.*`: a commit's status; `record.*`: each staged record's result
-//!   with its reason (quarantined by one of the eight checks, or skipped
-//!   because a cascade got there first), and for a record that commits, how
-//!   it stood against its slot (`record.admitted.*`, the protocol's
-//!   [`Admission`]);
-//! - `gate.*`: a reversible call passing, an irreversible one allowed (with
-//!   every tentative record outside the caller's snapshot, or with a
-//!   tentative record the snapshot clause let pass), blocked for either
-//!   reason, and a call refused because its transaction aborted. That
-//!   refusal is a protocol error, not a transition: it is counted as an
-//!   *attempt* (the engine's refused labels), so it never changes the
-//!   transition counts of `growth.csv`. A committed transaction may still
-//!   call tools ("commit, then retry"), so no refusal exists for a closed
-//!   one;
-//! - `repair.*`: a retracted record revoked, a retracted tool action
-//!   compensated or leaked, and each typed repair of a descendant;
-//! - `move.*`: every lifecycle move observable across one transition
-//!   (before and after it; see [`MOVES`] for which and why);
-//! - `revalidate.*`: revalidating a record a commit check quarantined, or a
-//!   view a cascade held back.
-//! - `rebuild.*`: a view a cascade held back rebuilt without its revoked
-//!   sources (or with every source, when they are held back themselves),
-//!   and each refusal of a rebuild the model offers (not a view, quarantined
-//!   by a commit check, staged by another open transaction, no surviving
-//!   source): attempts, counted like the aborted transaction's call; and
-//!   the registry case, a record whose parents all stand settled refused
-//!   at commit for `revoked_parent` (a parent rebuilt and committed again
-//!   stays in the revocation registry).
+//! first depth at which one did; random walks count the same bits. A
+//! refusal is no transition: the refusals coverage counts (a tool call by
+//! an aborted transaction, each refused rebuild the model offers) are
+//! *attempts*, the engine's refused labels, so they never change the
+//! transition counts of `growth.csv`. The rows, and what is left out and
+//! why, are in docs/coverage.md.
 //!
 //! [`Branch`] is the one list, the same rows in the same order for every
 //! model, derived from the protocol's own enumerations (`branch.rs`), so
@@ -72,20 +42,10 @@ pub static BRANCHES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 
 /// The lifecycle moves observable across one transition: a record's state
 /// before and after one operation (a record created by the step counts as
-/// `raw`, which staging passes through). Of the card's sixteen allowed
-/// moves, these cannot be seen and are not listed:
-/// - every move into or out of `validated`: commit promotes a record
-///   through `validated` within one step, and nothing stops there;
-/// - `committed -> action_safe`: only commit marks a record action_safe,
-///   in the same step that commits it, so it shows as
-///   `tentative -> action_safe`.
-///
-/// Three composite moves are listed because one step does make them:
-/// `tentative -> committed` and `tentative -> action_safe` (through
-/// `validated`), and `tentative -> superseded`, a record that commits and
-/// is superseded by a later record of the same commit (possible only when
-/// that transaction's snapshot is empty, since otherwise the later record
-/// is a stale write).
+/// `raw`). Commit passes through `validated` and makes action_safe within
+/// one step, so no move into or out of `validated` and no `committed ->
+/// action_safe` is seen, and three composite moves are (docs/coverage.md,
+/// "Moves nobody can see").
 pub const MOVES: [(Lifecycle, Lifecycle); 14] = [
     (Lifecycle::Raw, Lifecycle::Tentative),
     (Lifecycle::Tentative, Lifecycle::Committed),
