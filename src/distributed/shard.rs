@@ -81,8 +81,13 @@ impl<S: Clone, W: Word> Shard<S, W> {
     }
 
     /// The fingerprints visited so far (for a checkpoint).
-    pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
-        self.visited.iter()
+    pub(crate) fn visited(&self) -> &Visited<W> {
+        &self.visited
+    }
+
+    /// Takes the fingerprints a checkpoint visited.
+    pub(crate) fn restore(&mut self, visited: Visited<W>) {
+        self.visited = visited;
     }
 
     /// Starts receiving round `round`, taking the packets that came early.

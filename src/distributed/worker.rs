@@ -261,11 +261,7 @@ where
                 )
             });
         let part = checkpoint::load::<M::State, W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
-        {
-            let mut shard = self.net.shard.borrow_mut();
-            shard.prepare(part.visited.len() as u64);
-            part.visited.iter().for_each(|&fp| shard.visit(fp));
-        }
+        self.net.shard.borrow_mut().restore(part.visited);
         self.levels = part.levels;
         self.widest = part.widest;
         self.decisions = engine::Decisions(part.decisions);

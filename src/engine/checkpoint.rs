@@ -4,8 +4,10 @@
 //! `DIR/level-DDDD/`, and the parent links into `DIR/links-DDDD.bin` (the
 //! run's link store lives in the checkpoint directory). A level's
 //! directory is written under a temporary name and renamed when complete,
-//! so it is complete or absent (`level_files`, shared with the distributed
-//! engine); older ones are then removed. A resumed
+//! so it is complete or absent (`level_files`); older ones are then
+//! removed. The distributed workers write their parts with the same
+//! level directories and, for their visited sets and frontiers, the same
+//! files ([`save_memory_level`], [`read_memory_level`]). A resumed
 //! run continues from the deepest complete level and ends exactly as a run
 //! that was never interrupted would (only timings differ).
 //!
@@ -34,7 +36,8 @@ use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
 use super::store::{pick, Stored};
-use super::visited::Visited;
+use super::table::FpTable;
+use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::hash::Hash;
@@ -532,19 +535,21 @@ where
     }
 }
 
-/// Writes the checkpoint of level `depth` of an in-memory run into `dir`
-/// (see the module docs): its visited set, its frontier `frontier` (as
-/// its encodings: a checkpoint needs a codec) and `meta` with their
-/// seals. A write that fails is `Err`, one line naming the file and the
-/// cause; the level's directory is then absent and the earlier one kept.
-pub(super) fn save_memory_level<S: Clone, W: Fp>(
+/// Writes the checkpoint of level `depth` of an in-memory run (or of a
+/// distributed worker's part) into `dir` (see the module docs): its
+/// visited set, its frontier `frontier` (as its encodings: a checkpoint
+/// needs a codec) and `meta` with their seals; the levels shallower than
+/// `keep_from` are removed then. A write that fails is `Err`, one line
+/// naming the file and the cause; the level's directory is then absent
+/// and the earlier one kept.
+pub(crate) fn save_memory_level<S: Clone, W: Fp>(
     dir: &Path,
-    depth: usize,
+    (depth, keep_from): (usize, usize),
     visited: &Visited<W>,
     frontier: &[Part<S, W>],
     write_meta: impl FnOnce(&Path, Seal, Seal) -> Result<(), String>,
 ) -> Result<(), String> {
-    save_level(dir, depth, depth, |tmp| {
+    save_level(dir, depth, keep_from, |tmp| {
         let visited = write_visited(&tmp.join("visited.bin"), visited)?;
         let frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
         write_meta(tmp, visited, frontier)
@@ -639,6 +644,30 @@ fn read_shard<W: Fp>(
         ));
     }
     Ok(fps)
+}
+
+/// A visited set and a frontier as read back, with how many states each
+/// holds.
+type MemoryLevel<S, W> = (Visited<W>, Vec<Part<S, W>>, (u64, u64));
+
+/// The visited set and the frontier that [`save_memory_level`] wrote into
+/// the level directory `level`, read back against the seals of its two
+/// files.
+pub(crate) fn read_memory_level<S, W: Fp>(
+    level: &Path,
+    (visited_seal, frontier_seal): (Seal, Seal),
+) -> Result<MemoryLevel<S, W>, String> {
+    let mut shards = Vec::with_capacity(SHARDS);
+    let visited = read_visited::<W>(&level.join("visited.bin"), visited_seal, |fps| {
+        let n = fps.len();
+        let slots = (n as f64 / LOAD) as usize;
+        shards.push(FpTable::from_sorted(fps.into_iter(), n, slots));
+    })?;
+    let mut frontier = Vec::with_capacity(SHARDS);
+    let states = read_frontier::<S, W>(&level.join("frontier.bin"), frontier_seal, |part| {
+        frontier.push(part)
+    })?;
+    Ok((Visited::from_shards(shards), frontier, (visited, states)))
 }
 
 /// Reads `visited.bin` against its seal, handing each shard's

@@ -134,6 +134,7 @@ mod visited;
 
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
+pub(crate) use checkpoint::{read_memory_level, save_memory_level};
 pub use codec::StateCodec;
 pub(crate) use decisions::{Decision, Decisions};
 pub use disk::is_disk_folder;
