@@ -28,10 +28,9 @@
 
 use super::shard::Decision;
 use super::word::Word;
-use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
     cannot_write, complete_levels, hex, level_dir, level_row, level_stats, links_file, read_meta,
-    unhex, write_meta, LevelSeals,
+    unhex, write_meta, LevelSeals, RunIdentity,
 };
 use crate::engine::seal::{check_file, damaged, Seal};
 use crate::engine::{read_memory_level, save_memory_level};
@@ -49,15 +48,12 @@ const FILES: u32 = 2;
 /// the same.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
-    /// The model, its bounds and properties, as the caller names them.
-    pub identity: String,
-    pub max_depth: Option<usize>,
-    pub fingerprint_bits: u32,
-    /// [`FINGERPRINT_SCHEME`] of the build.
-    #[serde(default = "unnumbered_scheme")]
-    pub fingerprint_scheme: u32,
-    pub processes: usize,
-    pub threads: usize,
+    /// The model, its bounds and properties as the caller names them, the
+    /// depth bound and the fingerprints: the engine's record.
+    #[serde(flatten)]
+    pub(crate) run: RunIdentity,
+    pub(crate) processes: usize,
+    pub(crate) threads: usize,
 }
 
 /// What `meta.json` holds.
@@ -316,11 +312,6 @@ fn missing(dir: &Path, worker: &Path) -> String {
     )
 }
 
-/// A depth bound as the command line says it.
-fn depth_text(depth: Option<usize>) -> String {
-    depth.map_or_else(|| "unbounded".to_owned(), |d| d.to_string())
-}
-
 /// The first way `made` differs from `asked`, in one line (an identity
 /// of `near` by its own line).
 fn mismatch(
@@ -329,35 +320,12 @@ fn mismatch(
     asked: &Layout,
     near: &[(String, String)],
 ) -> Option<String> {
-    if made.fingerprint_scheme != FINGERPRINT_SCHEME {
-        return Some(scheme_mismatch(dir, made.fingerprint_scheme));
-    }
-    let dir = dir.display();
-    if let Some((_, why)) = near.iter().find(|(i, _)| *i == made.identity) {
-        return Some(format!("{dir}: {why}"));
-    }
-    if made.identity != asked.identity {
-        return Some(format!(
-            "{dir}: the checkpoint is of another model or bounds ({}), not {}",
-            made.identity, asked.identity
-        ));
-    }
-    if made.max_depth != asked.max_depth || made.fingerprint_bits != asked.fingerprint_bits {
-        return Some(format!(
-            "{dir}: the checkpoint was made with depth {} and {}-bit fingerprints, not depth {} and {}",
-            depth_text(made.max_depth),
-            made.fingerprint_bits,
-            depth_text(asked.max_depth),
-            asked.fingerprint_bits
-        ));
-    }
-    if (made.processes, made.threads) != (asked.processes, asked.threads) {
-        return Some(format!(
-            "{dir}: the checkpoint was made by {} processes × {} threads, not {} × {}: resume on the same hosts file with the same --threads",
-            made.processes, made.threads, asked.processes, asked.threads
-        ));
-    }
-    None
+    made.run.mismatch(dir, &asked.run, near).or_else(|| {
+        ((made.processes, made.threads) != (asked.processes, asked.threads)).then(|| format!(
+            "{}: the checkpoint was made by {} processes × {} threads, not {} × {}: resume on the same hosts file with the same --threads",
+            dir.display(), made.processes, made.threads, asked.processes, asked.threads
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -390,26 +358,22 @@ mod tests {
     #[test]
     fn a_depth_mismatch_reads_as_the_command_line_says_depths() {
         let made = Layout {
-            identity: "m".into(),
-            max_depth: Some(4),
-            fingerprint_bits: 64,
-            fingerprint_scheme: FINGERPRINT_SCHEME,
+            run: RunIdentity::new("m", Some(4), 64),
             processes: 2,
             threads: 1,
         };
         let asked = Layout {
-            max_depth: None,
-            fingerprint_bits: 128,
+            run: RunIdentity::new("m", None, 128),
             ..made.clone()
         };
         let line = mismatch(Path::new("c"), &made, &asked, &[]).expect("they differ");
         assert_eq!(
             line,
-            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth unbounded and 128"
+            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth full and 128"
         );
         // A near identity is refused by its own line.
         let other = Layout {
-            identity: "m turned".into(),
+            run: RunIdentity::new("m turned", Some(4), 64),
             ..made.clone()
         };
         let near = [("m turned".to_owned(), "made with --symmetry".to_owned())];

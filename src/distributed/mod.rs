@@ -77,6 +77,7 @@ pub use hosts::{Hosts, MAX_PROCESSES};
 pub use setup::Progress;
 use setup::{Checkpointing, Setup};
 
+use crate::engine::level_files::RunIdentity;
 use crate::engine::{EngineReport, FingerprintWidth, StateCodec, Transitions};
 use stateright::Model;
 use std::hash::Hash;
@@ -137,10 +138,7 @@ impl Layout {
     /// The layout a run of `cluster` with `opts` checkpoints under.
     pub fn of(cluster: &Cluster, opts: &RunOptions) -> Layout {
         Layout {
-            identity: cluster.identity.clone(),
-            max_depth: opts.max_depth,
-            fingerprint_bits: opts.fingerprint.bits(),
-            fingerprint_scheme: crate::engine::fingerprint::FINGERPRINT_SCHEME,
+            run: RunIdentity::new(&cluster.identity, opts.max_depth, opts.fingerprint.bits()),
             processes: cluster.addresses.len(),
             threads: cluster.threads.max(1),
         }

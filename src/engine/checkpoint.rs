@@ -23,13 +23,12 @@ use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::disk::{is_part_name, is_run_name, DiskMeta};
-use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
     complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, links_file,
-    read_meta, save_level, unhex, write_file, write_meta, LevelSeals,
+    read_meta, save_level, unhex, write_file, write_meta, LevelSeals, RunIdentity,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
@@ -48,12 +47,9 @@ use std::path::Path;
 /// `visited` and `frontier`, or `disk`).
 #[derive(Serialize, Deserialize)]
 struct Meta {
-    identity: String,
-    max_depth: Option<usize>,
-    fingerprint_bits: u32,
-    /// [`FINGERPRINT_SCHEME`] of the build that made it.
-    #[serde(default = "unnumbered_scheme")]
-    fingerprint_scheme: u32,
+    /// What the checkpoint is of.
+    #[serde(flatten)]
+    run: RunIdentity,
     pub(super) depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
     pub(super) levels: Vec<[u64; 6]>,
@@ -75,33 +71,9 @@ struct Meta {
 fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta, String> {
     let level_dir = level_dir(dir, depth);
     let meta: Meta = read_meta(&level_dir)?;
-    if let Some((_, why)) = opts
-        .near_identities
-        .iter()
-        .find(|(i, _)| *i == meta.identity)
-    {
-        return Err(format!("{}: {why}", dir.display()));
-    }
-    if meta.identity != opts.identity {
-        return Err(format!(
-            "{}: the checkpoint is of another model or bounds ({}), not {}",
-            dir.display(),
-            meta.identity,
-            opts.identity
-        ));
-    }
-    if meta.fingerprint_scheme != FINGERPRINT_SCHEME {
-        return Err(scheme_mismatch(dir, meta.fingerprint_scheme));
-    }
-    if meta.max_depth != opts.max_depth || meta.fingerprint_bits != opts.fingerprint.bits() {
-        return Err(format!(
-            "{}: the checkpoint was made with {} and {}-bit fingerprints, not {} and {}",
-            dir.display(),
-            depth_text(meta.max_depth),
-            meta.fingerprint_bits,
-            depth_text(opts.max_depth),
-            opts.fingerprint.bits()
-        ));
+    let asked = RunIdentity::new(&opts.identity, opts.max_depth, opts.fingerprint.bits());
+    if let Some(line) = meta.run.mismatch(dir, &asked, &opts.near_identities) {
+        return Err(line);
     }
     pick::check_kind(dir, meta.disk.is_some(), opts)?;
     let bytes = opts.fingerprint.bits() as usize / 8;
@@ -114,11 +86,6 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
         ));
     }
     Ok(meta)
-}
-
-/// A depth bound as the command line spells it.
-fn depth_text(depth: Option<usize>) -> String {
-    depth.map_or("depth full".to_owned(), |d| format!("depth {d}"))
 }
 
 /// The level a resume of `dir` continues from: the deepest that is
@@ -482,10 +449,11 @@ where
     /// what it stores.
     fn meta(&self) -> Meta {
         Meta {
-            identity: self.opts.identity.clone(),
-            max_depth: self.opts.max_depth,
-            fingerprint_bits: 8 * W::BYTES as u32,
-            fingerprint_scheme: FINGERPRINT_SCHEME,
+            run: RunIdentity::new(
+                &self.opts.identity,
+                self.opts.max_depth,
+                8 * W::BYTES as u32,
+            ),
             depth: self.depth,
             levels: self.levels.iter().map(level_row).collect(),
             decisions: self
