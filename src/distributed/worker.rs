@@ -418,18 +418,20 @@ where
     /// `depth`, and why all stop before it, if they must (see `guard`).
     fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
         let limit = self.setup.max_memory?;
-        let share = self.expected_new();
-        let (now, after) = self.net.shard.borrow().visited_bytes(share);
+        let building = guard::building::<W>(self.links.held_in_memory());
+        let visited = self.net.shard.borrow();
+        let added = engine::added(
+            visited.visited(),
+            self.expected_new(),
+            &self.frontier,
+            leaf,
+            building,
+        );
+        drop(visited);
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
-            added: guard::added::<W>(
-                after.saturating_sub(now),
-                guard::held(&self.frontier),
-                share,
-                leaf,
-                self.links.held_in_memory(),
-            ),
+            added,
             limit,
         };
         let all = self

@@ -146,7 +146,7 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::{growth_over_bound, over_bound, resident_bytes, Estimate};
+pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use labels::{LabelTally, TallyCounts, Transitions};
 pub(crate) use links::{LinkStore, Record};
