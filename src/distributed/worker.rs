@@ -147,7 +147,7 @@ where
                 run.save();
             }
             None => {
-                if let Some(spill) = &setup.spill_dir {
+                if let Some(spill) = &setup.opts.spill_dir {
                     // Files left by a run that died are not ours.
                     let dir = run.worker_dir(spill);
                     let _ = std::fs::remove_dir_all(&dir);
@@ -192,7 +192,7 @@ where
     /// Removes the links spilled under the spill folder, and the folders
     /// they leave empty (a checkpoint's are kept).
     fn remove_spilled_links(&self) {
-        let Some(spill) = self.setup.spill_dir.as_ref() else {
+        let Some(spill) = self.setup.opts.spill_dir.as_ref() else {
             return;
         };
         if self.setup.checkpoint.is_some() {
@@ -295,9 +295,7 @@ where
         let elapsed_ms = self.start.elapsed().as_millis() as u64;
         let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
         if self.me.is_multiple_of(self.setup.threads) {
-            if let Some(progress) = &self.setup.progress {
-                progress(&stats);
-            }
+            self.setup.opts.observer.level_done(&stats);
         }
         self.labels.add_level(stats.depth, labels);
         self.levels.push(stats);
@@ -308,6 +306,7 @@ where
     fn level(&mut self, worker: &mut Worker) -> Option<End> {
         if self
             .setup
+            .opts
             .max_levels
             .is_some_and(|k| self.levels.len() >= k)
         {
@@ -317,7 +316,7 @@ where
         if self.levels[depth].new_states == 0 {
             return Some(End::Complete);
         }
-        let max_depth = self.setup.max_depth;
+        let max_depth = self.setup.opts.max_depth;
         let leaf = max_depth == Some(depth + 1);
         let mut expanding = max_depth.is_none_or(|d| depth < d);
         let mut stop = None;
@@ -417,7 +416,7 @@ where
     /// With a memory bound: every worker's estimate for expanding level
     /// `depth`, and why all stop before it, if they must (see `guard`).
     fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
-        let limit = self.setup.max_memory?;
+        let limit = self.setup.opts.max_memory?;
         let building = guard::building::<W>(self.links.held_in_memory());
         let visited = self.net.shard.borrow();
         let added = engine::added(
