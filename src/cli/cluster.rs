@@ -10,11 +10,11 @@
 
 use super::exit::{CliError, Verdict};
 use super::interrupt;
-use super::progress::print_level;
+use super::progress::Lines;
 use crate::check::{self, CheckReport};
 use crate::config::{Depth, ModelConfig};
-use crate::distributed::{self, Cluster, Hosts, Layout, RunOptions};
-use crate::engine::{self, FingerprintWidth, Labelled, Reduced};
+use crate::distributed::{self, Cluster, Hosts, Layout};
+use crate::engine::{self, EngineOptions, FingerprintWidth, Labelled, Reduced};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
 use crate::outputs::scratch;
@@ -41,19 +41,21 @@ pub(super) struct HostsRun {
 }
 
 impl HostsRun {
-    fn options(&self, config: &ModelConfig) -> RunOptions {
-        RunOptions {
+    fn options(&self, config: &ModelConfig) -> EngineOptions {
+        let dir = |resume: bool| self.checkpoint.clone().filter(|_| self.resume == resume);
+        EngineOptions {
             max_depth: match config.bounds.depth {
                 Depth::Bounded(d) => Some(d),
                 Depth::Full => None,
             },
             fingerprint: self.fingerprint,
-            progress: Some(Arc::new(print_level)),
-            checkpoint: self.checkpoint.clone(),
-            resume: self.resume,
+            observer: Box::new(Lines),
+            checkpoint: dir(false),
+            resume: dir(true),
             max_levels: self.max_levels,
             max_memory: self.max_memory,
             spill_dir: self.spill_dir.clone(),
+            ..EngineOptions::default()
         }
     }
 

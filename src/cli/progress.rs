@@ -32,8 +32,8 @@ pub fn observer() -> Box<dyn RunObserver> {
 /// The plain lines, for a stderr that is not a terminal.
 pub struct Lines;
 
-/// A level's plain line on stderr, once the run has lasted a second (the
-/// distributed engine reports its levels this way).
+/// A level's plain line on stderr, once the run has lasted a second (as
+/// [`Lines`] reports a distributed run's levels).
 pub fn print_level(level: &LevelStats) {
     if level.elapsed_ms >= 1000 {
         eprintln!("{}", level_line(level));

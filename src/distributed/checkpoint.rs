@@ -5,7 +5,8 @@
 //! and its states' parent links of the level into
 //! `DIR/process-I/worker-J/links-DDDD.bin`, with the single-process
 //! engine's level directories (`engine::level_files`: complete or
-//! absent). So the processes may share one DIR (one machine) or each have
+//! absent) and its in-memory run's files (`engine::save_memory_level`:
+//! `visited.bin`, `frontier.bin`); what is the worker's own is the meta. So the processes may share one DIR (one machine) or each have
 //! its own (one per machine): a process only reads and writes its own
 //! `process-I`.
 //!
@@ -27,31 +28,32 @@
 
 use super::shard::Decision;
 use super::word::Word;
-use crate::engine::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use crate::engine::level_files::{
     cannot_write, complete_levels, hex, level_dir, level_row, level_stats, links_file, read_meta,
-    save_level, unhex, write_file, write_meta, LevelSeals,
+    unhex, write_meta, LevelSeals, RunIdentity,
 };
-use crate::engine::seal::{check_file, damaged, Seal, SealedReader};
-use crate::engine::{LevelStats, Part, TallyCounts};
+use crate::engine::seal::{check_file, damaged, Seal};
+use crate::engine::{read_memory_level, save_memory_level};
+use crate::engine::{LevelStats, Part, TallyCounts, Visited};
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The format of a part's files that this build writes and reads: 2, the
+/// single-process engine's `visited.bin` and `frontier.bin`. Older builds
+/// wrote a format of their own and recorded none.
+const FILES: u32 = 2;
 
 /// What a checkpoint is of: every part names it, and a resume must name
 /// the same.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
-    /// The model, its bounds and properties, as the caller names them.
-    pub identity: String,
-    pub max_depth: Option<usize>,
-    pub fingerprint_bits: u32,
-    /// [`FINGERPRINT_SCHEME`] of the build.
-    #[serde(default = "unnumbered_scheme")]
-    pub fingerprint_scheme: u32,
-    pub processes: usize,
-    pub threads: usize,
+    /// The model, its bounds and properties as the caller names them, the
+    /// depth bound and the fingerprints: the engine's record.
+    #[serde(flatten)]
+    pub(crate) run: RunIdentity,
+    pub(crate) processes: usize,
+    pub(crate) threads: usize,
 }
 
 /// What `meta.json` holds.
@@ -70,6 +72,10 @@ struct Meta {
     /// checkpoints): a part moved to another's folder is refused.
     #[serde(default)]
     part: Option<[usize; 2]>,
+    /// [`FILES`] (absent in older checkpoints, whose files this build
+    /// does not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    files: Option<u32>,
 }
 
 /// A decision, its fingerprints in hex.
@@ -108,8 +114,8 @@ pub(crate) struct SavedPart<S, W> {
     pub(crate) widest: u64,
     pub(crate) decisions: Vec<Option<Decision<W>>>,
     pub(crate) labels: TallyCounts,
-    /// The fingerprints this worker owns, in any order.
-    pub(crate) visited: Vec<W>,
+    /// The fingerprints this worker owns.
+    pub(crate) visited: Visited<W>,
     pub(crate) frontier: Vec<Part<S, W>>,
     /// The seals of the worker's links files of levels 1 to `depth`,
     /// checked before the run (`check_resumable`) and read as needed.
@@ -124,32 +130,14 @@ pub(crate) fn save<S: Clone, W: Word>(
     part_of: [usize; 2],
     layout: &Layout,
     part: &Snapshot<'_, S, W>,
-    visited: impl Iterator<Item = W>,
+    visited: &Visited<W>,
 ) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
     let depth = part.depth;
-    save_level(dir, depth, depth.saturating_sub(1), |tmp| {
-        let visited: Vec<W> = visited.collect();
+    let at = (depth, depth.saturating_sub(1));
+    save_memory_level(dir, at, visited, part.frontier, |tmp, visited, frontier| {
         let mut seals = LevelSeals::new(part.labels.clone(), part.link_seals);
-        seals.visited = write_words(&tmp.join("visited.bin"), &visited, std::iter::empty())?;
-        // The fingerprints, the encodings' lengths, then the encodings
-        // (streamed, not copied: the frontier is most of a worker's
-        // memory).
-        let states = || part.frontier.iter().flat_map(Part::encodings);
-        let fps: Vec<W> = states().map(|(fp, _)| fp).collect();
-        let mut lens = Vec::with_capacity(fps.len() * 4 + 8);
-        let mut total = 0u64;
-        for (_, encoding) in states() {
-            lens.extend_from_slice(&(encoding.len() as u32).to_le_bytes());
-            total += encoding.len() as u64;
-        }
-        lens.extend_from_slice(&total.to_le_bytes());
-        let encodings = states().map(|(_, encoding)| encoding);
-        seals.frontier = write_words(
-            &tmp.join("frontier.bin"),
-            &fps,
-            std::iter::once(&lens[..]).chain(encodings),
-        )?;
+        (seals.visited, seals.frontier) = (visited, frontier);
         let meta = Meta {
             layout: layout.clone(),
             depth,
@@ -162,30 +150,10 @@ pub(crate) fn save<S: Clone, W: Word>(
                 .collect(),
             seals,
             part: Some(part_of),
+            files: Some(FILES),
         };
         write_meta(tmp, &meta).map(drop)
     })
-}
-
-/// Writes a count, the words, then `rest`.
-fn write_words<'a, W: Word>(
-    path: &Path,
-    words: &[W],
-    mut rest: impl Iterator<Item = &'a [u8]>,
-) -> Result<Seal, String> {
-    write_file(path, |out| {
-        let mut buf = Vec::with_capacity(8 + words.len() * W::BYTES);
-        buf.extend_from_slice(&(words.len() as u64).to_le_bytes());
-        words.iter().for_each(|w| w.write(&mut buf));
-        out.write_all(&buf)?;
-        rest.try_for_each(|bytes| out.write_all(bytes))
-    })
-}
-
-fn read_words<W: Word>(input: &mut SealedReader) -> Result<Vec<W>, String> {
-    let n = input.u64()?;
-    let bytes = input.bytes(n, W::BYTES)?;
-    Ok(bytes.chunks_exact(W::BYTES).map(W::read).collect())
 }
 
 fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
@@ -227,31 +195,8 @@ pub(crate) fn load<S: Clone, W: Word>(dir: &Path, depth: usize) -> Result<SavedP
     let level = level_dir(dir, depth);
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
-    let path = level.join("visited.bin");
-    let mut input = SealedReader::open(&path, meta.seals.visited)?;
-    let visited = read_words(&mut input)?;
-    input.finish()?;
-    let path = level.join("frontier.bin");
-    let mut input = SealedReader::open(&path, meta.seals.frontier)?;
-    let fps: Vec<W> = read_words(&mut input)?;
-    let lens = input.bytes(fps.len() as u64, 4)?;
-    let arena_len = input.u64()?;
-    let arena = input.bytes(arena_len, 1)?;
-    input.finish()?;
-    let mut frontier = Part::empty_level();
-    let mut at = 0;
-    for (fp, len) in fps.into_iter().zip(lens.chunks_exact(4)) {
-        let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
-        let Some(encoding) = arena.get(at..at + len) else {
-            return Err(damaged(&path, "the encodings do not match their lengths"));
-        };
-        frontier[fp.shard()].push_encoded(fp, encoding);
-        at += len;
-    }
-    if at != arena.len() {
-        return Err(damaged(&path, "the encodings do not match their lengths"));
-    }
-    frontier.iter_mut().for_each(Part::sort);
+    let seals = (meta.seals.visited, meta.seals.frontier);
+    let (visited, frontier, _) = read_memory_level(&level, seals)?;
     let decisions = meta
         .decisions
         .iter()
@@ -275,6 +220,12 @@ pub(crate) fn load<S: Clone, W: Word>(dir: &Path, depth: usize) -> Result<SavedP
 /// Whether the meta of level `depth` (in directory `level`) is one of
 /// that level with consistent counts.
 fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
+    if meta.files != Some(FILES) {
+        return Err(format!(
+            "{}: written by an older build, in a format this one does not read: run the check afresh",
+            level.display()
+        ));
+    }
     let consistent = meta.depth == depth
         && meta.levels.len() == depth + 1
         && meta.seals.check(depth).is_ok()
@@ -361,11 +312,6 @@ fn missing(dir: &Path, worker: &Path) -> String {
     )
 }
 
-/// A depth bound as the command line says it.
-fn depth_text(depth: Option<usize>) -> String {
-    depth.map_or_else(|| "unbounded".to_owned(), |d| d.to_string())
-}
-
 /// The first way `made` differs from `asked`, in one line (an identity
 /// of `near` by its own line).
 fn mismatch(
@@ -374,35 +320,12 @@ fn mismatch(
     asked: &Layout,
     near: &[(String, String)],
 ) -> Option<String> {
-    if made.fingerprint_scheme != FINGERPRINT_SCHEME {
-        return Some(scheme_mismatch(dir, made.fingerprint_scheme));
-    }
-    let dir = dir.display();
-    if let Some((_, why)) = near.iter().find(|(i, _)| *i == made.identity) {
-        return Some(format!("{dir}: {why}"));
-    }
-    if made.identity != asked.identity {
-        return Some(format!(
-            "{dir}: the checkpoint is of another model or bounds ({}), not {}",
-            made.identity, asked.identity
-        ));
-    }
-    if made.max_depth != asked.max_depth || made.fingerprint_bits != asked.fingerprint_bits {
-        return Some(format!(
-            "{dir}: the checkpoint was made with depth {} and {}-bit fingerprints, not depth {} and {}",
-            depth_text(made.max_depth),
-            made.fingerprint_bits,
-            depth_text(asked.max_depth),
-            asked.fingerprint_bits
-        ));
-    }
-    if (made.processes, made.threads) != (asked.processes, asked.threads) {
-        return Some(format!(
-            "{dir}: the checkpoint was made by {} processes × {} threads, not {} × {}: resume on the same hosts file with the same --threads",
-            made.processes, made.threads, asked.processes, asked.threads
-        ));
-    }
-    None
+    made.run.mismatch(dir, &asked.run, near).or_else(|| {
+        ((made.processes, made.threads) != (asked.processes, asked.threads)).then(|| format!(
+            "{}: the checkpoint was made by {} processes × {} threads, not {} × {}: resume on the same hosts file with the same --threads",
+            dir.display(), made.processes, made.threads, asked.processes, asked.threads
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -423,31 +346,34 @@ mod tests {
         assert_eq!(serde_json::to_string(&meta).unwrap(), text);
         assert!(meta.seals.check(1).is_ok());
         assert!(meta.seals.check(2).is_err());
+        // Its files are in the format of their own that older builds
+        // wrote: refused in one line.
+        let refused = check_meta(&meta, Path::new("l"), 1).unwrap_err();
+        assert!(
+            refused.contains("l: written by an older build"),
+            "{refused}"
+        );
     }
 
     #[test]
     fn a_depth_mismatch_reads_as_the_command_line_says_depths() {
         let made = Layout {
-            identity: "m".into(),
-            max_depth: Some(4),
-            fingerprint_bits: 64,
-            fingerprint_scheme: FINGERPRINT_SCHEME,
+            run: RunIdentity::new("m", Some(4), 64),
             processes: 2,
             threads: 1,
         };
         let asked = Layout {
-            max_depth: None,
-            fingerprint_bits: 128,
+            run: RunIdentity::new("m", None, 128),
             ..made.clone()
         };
         let line = mismatch(Path::new("c"), &made, &asked, &[]).expect("they differ");
         assert_eq!(
             line,
-            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth unbounded and 128"
+            "c: the checkpoint was made with depth 4 and 64-bit fingerprints, not depth full and 128"
         );
         // A near identity is refused by its own line.
         let other = Layout {
-            identity: "m turned".into(),
+            run: RunIdentity::new("m turned", Some(4), 64),
             ..made.clone()
         };
         let near = [("m turned".to_owned(), "made with --symmetry".to_owned())];

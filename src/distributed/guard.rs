@@ -1,8 +1,9 @@
 //! The memory guard across processes: before a level is expanded every
 //! worker estimates what its share of the expansion adds to its
-//! process's memory at the peak (as the single-process guard does,
-//! `engine::guard`: the growth of its visited set, and what its part of
-//! the next level will hold beyond its part of this one), and sends it
+//! process's memory at the peak (by the single-process guard's estimate,
+//! `engine::added`: the growth of its visited set, and what its part of
+//! the next level will hold beyond its part of this one, here with what
+//! a worker builds a level with, [`building`]), and sends it
 //! with its process's resident memory and bound to every worker
 //! (`engine::guard`'s `Estimate`, as a packet). The engine's guard judges
 //! every worker's figures alike: if any process passes its bound, every
@@ -12,7 +13,6 @@
 use super::wire::{Packet, GUARD};
 use super::word::Word;
 pub(crate) use crate::engine::Estimate;
-use crate::engine::Part;
 use crate::engine::{over_bound, Stopped};
 use std::mem::size_of;
 
@@ -49,44 +49,13 @@ fn set_bytes<W>(items: u64) -> u64 {
     buckets * (size_of::<W>() as u64 + 1)
 }
 
-/// What a worker whose visited set grows by `table_growth` bytes
-/// (`Visited::bytes_after` of its share less its bytes now) and whose
-/// frontier holds `held` (states, heap bytes) adds at the peak of a level
-/// that gives it `share` new states (only their fingerprints at the last
-/// level, `leaf`), their links kept in memory after the level if
-/// `links_held`.
-pub(crate) fn added<W: Word>(
-    table_growth: u64,
-    (states, held): (u64, u64),
-    share: u64,
-    leaf: bool,
-    links_held: bool,
-) -> u64 {
-    let next = if leaf {
-        0
-    } else {
-        // Per new state: its place in a part (as a frontier state takes),
-        // its link, and while the level is built its link's entry and
-        // index.
-        let link = if links_held {
-            size_of::<(W, (W, u32))>() as u64
-        } else {
-            0
-        };
-        let per_state = held / states.max(1)
-            + link
-            + size_of::<(W, (W, u32))>() as u64
-            + set_bytes::<(W, usize)>(1);
-        share * per_state
-    };
-    table_growth + next.saturating_sub(held)
-}
-
-/// The states and heap bytes of a level held in `parts`.
-pub(crate) fn held<S: Clone, W: Word>(parts: &[Part<S, W>]) -> (u64, u64) {
-    let states = parts.iter().map(|p| p.len() as u64).sum();
-    let bytes = parts.iter().map(|p| p.heap_bytes() as u64).sum();
-    (states, bytes)
+/// What each new state of a worker's share of the next level takes
+/// beyond its place in a part (the engine's guard, `engine::added`,
+/// counts the rest): while the level is built its link's entry and index,
+/// and after it its link, if `links_held` in memory.
+pub(crate) fn building<W: Word>(links_held: bool) -> u64 {
+    let link = size_of::<(W, (W, u32))>() as u64;
+    link * (1 + links_held as u64) + set_bytes::<(W, usize)>(1)
 }
 
 /// Why every worker stops before level `depth`, if one process would
@@ -106,15 +75,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_growing_set_counts_its_growth() {
-        let empty = (0, 0);
-        assert_eq!(added::<u64>(0, empty, 5, true, true), 0);
-        assert_eq!(added::<u64>(1234, empty, 5, true, true), 1234);
-        assert!(added::<u64>(0, empty, 1000, false, true) > 1000 * 8);
+    fn links_held_in_memory_count() {
         // Links written to files as each level completes are not held.
         assert_eq!(
-            added::<u64>(0, empty, 1000, false, true) - added::<u64>(0, empty, 1000, false, false),
-            1000 * size_of::<(u64, (u64, u32))>() as u64
+            building::<u64>(true) - building::<u64>(false),
+            size_of::<(u64, (u64, u32))>() as u64
         );
+        assert!(building::<u128>(false) > building::<u64>(false));
     }
 }

@@ -37,14 +37,15 @@
 //! replaced by its representative before it is fingerprinted, so counts
 //! are of classes and the owner of a class is the owner of its
 //! representative; traces are realised as real traces as the engine
-//! realises them. Checkpoints ([`RunOptions::checkpoint`]) are per worker
-//! (`checkpoint`); a resumed run ends as an uninterrupted one.
+//! realises them. Checkpoints ([`EngineOptions::checkpoint`], `resume`)
+//! are per worker (`checkpoint`); a resumed run ends as an uninterrupted
+//! one.
 //!
 //! Branch labels (`Labelled`) are counted by each worker for
 //! the transitions out of its states and summed per level like the other
 //! counts, so `coverage.csv` is the engine's too.
 //!
-//! The memory guard ([`RunOptions::max_memory`]) is per process: one
+//! The memory guard ([`EngineOptions::max_memory`]) is per process: one
 //! process over its bound stops every process before the level (`guard`).
 //! Timely is fail-stop: a process that dies (or a link that breaks) makes
 //! the others' timely threads panic; a command calls
@@ -74,13 +75,12 @@ mod tests;
 
 pub use checkpoint::{check_resumable, Layout};
 pub use hosts::{Hosts, MAX_PROCESSES};
-pub use setup::Progress;
 use setup::{Checkpointing, Setup};
 
-use crate::engine::{EngineReport, FingerprintWidth, StateCodec, Transitions};
+use crate::engine::level_files::RunIdentity;
+use crate::engine::{EngineOptions, EngineReport, FingerprintWidth, StateCodec, Transitions};
 use stateright::Model;
 use std::hash::Hash;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -110,37 +110,11 @@ pub struct Cluster {
     pub identity: String,
 }
 
-/// What to explore.
-#[derive(Default)]
-pub struct RunOptions {
-    /// Deepest level to discover; `None` explores to the fixpoint.
-    pub max_depth: Option<usize>,
-    pub fingerprint: FingerprintWidth,
-    pub progress: Option<Progress>,
-    /// After each completed level, every worker writes its part into
-    /// this directory (see `checkpoint`).
-    pub checkpoint: Option<PathBuf>,
-    /// Continue from the checkpoint in `checkpoint` rather than start.
-    pub resume: bool,
-    /// Stop after this many levels, as an interruption would.
-    pub max_levels: Option<usize>,
-    /// Stop every process cleanly before a level that would take this
-    /// process past this many bytes (see `guard`).
-    pub max_memory: Option<u64>,
-    /// Without a checkpoint: where each worker writes its parent links
-    /// as levels complete (under `process-I/worker-J/`, removed at the
-    /// end) instead of holding them (see `links`).
-    pub spill_dir: Option<PathBuf>,
-}
-
 impl Layout {
     /// The layout a run of `cluster` with `opts` checkpoints under.
-    pub fn of(cluster: &Cluster, opts: &RunOptions) -> Layout {
+    pub fn of(cluster: &Cluster, opts: &EngineOptions) -> Layout {
         Layout {
-            identity: cluster.identity.clone(),
-            max_depth: opts.max_depth,
-            fingerprint_bits: opts.fingerprint.bits(),
-            fingerprint_scheme: crate::engine::fingerprint::FINGERPRINT_SCHEME,
+            run: RunIdentity::new(&cluster.identity, opts.max_depth, opts.fingerprint.bits()),
             processes: cluster.addresses.len(),
             threads: cluster.threads.max(1),
         }
@@ -152,14 +126,17 @@ impl Layout {
 /// the single-process engine run the matching way ([`crate::engine::Engine`]
 /// with a codec, `.labelled()` for [`Labelled`](crate::engine::Labelled),
 /// `.symmetric()` too for [`Reduced`](crate::engine::Reduced)), its memory
-/// guard per process. Process 0 returns the report; the others `None`.
+/// guard per process. `opts` are the engine's: its threads and identity
+/// are the cluster's, and `disk` and `stop_on_violation` are not read; its
+/// observer is told of each level on the first worker of each process.
+/// Process 0 returns the report; the others `None`.
 /// `Err` (one line) when the processes could not connect. A process that
 /// dies mid-run makes this one panic (see [`install_failure_hook`]).
 pub fn enumerate<M, T>(
     model: Arc<M>,
     codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
     cluster: &Cluster,
-    opts: RunOptions,
+    opts: EngineOptions,
 ) -> Result<Option<Report<M>>, String>
 where
     M: Model + Send + Sync + 'static,
@@ -181,11 +158,12 @@ where
         .map_err(|e| format!("process {me}: cannot start the links to the other processes: {e}"))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
     let layout = Layout::of(cluster, &opts);
+    let fingerprint = opts.fingerprint;
+    // A resume checkpoints on into the folder it resumes.
+    let dir = opts.resume.clone().or_else(|| opts.checkpoint.clone());
     let setup = Arc::new(Setup {
         model,
         codec,
-        max_depth: opts.max_depth,
-        max_levels: opts.max_levels,
         threads,
         identity: format!(
             "{} threads={threads} fingerprint={} depth={:?} levels={:?} checkpoint={} resume={} guard={}",
@@ -193,20 +171,17 @@ where
             opts.fingerprint.bits(),
             opts.max_depth,
             opts.max_levels,
-            opts.checkpoint.is_some(),
-            opts.resume,
+            dir.is_some(),
+            opts.resume.is_some(),
             opts.max_memory.is_some()
         ),
-        max_memory: opts.max_memory,
-        spill_dir: opts.spill_dir,
-        progress: opts.progress,
-        checkpoint: opts.checkpoint.map(|dir| Checkpointing {
+        checkpoint: dir.map(|dir| Checkpointing {
             dir,
-            resume: opts.resume,
+            resume: opts.resume.is_some(),
             layout,
         }),
+        opts,
     });
-    let fingerprint = opts.fingerprint;
     let guards = timely::execute::execute_from(
         builders,
         Box::new(comms),

@@ -74,15 +74,14 @@ impl<S: Clone, W: Word> Shard<S, W> {
         self.visited.prepare(expected_new, 1);
     }
 
-    /// The heap bytes of the visited set, now and once sized for
-    /// `expected_new` more fingerprints.
-    pub(crate) fn visited_bytes(&self, expected_new: u64) -> (u64, u64) {
-        (self.visited.bytes(), self.visited.bytes_after(expected_new))
+    /// The fingerprints visited so far (for a checkpoint).
+    pub(crate) fn visited(&self) -> &Visited<W> {
+        &self.visited
     }
 
-    /// The fingerprints visited so far (for a checkpoint).
-    pub(crate) fn visited(&self) -> impl Iterator<Item = W> + '_ {
-        self.visited.iter()
+    /// Takes the fingerprints a checkpoint visited.
+    pub(crate) fn restore(&mut self, visited: Visited<W>) {
+        self.visited = visited;
     }
 
     /// Starts receiving round `round`, taking the packets that came early.

@@ -6,7 +6,7 @@
 //! And a labelled model with a symmetry: its label counts, class counts
 //! and real traces are the engine's.
 
-use super::{enumerate, Cluster, RunOptions};
+use super::{enumerate, Cluster};
 use crate::engine::{
     self, EngineOptions, EngineReport, FingerprintWidth, LabelledModel, StateCodec, Symmetric,
 };
@@ -94,10 +94,9 @@ fn every_worker_count_gives_the_engine_s_report() {
             );
             for threads in 1..=3 {
                 let cluster = one_process(threads, "walk");
-                let run = RunOptions {
-                    max_depth,
+                let run = EngineOptions {
                     fingerprint,
-                    ..RunOptions::default()
+                    ..EngineOptions::new(max_depth, 1)
                 };
                 let got = enumerate::<_, crate::engine::Unlabelled>(
                     Arc::new(Walk),
@@ -186,10 +185,7 @@ fn labels_and_symmetry_are_the_engine_s() {
         for (symmetric, expected) in [(false, plain), (true, reduced)] {
             for threads in 1..=3 {
                 let cluster = one_process(threads, "pair");
-                let run = RunOptions {
-                    max_depth,
-                    ..RunOptions::default()
-                };
+                let run = EngineOptions::new(max_depth, 1);
                 let (model, codec) = (Arc::new(Pair), Arc::new(Bytes));
                 let got = if symmetric {
                     enumerate::<_, crate::engine::Reduced<crate::engine::Labelled>>(

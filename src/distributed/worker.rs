@@ -147,7 +147,7 @@ where
                 run.save();
             }
             None => {
-                if let Some(spill) = &setup.spill_dir {
+                if let Some(spill) = &setup.opts.spill_dir {
                     // Files left by a run that died are not ours.
                     let dir = run.worker_dir(spill);
                     let _ = std::fs::remove_dir_all(&dir);
@@ -192,7 +192,7 @@ where
     /// Removes the links spilled under the spill folder, and the folders
     /// they leave empty (a checkpoint's are kept).
     fn remove_spilled_links(&self) {
-        let Some(spill) = self.setup.spill_dir.as_ref() else {
+        let Some(spill) = self.setup.opts.spill_dir.as_ref() else {
             return;
         };
         if self.setup.checkpoint.is_some() {
@@ -261,11 +261,7 @@ where
                 )
             });
         let part = checkpoint::load::<M::State, W>(&dir, *depth).unwrap_or_else(|e| panic!("{e}"));
-        {
-            let mut shard = self.net.shard.borrow_mut();
-            shard.prepare(part.visited.len() as u64);
-            part.visited.iter().for_each(|&fp| shard.visit(fp));
-        }
+        self.net.shard.borrow_mut().restore(part.visited);
         self.levels = part.levels;
         self.widest = part.widest;
         self.decisions = engine::Decisions(part.decisions);
@@ -299,9 +295,7 @@ where
         let elapsed_ms = self.start.elapsed().as_millis() as u64;
         let stats = LevelStats::next_after(&self.levels, new, transitions, elapsed_ms);
         if self.me.is_multiple_of(self.setup.threads) {
-            if let Some(progress) = &self.setup.progress {
-                progress(&stats);
-            }
+            self.setup.opts.observer.level_done(&stats);
         }
         self.labels.add_level(stats.depth, labels);
         self.levels.push(stats);
@@ -312,6 +306,7 @@ where
     fn level(&mut self, worker: &mut Worker) -> Option<End> {
         if self
             .setup
+            .opts
             .max_levels
             .is_some_and(|k| self.levels.len() >= k)
         {
@@ -321,7 +316,7 @@ where
         if self.levels[depth].new_states == 0 {
             return Some(End::Complete);
         }
-        let max_depth = self.setup.max_depth;
+        let max_depth = self.setup.opts.max_depth;
         let leaf = max_depth == Some(depth + 1);
         let mut expanding = max_depth.is_none_or(|d| depth < d);
         let mut stop = None;
@@ -421,19 +416,21 @@ where
     /// With a memory bound: every worker's estimate for expanding level
     /// `depth`, and why all stop before it, if they must (see `guard`).
     fn guard(&mut self, worker: &mut Worker, depth: usize, leaf: bool) -> Option<Stopped> {
-        let limit = self.setup.max_memory?;
-        let share = self.expected_new();
-        let (now, after) = self.net.shard.borrow().visited_bytes(share);
+        let limit = self.setup.opts.max_memory?;
+        let building = guard::building::<W>(self.links.held_in_memory());
+        let visited = self.net.shard.borrow();
+        let added = engine::added(
+            visited.visited(),
+            self.expected_new(),
+            &self.frontier,
+            leaf,
+            building,
+        );
+        drop(visited);
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
-            added: guard::added::<W>(
-                after.saturating_sub(now),
-                guard::held(&self.frontier),
-                share,
-                leaf,
-                self.links.held_in_memory(),
-            ),
+            added,
             limit,
         };
         let all = self

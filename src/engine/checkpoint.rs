@@ -4,8 +4,10 @@
 //! `DIR/level-DDDD/`, and the parent links into `DIR/links-DDDD.bin` (the
 //! run's link store lives in the checkpoint directory). A level's
 //! directory is written under a temporary name and renamed when complete,
-//! so it is complete or absent (`level_files`, shared with the distributed
-//! engine); older ones are then removed. A resumed
+//! so it is complete or absent (`level_files`); older ones are then
+//! removed. The distributed workers write their parts with the same
+//! level directories and, for their visited sets and frontiers, the same
+//! files ([`save_memory_level`], [`read_memory_level`]). A resumed
 //! run continues from the deepest complete level and ends exactly as a run
 //! that was never interrupted would (only timings differ).
 //!
@@ -21,20 +23,20 @@ use super::bfs::Run;
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::disk::{is_part_name, is_run_name, DiskMeta};
-use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::fp::FingerprintWidth;
 use super::fp::{Fp, SHARDS};
 use super::labels::Transitions;
 use super::level_files::{
     complete_levels, hex, is_discarded_name, level_dir, level_row, level_stats, links_file,
-    read_meta, save_level, unhex, write_file, write_meta, LevelSeals,
+    read_meta, save_level, unhex, write_file, write_meta, LevelSeals, RunIdentity,
 };
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
 use super::store::{pick, Stored};
-use super::visited::Visited;
+use super::table::FpTable;
+use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::hash::Hash;
@@ -45,12 +47,9 @@ use std::path::Path;
 /// `visited` and `frontier`, or `disk`).
 #[derive(Serialize, Deserialize)]
 struct Meta {
-    identity: String,
-    max_depth: Option<usize>,
-    fingerprint_bits: u32,
-    /// [`FINGERPRINT_SCHEME`] of the build that made it.
-    #[serde(default = "unnumbered_scheme")]
-    fingerprint_scheme: u32,
+    /// What the checkpoint is of.
+    #[serde(flatten)]
+    run: RunIdentity,
     pub(super) depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
     pub(super) levels: Vec<[u64; 6]>,
@@ -72,33 +71,9 @@ struct Meta {
 fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta, String> {
     let level_dir = level_dir(dir, depth);
     let meta: Meta = read_meta(&level_dir)?;
-    if let Some((_, why)) = opts
-        .near_identities
-        .iter()
-        .find(|(i, _)| *i == meta.identity)
-    {
-        return Err(format!("{}: {why}", dir.display()));
-    }
-    if meta.identity != opts.identity {
-        return Err(format!(
-            "{}: the checkpoint is of another model or bounds ({}), not {}",
-            dir.display(),
-            meta.identity,
-            opts.identity
-        ));
-    }
-    if meta.fingerprint_scheme != FINGERPRINT_SCHEME {
-        return Err(scheme_mismatch(dir, meta.fingerprint_scheme));
-    }
-    if meta.max_depth != opts.max_depth || meta.fingerprint_bits != opts.fingerprint.bits() {
-        return Err(format!(
-            "{}: the checkpoint was made with {} and {}-bit fingerprints, not {} and {}",
-            dir.display(),
-            depth_text(meta.max_depth),
-            meta.fingerprint_bits,
-            depth_text(opts.max_depth),
-            opts.fingerprint.bits()
-        ));
+    let asked = RunIdentity::new(&opts.identity, opts.max_depth, opts.fingerprint.bits());
+    if let Some(line) = meta.run.mismatch(dir, &asked, &opts.near_identities) {
+        return Err(line);
     }
     pick::check_kind(dir, meta.disk.is_some(), opts)?;
     let bytes = opts.fingerprint.bits() as usize / 8;
@@ -111,11 +86,6 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
         ));
     }
     Ok(meta)
-}
-
-/// A depth bound as the command line spells it.
-fn depth_text(depth: Option<usize>) -> String {
-    depth.map_or("depth full".to_owned(), |d| format!("depth {d}"))
 }
 
 /// The level a resume of `dir` continues from: the deepest that is
@@ -479,10 +449,11 @@ where
     /// what it stores.
     fn meta(&self) -> Meta {
         Meta {
-            identity: self.opts.identity.clone(),
-            max_depth: self.opts.max_depth,
-            fingerprint_bits: 8 * W::BYTES as u32,
-            fingerprint_scheme: FINGERPRINT_SCHEME,
+            run: RunIdentity::new(
+                &self.opts.identity,
+                self.opts.max_depth,
+                8 * W::BYTES as u32,
+            ),
             depth: self.depth,
             levels: self.levels.iter().map(level_row).collect(),
             decisions: self
@@ -532,19 +503,21 @@ where
     }
 }
 
-/// Writes the checkpoint of level `depth` of an in-memory run into `dir`
-/// (see the module docs): its visited set, its frontier `frontier` (as
-/// its encodings: a checkpoint needs a codec) and `meta` with their
-/// seals. A write that fails is `Err`, one line naming the file and the
-/// cause; the level's directory is then absent and the earlier one kept.
-pub(super) fn save_memory_level<S: Clone, W: Fp>(
+/// Writes the checkpoint of level `depth` of an in-memory run (or of a
+/// distributed worker's part) into `dir` (see the module docs): its
+/// visited set, its frontier `frontier` (as its encodings: a checkpoint
+/// needs a codec) and `meta` with their seals; the levels shallower than
+/// `keep_from` are removed then. A write that fails is `Err`, one line
+/// naming the file and the cause; the level's directory is then absent
+/// and the earlier one kept.
+pub(crate) fn save_memory_level<S: Clone, W: Fp>(
     dir: &Path,
-    depth: usize,
+    (depth, keep_from): (usize, usize),
     visited: &Visited<W>,
     frontier: &[Part<S, W>],
     write_meta: impl FnOnce(&Path, Seal, Seal) -> Result<(), String>,
 ) -> Result<(), String> {
-    save_level(dir, depth, depth, |tmp| {
+    save_level(dir, depth, keep_from, |tmp| {
         let visited = write_visited(&tmp.join("visited.bin"), visited)?;
         let frontier = write_frontier(&tmp.join("frontier.bin"), frontier)?;
         write_meta(tmp, visited, frontier)
@@ -639,6 +612,30 @@ fn read_shard<W: Fp>(
         ));
     }
     Ok(fps)
+}
+
+/// A visited set and a frontier as read back, with how many states each
+/// holds.
+type MemoryLevel<S, W> = (Visited<W>, Vec<Part<S, W>>, (u64, u64));
+
+/// The visited set and the frontier that [`save_memory_level`] wrote into
+/// the level directory `level`, read back against the seals of its two
+/// files.
+pub(crate) fn read_memory_level<S, W: Fp>(
+    level: &Path,
+    (visited_seal, frontier_seal): (Seal, Seal),
+) -> Result<MemoryLevel<S, W>, String> {
+    let mut shards = Vec::with_capacity(SHARDS);
+    let visited = read_visited::<W>(&level.join("visited.bin"), visited_seal, |fps| {
+        let n = fps.len();
+        let slots = (n as f64 / LOAD) as usize;
+        shards.push(FpTable::from_sorted(fps.into_iter(), n, slots));
+    })?;
+    let mut frontier = Vec::with_capacity(SHARDS);
+    let states = read_frontier::<S, W>(&level.join("frontier.bin"), frontier_seal, |part| {
+        frontier.push(part)
+    })?;
+    Ok((Visited::from_shards(shards), frontier, (visited, states)))
 }
 
 /// Reads `visited.bin` against its seal, handing each shard's

@@ -100,7 +100,13 @@ pub(super) fn memory_bound<S: Clone, W: Fp>(
     let mine = Estimate {
         process: 0,
         resident: resident_bytes(),
-        added: added(visited, levels, frontier, leaf),
+        added: added(
+            visited,
+            predict_new(levels),
+            frontier,
+            leaf,
+            Link::BYTES as u64,
+        ),
         limit: max_memory?,
     };
     let (needed, limit) = over_bound(&[mine])?;
@@ -147,15 +153,18 @@ fn disk_estimate<S: Clone, W: Fp>(
     (runs + links + parts + scratch) as u64
 }
 
-/// What expanding `frontier` adds to the resident memory at the peak
-/// (see the module docs).
-fn added<S: Clone, W: Fp>(
+/// What expanding `frontier` into `predicted` new states (only their
+/// fingerprints at the last level, `leaf`) adds to the resident memory at
+/// the peak (see the module docs), each new state taking `building` bytes
+/// beyond its place in a part (its link, say), for a visited set
+/// `visited`. A distributed worker's share is judged by it too.
+pub(crate) fn added<S: Clone, W: Fp>(
     visited: &Visited<W>,
-    levels: &[LevelStats],
+    predicted: u64,
     frontier: &[Part<S, W>],
     leaf: bool,
+    building: u64,
 ) -> u64 {
-    let predicted = predict_new(levels);
     let table = visited
         .bytes_after(predicted)
         .saturating_sub(visited.bytes());
@@ -164,7 +173,7 @@ fn added<S: Clone, W: Fp>(
     let next = if leaf {
         0
     } else {
-        let per_state = held as f64 / states.max(1) as f64 + Link::BYTES as f64;
+        let per_state = held as f64 / states.max(1) as f64 + building as f64;
         (predicted as f64 * per_state) as u64
     };
     table + next.saturating_sub(held)

@@ -6,6 +6,7 @@
 //! it. Also the binary pieces they hold (little-endian integers, fixed
 //! width words) and a level's counts as one row.
 
+use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::labels::TallyCounts;
 use super::report::LevelStats;
 use super::seal::{damaged, seal_of, Seal, SealingWriter};
@@ -426,6 +427,71 @@ impl LevelSeals {
             return Err("the label counts do not match their first depths".into());
         }
         Ok(())
+    }
+}
+
+/// What a checkpoint is of, as its meta names it (a single-process run's
+/// and a distributed worker's part alike): the caller's identity of the
+/// model and its bounds, the depth bound, the fingerprint width and the
+/// build's fingerprint scheme. A resume must name the same.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RunIdentity {
+    pub(crate) identity: String,
+    pub(crate) max_depth: Option<usize>,
+    pub(crate) fingerprint_bits: u32,
+    /// [`FINGERPRINT_SCHEME`] of the build that made it.
+    #[serde(default = "unnumbered_scheme")]
+    pub(crate) fingerprint_scheme: u32,
+}
+
+impl RunIdentity {
+    /// A run of `identity` to `max_depth` with `fingerprint_bits`-bit
+    /// fingerprints, by this build.
+    pub(crate) fn new(identity: &str, max_depth: Option<usize>, fingerprint_bits: u32) -> Self {
+        RunIdentity {
+            identity: identity.to_owned(),
+            max_depth,
+            fingerprint_bits,
+            fingerprint_scheme: FINGERPRINT_SCHEME,
+        }
+    }
+
+    /// The first way the checkpoint in `dir`, of this run, differs from
+    /// `asked`, in one line. `near` names identities of runs near the one
+    /// asked (the same check with `--symmetry` turned, say) with the line
+    /// a checkpoint of one is refused with, where "another model or
+    /// bounds" would not say how.
+    pub(crate) fn mismatch(
+        &self,
+        dir: &Path,
+        asked: &RunIdentity,
+        near: &[(String, String)],
+    ) -> Option<String> {
+        let shown = dir.display();
+        if let Some((_, why)) = near.iter().find(|(i, _)| *i == self.identity) {
+            return Some(format!("{shown}: {why}"));
+        }
+        if self.identity != asked.identity {
+            return Some(format!(
+                "{shown}: the checkpoint is of another model or bounds ({}), not {}",
+                self.identity, asked.identity
+            ));
+        }
+        if self.fingerprint_scheme != FINGERPRINT_SCHEME {
+            return Some(scheme_mismatch(dir, self.fingerprint_scheme));
+        }
+        let depth = |d: Option<usize>| d.map_or("depth full".to_owned(), |d| format!("depth {d}"));
+        (self.max_depth != asked.max_depth || self.fingerprint_bits != asked.fingerprint_bits).then(
+            || {
+                format!(
+                    "{shown}: the checkpoint was made with {} and {}-bit fingerprints, not {} and {}",
+                    depth(self.max_depth),
+                    self.fingerprint_bits,
+                    depth(asked.max_depth),
+                    asked.fingerprint_bits
+                )
+            },
+        )
     }
 }
 

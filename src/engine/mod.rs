@@ -134,6 +134,7 @@ mod visited;
 
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
+pub(crate) use checkpoint::{read_memory_level, save_memory_level};
 pub use codec::StateCodec;
 pub(crate) use decisions::{Decision, Decisions};
 pub use disk::is_disk_folder;
@@ -145,7 +146,7 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::{growth_over_bound, over_bound, resident_bytes, Estimate};
+pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use labels::{LabelTally, TallyCounts, Transitions};
 pub(crate) use links::{LinkStore, Record};

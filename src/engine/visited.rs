@@ -58,12 +58,6 @@ impl<W: Fp> Visited<W> {
         &self.shards[s]
     }
 
-    /// Every fingerprint held, shard by shard (each shard's in its
-    /// table's order).
-    pub(crate) fn iter(&self) -> impl Iterator<Item = W> + '_ {
-        self.shards.iter().flat_map(FpTable::iter)
-    }
-
     /// Sizes each table for its share of `expected_new` more states, on
     /// `threads` threads (one table at a time each, so a resize never
     /// holds more than a few tables twice).

@@ -6,7 +6,9 @@
 
 use super::{Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::{absorb_batch, LeafHits};
-use crate::engine::checkpoint::{read_frontier, read_visited, save_memory_level};
+use crate::engine::checkpoint::{
+    read_frontier, read_memory_level, read_visited, save_memory_level,
+};
 use crate::engine::chunk::ChunkSlot;
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::growth::predict_new;
@@ -18,8 +20,7 @@ use crate::engine::parallel::for_each_dynamic;
 use crate::engine::part::Part;
 use crate::engine::report::{DiskIo, LevelStats, Stopped};
 use crate::engine::seal::{damaged, Seal};
-use crate::engine::table::FpTable;
-use crate::engine::visited::{Visited, LOAD};
+use crate::engine::visited::Visited;
 use std::path::{Path, PathBuf};
 
 /// A run's levels in memory (see the module docs).
@@ -50,25 +51,15 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
     pub(super) fn resumed(
         opts: &EngineOptions,
         level: &Path,
-        (visited_seal, frontier_seal): (Seal, Seal),
+        seals: (Seal, Seal),
         counts: (u64, u64),
     ) -> Result<(Self, Vec<Part<S, W>>), String> {
-        let mut store = MemoryLevels::new(opts);
-        let mut shards = Vec::with_capacity(SHARDS);
-        let visited = read_visited::<W>(&level.join("visited.bin"), visited_seal, |fps| {
-            let n = fps.len();
-            shards.push(FpTable::from_sorted(
-                fps.into_iter(),
-                n,
-                (n as f64 / LOAD) as usize,
-            ));
-        })?;
-        store.visited = Visited::from_shards(shards);
-        let mut frontier = Vec::with_capacity(SHARDS);
-        let states = read_frontier::<S, W>(&level.join("frontier.bin"), frontier_seal, |part| {
-            frontier.push(part)
-        })?;
-        check_counts(level, (visited, states), counts)?;
+        let (visited, frontier, stored) = read_memory_level(level, seals)?;
+        check_counts(level, stored, counts)?;
+        let store = MemoryLevels {
+            visited,
+            ..MemoryLevels::new(opts)
+        };
         Ok((store, frontier))
     }
 }
@@ -183,7 +174,7 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         };
         save_memory_level(
             dir,
-            depth,
+            (depth, depth),
             &self.visited,
             frontier,
             |tmp, visited, frontier| write_meta(tmp, Stored::Files { visited, frontier }),
