@@ -17,7 +17,7 @@ use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
     ensure_writable, prepare_dir, probe_traces, refuse_overlap, report_dir, report_set,
-    retire_traces, write_counterexample,
+    retire_traces, write_trace,
 };
 use super::model::warn;
 use super::output::print;
@@ -79,15 +79,9 @@ pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
         if report.stopped.is_some() && (plan.expect || !report.violated()) {
             Verdict::Inconclusive
         } else if plan.expect {
-            if report.as_expected() {
-                Verdict::Holds
-            } else {
-                Verdict::Violated
-            }
-        } else if report.violated() {
-            Verdict::Violated
+            Verdict::violated_if(!report.as_expected())
         } else {
-            Verdict::Holds
+            Verdict::violated_if(report.violated())
         },
     )
 }
@@ -300,6 +294,14 @@ fn write_counterexamples(
     report
         .counterexamples
         .iter()
-        .map(|c| write_counterexample(set, &c.stem(), c, &report.model.spec.compiled))
+        .map(|c| {
+            write_trace(
+                set,
+                &c.stem(),
+                &c.trace,
+                &c.stores,
+                &report.model.spec.compiled,
+            )
+        })
         .collect()
 }

@@ -469,11 +469,7 @@ fn finish(plan: &CiPlan, results: &[ModelResult]) -> Result<Verdict, CliError> {
             .map_err(|e| CliError(format!("GITHUB_STEP_SUMMARY {}: {e}", path.display())))?;
     }
     print(&text)?;
-    Ok(if failing == 0 {
-        Verdict::Holds
-    } else {
-        Verdict::Violated
-    })
+    Ok(Verdict::violated_if(failing > 0))
 }
 
 #[cfg(test)]

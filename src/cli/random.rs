@@ -10,9 +10,7 @@
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
-use super::files::{
-    prepare_report_dir, report_dir, report_set, retire_traces, write_counterexample,
-};
+use super::files::{prepare_report_dir, report_dir, report_set, retire_traces, write_trace};
 use super::model::load_model;
 use super::output::print;
 use crate::check::summary::coverage_csv;
@@ -217,17 +215,11 @@ pub fn run(plan: &RandomPlan) -> Result<Verdict, CliError> {
         text.push_str(&expect_line(&unexpected));
     }
     print(&text)?;
-    Ok(if plan.expect {
-        if unexpected.is_empty() {
-            Verdict::Holds
-        } else {
-            Verdict::Violated
-        }
-    } else if report.violated() {
-        Verdict::Violated
+    Ok(Verdict::violated_if(if plan.expect {
+        !unexpected.is_empty()
     } else {
-        Verdict::Holds
-    })
+        report.violated()
+    }))
 }
 
 /// What `--expect` concluded, one line.
@@ -248,10 +240,12 @@ fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Writ
         .failures
         .iter()
         .map(|f| {
-            write_counterexample(
+            let c = &f.counterexample;
+            write_trace(
                 set,
                 &f.stem(),
-                &f.counterexample,
+                &c.trace,
+                &c.stores,
                 &report.model.spec.compiled,
             )
         })

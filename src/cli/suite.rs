@@ -60,10 +60,8 @@ pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
     let failed = if plan.expect { !as_expected } else { violated };
     Ok(if stopped && (plan.expect || !violated) {
         Verdict::Inconclusive
-    } else if failed {
-        Verdict::Violated
     } else {
-        Verdict::Holds
+        Verdict::violated_if(failed)
     })
 }
 
