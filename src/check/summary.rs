@@ -304,10 +304,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
         deepest_level: report.levels.last().map_or(0, |l| l.depth),
         selected: report.model.spec.context().selection().names(),
         properties,
-        companions_reached: report
-            .companions()
-            .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
-            .count(),
+        companions_reached: report.companions_reached(),
         companions_total: report.companions().count(),
         coverage: CoverageJson::of(&report.coverage, config.expect.coverage.as_ref()),
         as_expected: report.as_expected(),
@@ -500,13 +497,13 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             inv.title()
         );
     }
-    let reached: Vec<_> = report.companions().collect();
-    let n_reached = reached
-        .iter()
-        .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
-        .count();
-    let _ = writeln!(out, "companions reached: {n_reached} of {}", reached.len());
-    for p in reached {
+    let _ = writeln!(
+        out,
+        "companions reached: {} of {}",
+        report.companions_reached(),
+        report.companions().count()
+    );
+    for p in report.companions() {
         let what = match p.outcome {
             Outcome::Reached { depth } => format!("reached at depth {depth}"),
             _ => "NOT REACHED — the invariants it guards may be vacuous here".to_owned(),

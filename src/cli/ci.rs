@@ -147,6 +147,10 @@ impl CiPlan {
 
 pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
     let files = suite::model_files(&plan.dir).map_err(CliError)?;
+    if files.is_empty() {
+        let dir = plan.dir.display();
+        return Err(CliError(format!("{dir}: no model file (*.json) in it")));
+    }
     let mut models = Vec::new();
     for file in files {
         let config = load_model(&file)?;
