@@ -2,9 +2,9 @@
 //! line each with the protocol's outcome ([`brief`]), then the parting
 //! step with A's and B's full accounts ([`account`]) side by side.
 
-use super::{differs_in, BehaviourReport, Parting};
+use super::{answer, differs_in, BehaviourReport, Parting};
 use crate::driver::answer_text::side_by_side;
-use crate::outcome_text::{account, brief, steps_to, StepStores};
+use crate::outcome_text::{account, steps_to, StepStores};
 use crate::protocol::{Outcome, ProtocolError};
 use crate::replay::ReplayReport;
 use std::fmt::Write as _;
@@ -40,10 +40,7 @@ pub fn render(r: &BehaviourReport, trace: Option<&str>) -> String {
         p.actions.len(),
         r.pairs
     );
-    let said = |i: usize| match &p.replay_a.steps[i].result {
-        Ok(o) => brief(o),
-        Err(e) => format!("refused: {e}"),
-    };
+    let said = |i: usize| answer(&p.replay_a.steps[i].result);
     out.push_str(&steps_to(
         &p.labels,
         p.step(),
