@@ -1,16 +1,12 @@
-//! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
-//! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
-//! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
-//! [--checkpoint DIR] [--resume DIR] [--symmetry] [--dump DIR]
-//! [--hosts FILE --process I | --local-processes N] [--connect-timeout SECS]`:
-//! the exhaustive bounded check, in this process or across several
-//! (`cluster`). Writes `growth.csv`, `growth.svg`, `coverage.csv` and
-//! `summary.json`, a replayable trace (and its ITF twin) per violated
-//! invariant, as one report set (`outputs::ReportSet`), and prints a
-//! summary with the branch coverage and each counterexample step by step.
-//! A directory is a suite (`super::suite`). A run stopped by the memory
-//! guard still writes its reports, for the depths it completed, and exits
-//! 3 (inconclusive) unless it found a violation.
+//! `memtx-check check MODEL` (its flags: [`super::check_plan`]): the
+//! exhaustive bounded check, in this process or across several (`cluster`).
+//! Writes `growth.csv`, `growth.svg`, `coverage.csv` and `summary.json`, a
+//! replayable trace (and its ITF twin) per violated invariant, as one
+//! report set (`outputs::ReportSet`), and prints a summary with the branch
+//! coverage and each counterexample step by step. A directory is a suite
+//! (`super::suite`). A run stopped by the memory guard still writes its
+//! reports, for the depths it completed, and exits 3 (inconclusive) unless
+//! it found a violation.
 
 use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;

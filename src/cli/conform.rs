@@ -1,14 +1,12 @@
-//! `memtx-check conform MODEL --driver 'CMD ARGS…' [--suite
-//! branches|transitions|random] [--depth N] [--walks N --steps N --seed S]
-//! [--jobs N] [--step-timeout SECS] [--out DIR] [--traces DIR] [--junit
-//! FILE]`: an implementation of MemTX, served by a driver process over
-//! the driver protocol, driven with the model's traces and compared with
-//! the model after every step ([`crate::conform`]). Writes `conform.json`
-//! and each kind of departure's shrunk trace (`conform-NAME-K.json`, with
-//! its ITF twin) as one report set, and JUnit XML when asked. Exit 0 when
-//! every trace agrees, 1 when the implementation departs, 2 for bad input
-//! and for a driver that breaks the protocol (one line naming the trace
-//! and the step; the driver is killed).
+//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: an implementation of
+//! MemTX, served by a driver process over the driver protocol, driven with
+//! the model's traces and compared with the model after every step
+//! ([`crate::conform`]). Writes `conform.json` and each kind of departure's
+//! shrunk trace (`conform-NAME-K.json`, with its ITF twin) as one report
+//! set, and JUnit XML when asked. Exit 0 when every trace agrees, 1 when
+//! the implementation departs, 2 for bad input and for a driver that breaks
+//! the protocol (one line naming the trace and the step; the driver is
+//! killed).
 
 use super::args::driver_flags;
 use super::exit::{CliError, Verdict};
@@ -216,27 +214,21 @@ impl SuiteRequest {
     }
 }
 
-/// `conform`'s flags, validated once, before the model is read or the
-/// driver started.
+/// `conform`'s flags ([`ConformArgs`]), validated once, before the model
+/// is read or the driver started.
 #[derive(Debug)]
 pub struct ConformPlan {
-    /// The model file whose traces are sent.
     pub model: PathBuf,
     /// `--driver` as typed, for messages.
     pub driver_line: String,
     /// `--driver` split into words: the program, then its arguments.
     pub driver: Vec<String>,
-    /// Which traces.
     pub suite: SuiteRequest,
-    /// Drivers at once.
     pub jobs: usize,
-    /// How long one answer may take.
     pub step_timeout: Duration,
     /// `--out`, or `None` for runs/NAME.
     pub out: Option<PathBuf>,
-    /// Where the shrunk traces go.
     pub traces: PathBuf,
-    /// JUnit XML goes here.
     pub junit: Option<PathBuf>,
 }
 

@@ -1,8 +1,8 @@
-//! `memtx-check diff BEFORE AFTER [--depth N|full] [--threads N]`: compares
-//! two check results (a report directory, a `summary.json`, or a model
-//! file checked now). Exit 0 when they are identical (totals, every level,
-//! every verdict), 1 when they differ, 2 for bad input, like diff(1).
-//! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
+//! `memtx-check diff BEFORE AFTER`: compares two check results (a report
+//! directory, a `summary.json`, or a model file checked now). Exit 0 when
+//! they are identical (totals, every level, every verdict), 1 when they
+//! differ, 2 for bad input, like diff(1). Draws both sides' growth on one
+//! chart (`reports/A-vs-B/growth.svg`).
 //!
 //! When both are dumps (`check --dump DIR`), they are compared state by
 //! state as graphs, never replayed ([`crate::diff::states`]): per depth

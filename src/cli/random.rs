@@ -1,12 +1,10 @@
-//! `memtx-check random [MODEL] --walks N --steps N --seed S [--threads N]
-//! [--records N] [--transactions N] [--out DIR] [--traces DIR] [--expect]`: random
-//! walks through the model's actions, within its record and transaction
-//! bounds (overridable, as for `check`); `--steps` replaces the depth.
-//! Writes `random.csv`, `random-coverage.csv` and `random-summary.json`, a
-//! shrunk, replayable trace (and its ITF twin) per violated invariant, as
-//! one report set (`outputs::ReportSet`), and prints a summary with the
-//! branch coverage over the walks and the command that replays each
-//! failure.
+//! `memtx-check random [MODEL]`: random walks through the model's actions,
+//! within its record and transaction bounds (overridable, as for `check`);
+//! `--steps` replaces the depth. Writes `random.csv`, `random-coverage.csv`
+//! and `random-summary.json`, a shrunk, replayable trace (and its ITF twin)
+//! per violated invariant, as one report set (`outputs::ReportSet`), and
+//! prints a summary with the branch coverage over the walks and the command
+//! that replays each failure.
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
@@ -120,11 +118,10 @@ fn vocabulary(args: &RandomArgs) -> Result<(Option<Typed>, PathBuf), CliError> {
     ))
 }
 
-/// `random`'s flags, validated once: every number parsed and the old
-/// spellings read before the model is.
+/// `random`'s flags ([`RandomArgs`]), validated once: every number parsed
+/// and the old spellings read before the model is.
 #[derive(Debug)]
 pub struct RandomPlan {
-    /// The model file.
     pub model: PathBuf,
     /// Walks, steps, seed, threads and the properties judged.
     pub options: RandomOptions,
@@ -132,9 +129,8 @@ pub struct RandomPlan {
     pub bounds: BoundOverrides,
     /// `--out`, or `None` for runs/NAME.
     pub out: Option<PathBuf>,
-    /// Where the traces of violating walks go.
+    /// Where the traces of violating walks go, the old spellings read.
     pub traces: PathBuf,
-    /// Judge the walks against the model's `expect` block.
     pub expect: bool,
 }
 
