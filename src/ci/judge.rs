@@ -13,7 +13,7 @@ use crate::check::summary::{stopped_line, Written};
 use crate::check::{CheckReport, Outcome, PropertyOutcome};
 use crate::config::ExpectCoverage;
 use crate::diff::coverage::{self, reach_lines, ReachChange};
-use crate::diff::{build_note, compare, verdict_changes, Side};
+use crate::diff::{compare, protocol_note, verdict_changes, Side};
 
 /// One test case: its name, and why it failed if it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,7 +300,9 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
             most.join("; ")
         ));
     }
-    let notes: Vec<String> = build_note(&base, &run).into_iter().collect();
+    let notes: Vec<String> = protocol_note(base.build.as_ref(), run.build.as_ref())
+        .into_iter()
+        .collect();
     if lines.is_empty() {
         let output = (!predicted.is_empty()).then(|| predicted.join("\n"));
         return ("same", Case::passed(name, output));
