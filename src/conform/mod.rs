@@ -219,7 +219,7 @@ pub fn run(
     let mut departures = vec![None; traces.traces.len()];
     for (t, d) in pool.departures.iter().enumerate() {
         let Some(d) = d else { continue };
-        let kind = kind_of(shrink::op_name(&traces.traces[t][d.step]), d);
+        let kind = kind_of(traces.traces[t][d.step].verb().name(), d);
         let k = match kinds.iter().position(|(k, _)| *k == kind) {
             Some(k) => k,
             None => {
