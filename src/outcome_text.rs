@@ -8,7 +8,8 @@
 //!   around the step, given as a [`StepStores`]).
 //!
 //! It also owns the pieces both forms and their callers share: a record
-//! set as `{r0, r2}` ([`ids`]) and a rollback-log entry ([`log_entry`]).
+//! set as `{r0, r2}` ([`ids`]), a rollback-log entry ([`log_entry`]), and
+//! the steps of two sides in lockstep up to where they part ([`steps_to`]).
 //! It sits just above `protocol/`, below every command, so that no command
 //! imports another to print an outcome.
 
@@ -33,6 +34,23 @@ pub fn log_entry(e: &LogEntry) -> String {
         e.repair.name(),
         e.from.name()
     )
+}
+
+/// Steps `0..last`, one a line with what was said of each (`said(i)`),
+/// then step `last` with `mark` (`← departs here`), labels in one column.
+pub fn steps_to(
+    labels: &[String],
+    last: usize,
+    said: impl Fn(usize) -> String,
+    mark: &str,
+) -> String {
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (i, label) in labels.iter().enumerate().take(last) {
+        let _ = writeln!(out, "step {i:<2} {label:<width$}  {}", said(i));
+    }
+    let _ = writeln!(out, "step {last:<2} {:<width$}  {mark}", labels[last]);
+    out
 }
 
 /// `1 verifier call`, `2 verifier calls` (card §3.2: one call per record

@@ -262,6 +262,13 @@ impl CheckReport {
             .filter(|p| matches!(p.kind, PropertyKind::Companion(_)))
     }
 
+    /// How many companions were reached.
+    pub fn companions_reached(&self) -> usize {
+        self.companions()
+            .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
+            .count()
+    }
+
     /// Some invariant is violated.
     pub fn violated(&self) -> bool {
         self.invariants()

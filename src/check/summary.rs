@@ -5,7 +5,7 @@
 
 use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::build_info::BuildInfo;
-use crate::config::ExpectCoverage;
+use crate::config::{ExpectCoverage, ModelConfig};
 use crate::engine::Stopped;
 use crate::human;
 use crate::model::coverage::Coverage;
@@ -216,7 +216,7 @@ pub fn reduction_bound(transactions: usize) -> u64 {
     (1..=transactions as u64).fold(1u64, |f, k| f.saturating_mul(k))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct StoppedJson {
     reason: &'static str,
     /// The first depth not explored.
@@ -304,10 +304,7 @@ pub fn summary_json(report: &CheckReport, written: &[Written]) -> String {
         deepest_level: report.levels.last().map_or(0, |l| l.depth),
         selected: report.model.spec.context().selection().names(),
         properties,
-        companions_reached: report
-            .companions()
-            .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
-            .count(),
+        companions_reached: report.companions_reached(),
         companions_total: report.companions().count(),
         coverage: CoverageJson::of(&report.coverage, config.expect.coverage.as_ref()),
         as_expected: report.as_expected(),
@@ -359,23 +356,17 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             needed_bytes: Some(needed),
             max_memory_bytes: Some(limit),
             disk_needed_bytes: disk_needed,
-            error: None,
+            ..StoppedJson::default()
         },
         Stopped::LevelLimit => StoppedJson {
             reason: "level_limit",
-            depth: None,
-            needed_bytes: None,
-            max_memory_bytes: None,
-            disk_needed_bytes: None,
-            error: None,
+            ..StoppedJson::default()
         },
         Stopped::WriteFailed { depth, error } => StoppedJson {
             reason: "write_failed",
             depth: Some(*depth),
-            needed_bytes: None,
-            max_memory_bytes: None,
-            disk_needed_bytes: None,
             error: Some(error.clone()),
+            ..StoppedJson::default()
         },
     }
 }
@@ -431,7 +422,7 @@ fn property_json(p: &PropertyOutcome) -> PropertyJson<'_> {
 pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
     let c = &report.config;
     let mut out = String::new();
-    let variant = variant_label(&report.config.variant);
+    let variant = variant_label(c);
     let _ = writeln!(
         out,
         "model {} — {} records, {} transactions, depth {}; variant: {variant}",
@@ -506,13 +497,13 @@ pub fn human_summary(report: &CheckReport, written: &[Written]) -> String {
             inv.title()
         );
     }
-    let reached: Vec<_> = report.companions().collect();
-    let n_reached = reached
-        .iter()
-        .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
-        .count();
-    let _ = writeln!(out, "companions reached: {n_reached} of {}", reached.len());
-    for p in reached {
+    let _ = writeln!(
+        out,
+        "companions reached: {} of {}",
+        report.companions_reached(),
+        report.companions().count()
+    );
+    for p in report.companions() {
         let what = match p.outcome {
             Outcome::Reached { depth } => format!("reached at depth {depth}"),
             _ => "NOT REACHED — the invariants it guards may be vacuous here".to_owned(),
@@ -565,58 +556,37 @@ pub const HINT_ABOVE: f64 = 1e-6;
 /// The variant in a few words: the authors' code, or each switch that
 /// differs from it as `key=value`, keys and values spelled and ordered as
 /// in summary.json's `variant`.
-fn variant_label(v: &Variant) -> String {
-    let d = Variant::default();
-    if *v == d {
+fn variant_label(config: &ModelConfig) -> String {
+    let mut authors = config.clone();
+    authors.variant = Variant::default();
+    let theirs = authors.to_json()["variant"].clone();
+    let ours = config.to_json()["variant"].clone();
+    let parts: Vec<String> = ours
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| theirs.get(k.as_str()) != Some(v))
+        .map(|(k, v)| format!("{k}={}", v.to_string().replace('"', "")))
+        .collect();
+    if parts.is_empty() {
         return "the authors' code (defaults)".to_owned();
     }
-    let mut parts = Vec::new();
-    let ablated = v.ablated();
-    if !ablated.is_empty() {
-        let names: Vec<_> = ablated.iter().map(|a| a.name()).collect();
-        parts.push(format!("ablate=[{}]", names.join(",")));
-    }
-    switch(
-        &mut parts,
-        "laundering_parents",
-        v.laundering_parents,
-        d.laundering_parents,
-    );
-    switch(
-        &mut parts,
-        "same_source_tie",
-        v.same_source_tie,
-        d.same_source_tie,
-    );
-    switch(
-        &mut parts,
-        "stale_check_empty_snapshot",
-        v.stale_check_empty_snapshot,
-        d.stale_check_empty_snapshot,
-    );
-    switch(&mut parts, "tool_basis", v.tool_basis, d.tool_basis);
     parts.join(", ")
-}
-
-/// `key=value` when a switch is off its default; the value as its JSON
-/// string (the switches serialise as snake_case names).
-fn switch<T: PartialEq + Serialize>(parts: &mut Vec<String>, key: &str, value: T, default: T) {
-    if value != default {
-        let name = match serde_json::to_value(value) {
-            Ok(serde_json::Value::String(s)) => s,
-            other => format!("{other:?}"),
-        };
-        parts.push(format!("{key}={name}"));
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ModelConfig;
     use crate::protocol::{
         LaunderingParents, Mechanism, SameSourceTie, StaleCheckEmptySnapshot, ToolBasis,
     };
+
+    /// The label of the default model with variant `v`.
+    fn label(v: Variant) -> String {
+        let mut config = ModelConfig::parse("{}", "default.json").expect("the empty model parses");
+        config.variant = v;
+        variant_label(&config)
+    }
 
     /// The label as read off summary.json's `variant` object: each key
     /// whose value differs from the default configuration's.
@@ -636,17 +606,14 @@ mod tests {
 
     #[test]
     fn the_variant_label_names_what_differs_from_the_authors_code() {
-        assert_eq!(
-            variant_label(&Variant::default()),
-            "the authors' code (defaults)"
-        );
+        assert_eq!(label(Variant::default()), "the authors' code (defaults)");
         let mut v = Variant::default()
             .without(Mechanism::Cascade)
             .without(Mechanism::Gate);
         v.same_source_tie = SameSourceTie::Review;
         v.tool_basis = ToolBasis::Snapshot;
         assert_eq!(
-            variant_label(&v),
+            label(v),
             "ablate=[gate,cascade], same_source_tie=review, tool_basis=snapshot"
         );
     }
@@ -673,7 +640,7 @@ mod tests {
         v.stale_check_empty_snapshot = StaleCheckEmptySnapshot::Apply;
         variants.push(v);
         for v in variants {
-            assert_eq!(variant_label(&v), label_from_json(v), "{v:?}");
+            assert_eq!(label(v), label_from_json(v), "{v:?}");
         }
     }
 }

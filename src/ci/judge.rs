@@ -13,7 +13,7 @@ use crate::check::summary::{stopped_line, Written};
 use crate::check::{CheckReport, Outcome, PropertyOutcome};
 use crate::config::ExpectCoverage;
 use crate::diff::coverage::{self, reach_lines, ReachChange};
-use crate::diff::{build_note, compare, verdict_changes, Side};
+use crate::diff::{compare, protocol_note, verdict_changes, Side};
 
 /// One test case: its name, and why it failed if it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +63,17 @@ pub struct ModelResult {
     /// `same`, `differs`, `stale`, `blessed`, `missing` or `unreadable`.
     pub baseline: &'static str,
     pub cases: Vec<Case>,
+}
+
+impl Case {
+    /// A case that passed, saying `output` if anything.
+    pub fn passed(name: String, output: Option<String>) -> Case {
+        Case {
+            name,
+            failure: None,
+            output,
+        }
+    }
 }
 
 impl ModelResult {
@@ -152,11 +163,10 @@ fn property_case(report: &CheckReport, written: &[Written], p: &PropertyOutcome)
         });
     let found = outcome_text(p);
     match (p.as_expected(), p.expected) {
-        (true, _) => Case {
-            name: p.name.to_owned(),
-            failure: None,
-            output: trace.map(|t| format!("{} {found}, as expected; {t}", p.name)),
-        },
+        (true, _) => Case::passed(
+            p.name.to_owned(),
+            trace.map(|t| format!("{} {found}, as expected; {t}", p.name)),
+        ),
         (false, expected) => {
             let expected = expected.map_or("nothing".to_owned(), |e| e.describe());
             let change = format!("{}: {found}, expected {expected}", p.name);
@@ -195,14 +205,11 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
     let bless_hint = "if the change is meant, rewrite the baseline with `memtx-check ci --bless`";
     let base = match baseline {
         Baseline::Blessed(dir) => {
+            let output = format!("wrote this run as the baseline in {dir}");
             return (
                 "blessed",
-                Case {
-                    name: format!("baseline {dir}"),
-                    failure: None,
-                    output: Some(format!("wrote this run as the baseline in {dir}")),
-                },
-            )
+                Case::passed(format!("baseline {dir}"), Some(output)),
+            );
         }
         Baseline::Missing(dir) => {
             return fail(
@@ -293,17 +300,12 @@ fn baseline_case(report: &CheckReport, run: &Side, baseline: Baseline) -> (&'sta
             most.join("; ")
         ));
     }
-    let notes: Vec<String> = build_note(&base, &run).into_iter().collect();
+    let notes: Vec<String> = protocol_note(base.build.as_ref(), run.build.as_ref())
+        .into_iter()
+        .collect();
     if lines.is_empty() {
         let output = (!predicted.is_empty()).then(|| predicted.join("\n"));
-        return (
-            "same",
-            Case {
-                name,
-                failure: None,
-                output,
-            },
-        );
+        return ("same", Case::passed(name, output));
     }
     let message = format!("differs from {}: {}", base.origin, lines.join("; "));
     let changes = lines.iter().map(|l| format!("baseline: {l}")).collect();

@@ -1,23 +1,19 @@
-//! `memtx-check check [MODEL|DIR] [--records N] [--transactions N]
-//! [--depth N|full] [--threads N] [--properties LIST] [--out DIR]
-//! [--traces DIR] [--expect] [--fingerprint 64|128] [--max-memory SIZE]
-//! [--checkpoint DIR] [--resume DIR] [--symmetry] [--dump DIR]
-//! [--hosts FILE --process I | --local-processes N] [--connect-timeout SECS]`:
-//! the exhaustive bounded check, in this process or across several
-//! (`cluster`). Writes `growth.csv`, `growth.svg`, `coverage.csv` and
-//! `summary.json`, a replayable trace (and its ITF twin) per violated
-//! invariant, as one report set (`outputs::ReportSet`), and prints a
-//! summary with the branch coverage and each counterexample step by step.
-//! A directory is a suite (`super::suite`). A run stopped by the memory
-//! guard still writes its reports, for the depths it completed, and exits
-//! 3 (inconclusive) unless it found a violation.
+//! `memtx-check check MODEL` (its flags: [`super::check_plan`]): the
+//! exhaustive bounded check, in this process or across several (`cluster`).
+//! Writes `growth.csv`, `growth.svg`, `coverage.csv` and `summary.json`, a
+//! replayable trace (and its ITF twin) per violated invariant, as one
+//! report set (`outputs::ReportSet`), and prints a summary with the branch
+//! coverage and each counterexample step by step. A directory is a suite
+//! (`super::suite`). A run stopped by the memory guard still writes its
+//! reports, for the depths it completed, and exits 3 (inconclusive) unless
+//! it found a violation.
 
 use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
     ensure_writable, prepare_dir, probe_traces, refuse_overlap, report_dir, report_set,
-    retire_traces, write_counterexample,
+    retire_traces, write_trace,
 };
 use super::model::warn;
 use super::output::print;
@@ -79,15 +75,9 @@ pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
         if report.stopped.is_some() && (plan.expect || !report.violated()) {
             Verdict::Inconclusive
         } else if plan.expect {
-            if report.as_expected() {
-                Verdict::Holds
-            } else {
-                Verdict::Violated
-            }
-        } else if report.violated() {
-            Verdict::Violated
+            Verdict::violated_if(!report.as_expected())
         } else {
-            Verdict::Holds
+            Verdict::violated_if(report.violated())
         },
     )
 }
@@ -300,6 +290,14 @@ fn write_counterexamples(
     report
         .counterexamples
         .iter()
-        .map(|c| write_counterexample(set, &c.stem(), c, &report.model.spec.compiled))
+        .map(|c| {
+            write_trace(
+                set,
+                &c.stem(),
+                &c.trace,
+                &c.stores,
+                &report.model.spec.compiled,
+            )
+        })
         .collect()
 }

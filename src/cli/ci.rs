@@ -1,27 +1,20 @@
-//! `memtx-check ci [DIR] [--bless] [--junit FILE] [--baselines DIR]
-//! [--out DIR] [--traces DIR] [--max-depth D] [--threads N]`: the CI
-//! suite. Checks every model under DIR (default `models/`) at its bounds,
-//! writes each run's report set to `OUT/NAME/` (its traces to
-//! `OUT/traces/`), and judges it ([`crate::ci::judge`]): each property
-//! against the model's `expect`, the run against the baseline in
-//! `BASELINES/NAME/` (default `reports/NAME/`). `--bless` writes the runs
-//! as the baselines instead (traces to `traces/`). `--junit FILE` writes
-//! JUnit XML; with `GITHUB_STEP_SUMMARY` set, a Markdown table is
-//! appended to that file. Exit 0 when every case passes, 1 otherwise, 2
-//! on bad input (every model is loaded before any is checked).
-//!
-//! `--max-depth D` checks a model deeper than D only to depth D, so a
-//! suite fits a CI time budget; run and baseline are then compared on the
-//! depths both explored ([`Side::capped`]): verdicts, level counts, each
-//! branch's first depth and its transitions. `--bless --max-depth D`
-//! blesses at depth D, and `baseline.json` says so. `baseline.json`
-//! also records the model's definition as its file declares it (before
-//! `--max-depth`): a case whose model differs from it (a lowered bound,
-//! a template, a switch) fails as stale, naming each change
-//! ([`crate::ci::blessed`]). Every folder the suite writes into is
-//! probed before the first model is checked.
-//! `--bless --update-expect` also rewrites each model's `expect` block to
-//! what the run found, printing each change.
+//! `memtx-check ci [DIR]`: the CI suite. Checks every model under DIR
+//! (default `models/`) at its bounds, writes each run's report set to
+//! `OUT/NAME/` (its traces to `OUT/traces/`), and judges it
+//! ([`crate::ci::judge`]): each property against the model's `expect`, the
+//! run against the baseline in `BASELINES/NAME/` (default
+//! `reports/NAME/`). `--bless` writes the runs as the baselines instead
+//! (traces to `traces/`), with a `baseline.json` recording the depth and
+//! the model's definition as its file declares it (before `--max-depth`):
+//! a case whose model differs from it fails as stale, naming each change
+//! ([`crate::ci::blessed`]); `--update-expect` also rewrites each model's
+//! `expect` block to what the run found. `--max-depth D` checks deeper
+//! models to depth D only, run and baseline compared on the depths both
+//! explored ([`Side::capped`]). `--junit FILE` writes JUnit XML; with
+//! `GITHUB_STEP_SUMMARY` set, a Markdown table is appended to that file.
+//! Every model is loaded and every folder the suite writes into probed
+//! before the first model is checked. Exit 0 when every case passes, 1
+//! otherwise, 2 on bad input.
 use super::args::ThreadsArg;
 use super::check::write_reports;
 use super::exit::{CliError, Verdict};
@@ -86,28 +79,22 @@ pub struct CiArgs {
     pub threads: ThreadsArg,
 }
 
-/// `ci`'s flags, validated once: every number parsed and every folder
-/// resolved before a model is read.
+/// `ci`'s flags ([`CiArgs`]), validated once: every number parsed and
+/// every folder resolved before a model is read.
 #[derive(Debug)]
 pub struct CiPlan {
-    /// The folder of models.
     pub dir: PathBuf,
-    /// Write the runs as the baselines instead of judging them.
     pub bless: bool,
-    /// With `bless`: rewrite each model's `expect` block too.
     pub update_expect: bool,
-    /// JUnit XML goes here.
     pub junit: Option<PathBuf>,
-    /// Where the baselines are, one folder per model name.
     pub baselines: PathBuf,
     /// Where each run's report set goes, one folder per model name
     /// (`baselines` when blessing).
     pub out: PathBuf,
-    /// Where counterexample traces go.
+    /// Where counterexample traces go, resolved.
     pub traces: PathBuf,
     /// `--max-depth`: models deeper than this are checked to it.
     pub cap: Option<usize>,
-    /// Worker threads per check.
     pub threads: usize,
 }
 
@@ -147,6 +134,10 @@ impl CiPlan {
 
 pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
     let files = suite::model_files(&plan.dir).map_err(CliError)?;
+    if files.is_empty() {
+        let dir = plan.dir.display();
+        return Err(CliError(format!("{dir}: no model file (*.json) in it")));
+    }
     let mut models = Vec::new();
     for file in files {
         let config = load_model(&file)?;
@@ -469,11 +460,7 @@ fn finish(plan: &CiPlan, results: &[ModelResult]) -> Result<Verdict, CliError> {
             .map_err(|e| CliError(format!("GITHUB_STEP_SUMMARY {}: {e}", path.display())))?;
     }
     print(&text)?;
-    Ok(if failing == 0 {
-        Verdict::Holds
-    } else {
-        Verdict::Violated
-    })
+    Ok(Verdict::violated_if(failing > 0))
 }
 
 #[cfg(test)]

@@ -1,18 +1,16 @@
-//! `memtx-check conform MODEL --driver 'CMD ARGS…' [--suite
-//! branches|transitions|random] [--depth N] [--walks N --steps N --seed S]
-//! [--jobs N] [--step-timeout SECS] [--out DIR] [--traces DIR] [--junit
-//! FILE]`: an implementation of MemTX, served by a driver process over
-//! the driver protocol, driven with the model's traces and compared with
-//! the model after every step ([`crate::conform`]). Writes `conform.json`
-//! and each kind of departure's shrunk trace (`conform-NAME-K.json`, with
-//! its ITF twin) as one report set, and JUnit XML when asked. Exit 0 when
-//! every trace agrees, 1 when the implementation departs, 2 for bad input
-//! and for a driver that breaks the protocol (one line naming the trace
-//! and the step; the driver is killed).
+//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: an implementation of
+//! MemTX, served by a driver process over the driver protocol, driven with
+//! the model's traces and compared with the model after every step
+//! ([`crate::conform`]). Writes `conform.json` and each kind of departure's
+//! shrunk trace (`conform-NAME-K.json`, with its ITF twin) as one report
+//! set, and JUnit XML when asked. Exit 0 when every trace agrees, 1 when
+//! the implementation departs, 2 for bad input and for a driver that breaks
+//! the protocol (one line naming the trace and the step; the driver is
+//! killed).
 
 use super::args::driver_flags;
 use super::exit::{CliError, Verdict};
-use super::files::{inside, prepare_report_dir, report_dir, report_set};
+use super::files::{inside, prepare_report_dir, report_dir, report_set, write_trace};
 use super::model::load_model;
 use super::output::print;
 use super::progress::TraceBar;
@@ -27,7 +25,7 @@ use crate::driver::client::DriverFault;
 use crate::input::flag::whole_number;
 use crate::outputs::atomic_file::write_atomic;
 use crate::outputs::ReportSet;
-use crate::trace::{to_itf, Trace};
+use crate::trace::Trace;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -216,27 +214,21 @@ impl SuiteRequest {
     }
 }
 
-/// `conform`'s flags, validated once, before the model is read or the
-/// driver started.
+/// `conform`'s flags ([`ConformArgs`]), validated once, before the model
+/// is read or the driver started.
 #[derive(Debug)]
 pub struct ConformPlan {
-    /// The model file whose traces are sent.
     pub model: PathBuf,
     /// `--driver` as typed, for messages.
     pub driver_line: String,
     /// `--driver` split into words: the program, then its arguments.
     pub driver: Vec<String>,
-    /// Which traces.
     pub suite: SuiteRequest,
-    /// Drivers at once.
     pub jobs: usize,
-    /// How long one answer may take.
     pub step_timeout: Duration,
     /// `--out`, or `None` for runs/NAME.
     pub out: Option<PathBuf>,
-    /// Where the shrunk traces go.
     pub traces: PathBuf,
-    /// JUnit XML goes here.
     pub junit: Option<PathBuf>,
 }
 
@@ -319,11 +311,7 @@ pub fn run(plan: &ConformPlan) -> Result<Verdict, CliError> {
     let mut text = render(&report, &written);
     text.push_str(&format!("wrote {}\n", json_path.display()));
     print(&text)?;
-    Ok(if report.agrees() {
-        Verdict::Holds
-    } else {
-        Verdict::Violated
-    })
+    Ok(Verdict::violated_if(!report.agrees()))
 }
 
 /// The trace file stem of divergence `k` (1-based): `conform-NAME-K`.
@@ -337,18 +325,12 @@ fn write_traces(set: &mut ReportSet, r: &ConformReport) -> Result<Vec<Files>, Cl
     for (k, d) in r.divergences.iter().enumerate() {
         let stem = stem(&r.config, k + 1);
         let trace = Trace::new(r.config.clone(), d.steps.clone(), None);
-        let trace_path =
-            set.add_trace(&format!("{stem}.json"), trace.to_json_string().as_bytes())?;
         let replayed =
             crate::replay::replay(&trace).map_err(|e| CliError(format!("{stem}.json: {e}")))?;
-        let itf = to_itf(&replayed.stores, &trace.steps, &replayed.compiled);
-        let mut itf_bytes = serde_json::to_vec_pretty(&itf)
-            .map_err(|e| CliError(format!("{stem}.itf.json: cannot encode: {e}")))?;
-        itf_bytes.push(b'\n');
-        let itf_path = set.add_trace(&format!("{stem}.itf.json"), &itf_bytes)?;
+        let w = write_trace(set, &stem, &trace, &replayed.stores, &replayed.compiled)?;
         files.push(Files {
-            trace: trace_path.display().to_string(),
-            itf: itf_path.display().to_string(),
+            trace: w.trace,
+            itf: w.itf,
         });
     }
     Ok(files)

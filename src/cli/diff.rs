@@ -1,8 +1,8 @@
-//! `memtx-check diff BEFORE AFTER [--depth N|full] [--threads N]`: compares
-//! two check results (a report directory, a `summary.json`, or a model
-//! file checked now). Exit 0 when they are identical (totals, every level,
-//! every verdict), 1 when they differ, 2 for bad input, like diff(1).
-//! Draws both sides' growth on one chart (`reports/A-vs-B/growth.svg`).
+//! `memtx-check diff BEFORE AFTER`: compares two check results (a report
+//! directory, a `summary.json`, or a model file checked now). Exit 0 when
+//! they are identical (totals, every level, every verdict), 1 when they
+//! differ, 2 for bad input, like diff(1). Draws both sides' growth on one
+//! chart (`reports/A-vs-B/growth.svg`).
 //!
 //! When both are dumps (`check --dump DIR`), they are compared state by
 //! state as graphs, never replayed ([`crate::diff::states`]): per depth
@@ -302,11 +302,7 @@ fn run_results(
         chart_path.display()
     ));
     print(&text)?;
-    Ok(if differences.is_empty() {
-        Verdict::Holds
-    } else {
-        Verdict::Violated
-    })
+    Ok(Verdict::violated_if(!differences.is_empty()))
 }
 
 /// The report set of a diff named `name` (`A-vs-B` of two models,
@@ -342,30 +338,43 @@ fn run_behaviour(
         },
     )
     .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
-    let mut set = diff_set(plan, "behaviour", &format!("{}-vs-{}", a.name, b.name))?;
-    let trace_name = format!("{}-vs-{}.json", a.name, b.name);
+    let trace = report.parting.as_ref().map(|p| &p.trace);
+    write_behaviour(
+        plan,
+        &format!("{}-vs-{}", a.name, b.name),
+        trace,
+        |path| behaviour_json(&report, path),
+        |path| behaviour::render(&report, path),
+    )?;
+    Ok(Verdict::violated_if(report.parting.is_some()))
+}
+
+/// Writes a lockstep diff named `name`: its parting trace if any
+/// (`NAME.json` under `--traces`) and `behaviour.json`, then prints the
+/// report; `json` and `text` are told where the trace went.
+fn write_behaviour(
+    plan: &DiffPlan,
+    name: &str,
+    parting: Option<&Trace>,
+    json: impl FnOnce(Option<&str>) -> String,
+    text: impl FnOnce(Option<&str>) -> String,
+) -> Result<(), CliError> {
+    let mut set = diff_set(plan, "behaviour", name)?;
+    let trace_name = format!("{name}.json");
     // A path check before any work is written.
     inside(&plan.traces, &trace_name)?;
-    let trace = match &report.parting {
-        Some(p) => Some(
-            set.add_trace(&trace_name, p.trace.to_json_string().as_bytes())?
+    let trace = match parting {
+        Some(t) => Some(
+            set.add_trace(&trace_name, t.to_json_string().as_bytes())?
                 .display()
                 .to_string(),
         ),
         None => None,
     };
     set.retire_traces([trace_name]);
-    set.add(
-        "behaviour.json",
-        behaviour_json(&report, trace.as_deref()).as_bytes(),
-    )?;
+    set.add("behaviour.json", json(trace.as_deref()).as_bytes())?;
     set.commit()?;
-    print(&behaviour::render(&report, trace.as_deref()))?;
-    Ok(if report.parting.is_some() {
-        Verdict::Violated
-    } else {
-        Verdict::Holds
-    })
+    print(&text(trace.as_deref()))
 }
 
 fn run_states(plan: &DiffPlan, before: &Path, after: &Path) -> Result<Verdict, CliError> {
@@ -431,11 +440,7 @@ fn run_states(plan: &DiffPlan, before: &Path, after: &Path) -> Result<Verdict, C
     set.commit()?;
     text.push_str(&format!("wrote {}\n", csv_path.display()));
     print(&text)?;
-    Ok(if d.one_sided > 0 {
-        Verdict::Violated
-    } else {
-        Verdict::Holds
-    })
+    Ok(Verdict::violated_if(d.one_sided > 0))
 }
 
 /// How many pairs shown with their path and stores.
@@ -561,27 +566,17 @@ fn run_builds(
         .and_then(BuildInfo::of_implementation)
         .map_or_else(|| "driver".to_owned(), |b| b.short());
     let pair = format!("{before_name}-vs-{}", report.this_build.short());
-    let mut set = diff_set(plan, "behaviour", &format!("{}-{pair}", config.name))?;
-    let trace_name = format!("{}-{pair}.json", config.name);
-    inside(&plan.traces, &trace_name)?;
-    let trace = match &report.parting {
-        Some(p) => {
-            let trace = Trace::new(config.clone(), p.steps.clone(), None);
-            Some(
-                set.add_trace(&trace_name, trace.to_json_string().as_bytes())?
-                    .display()
-                    .to_string(),
-            )
-        }
-        None => None,
-    };
-    set.retire_traces([trace_name]);
-    set.add(
-        "behaviour.json",
-        builds_json(&report, trace.as_deref()).as_bytes(),
+    let trace = report
+        .parting
+        .as_ref()
+        .map(|p| Trace::new(config.clone(), p.steps.clone(), None));
+    write_behaviour(
+        plan,
+        &format!("{}-{pair}", config.name),
+        trace.as_ref(),
+        |path| builds_json(&report, path),
+        |path| builds::render(&report, path),
     )?;
-    set.commit()?;
-    print(&builds::render(&report, trace.as_deref()))?;
     Ok(if report.parting.is_some() {
         Verdict::Violated
     } else if report.stopped.is_some() {

@@ -17,6 +17,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Violated when `failed`, else holds.
+    pub fn violated_if(failed: bool) -> Verdict {
+        if failed {
+            Verdict::Violated
+        } else {
+            Verdict::Holds
+        }
+    }
+
     pub fn exit_code(self) -> u8 {
         match self {
             Verdict::Holds => 0,

@@ -1,8 +1,7 @@
-//! `memtx-check explore [MODEL] [--addr 127.0.0.1:3000] [--trace FILE]`:
-//! serves stateright's web explorer for a model. With `--trace`, the model
-//! is the trace's own configuration and the command first prints the deep
-//! link that opens the explorer on the trace's last state. Serving blocks
-//! until the process is stopped.
+//! `memtx-check explore [MODEL]`: serves stateright's web explorer for a
+//! model. With `--trace`, the model is the trace's own configuration and
+//! the command first prints the deep link that opens the explorer on the
+//! trace's last state. Serving blocks until the process is stopped.
 
 use super::exit::{CliError, Verdict};
 use super::model::load_model;

@@ -4,14 +4,14 @@
 
 use super::exit::CliError;
 use crate::check::summary::Written;
-use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
 use crate::outputs::{
     checksum, first_missing, path_inside, refuse_blessed, refuse_planted, scratch, FolderLock,
     ReportSet, LINKS,
 };
-use crate::trace::to_itf;
+use crate::protocol::Store;
+use crate::trace::{to_itf, Trace};
 use std::path::{Path, PathBuf};
 
 /// `dir/name`, refused when `name` is not a plain file name.
@@ -183,17 +183,18 @@ pub fn report_set(dir: &Path, traces: &Path, command: &str, config: &ModelConfig
     ReportSet::new(dir, command, &config.name, &digest).with_traces(traces)
 }
 
-/// Adds a counterexample to `set`'s traces as `STEM.json` (the replay
-/// format) and `STEM.itf.json` (ITF).
-pub fn write_counterexample(
+/// Adds `trace` to `set`'s traces as `STEM.json` (the replay format) and,
+/// with the `stores` it passes through, `STEM.itf.json` (ITF).
+pub fn write_trace(
     set: &mut ReportSet,
     stem: &str,
-    c: &Counterexample,
+    trace: &Trace,
+    stores: &[Store],
     compiled: &Compiled,
 ) -> Result<Written, CliError> {
-    let trace_path = set.add_trace(&format!("{stem}.json"), c.trace.to_json_string().as_bytes())?;
+    let trace_path = set.add_trace(&format!("{stem}.json"), trace.to_json_string().as_bytes())?;
     let itf_name = format!("{stem}.itf.json");
-    let itf = to_itf(&c.stores, &c.trace.steps, compiled);
+    let itf = to_itf(stores, &trace.steps, compiled);
     let mut itf_bytes = serde_json::to_vec_pretty(&itf)
         .map_err(|e| CliError(format!("{itf_name}: cannot encode: {e}")))?;
     itf_bytes.push(b'\n');

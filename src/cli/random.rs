@@ -1,18 +1,14 @@
-//! `memtx-check random [MODEL] --walks N --steps N --seed S [--threads N]
-//! [--records N] [--transactions N] [--out DIR] [--traces DIR] [--expect]`: random
-//! walks through the model's actions, within its record and transaction
-//! bounds (overridable, as for `check`); `--steps` replaces the depth.
-//! Writes `random.csv`, `random-coverage.csv` and `random-summary.json`, a
-//! shrunk, replayable trace (and its ITF twin) per violated invariant, as
-//! one report set (`outputs::ReportSet`), and prints a summary with the
-//! branch coverage over the walks and the command that replays each
-//! failure.
+//! `memtx-check random [MODEL]`: random walks through the model's actions,
+//! within its record and transaction bounds (overridable, as for `check`);
+//! `--steps` replaces the depth. Writes `random.csv`, `random-coverage.csv`
+//! and `random-summary.json`, a shrunk, replayable trace (and its ITF twin)
+//! per violated invariant, as one report set (`outputs::ReportSet`), and
+//! prints a summary with the branch coverage over the walks and the command
+//! that replays each failure.
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
-use super::files::{
-    prepare_report_dir, report_dir, report_set, retire_traces, write_counterexample,
-};
+use super::files::{prepare_report_dir, report_dir, report_set, retire_traces, write_trace};
 use super::model::load_model;
 use super::output::print;
 use crate::check::summary::coverage_csv;
@@ -122,11 +118,10 @@ fn vocabulary(args: &RandomArgs) -> Result<(Option<Typed>, PathBuf), CliError> {
     ))
 }
 
-/// `random`'s flags, validated once: every number parsed and the old
-/// spellings read before the model is.
+/// `random`'s flags ([`RandomArgs`]), validated once: every number parsed
+/// and the old spellings read before the model is.
 #[derive(Debug)]
 pub struct RandomPlan {
-    /// The model file.
     pub model: PathBuf,
     /// Walks, steps, seed, threads and the properties judged.
     pub options: RandomOptions,
@@ -134,9 +129,8 @@ pub struct RandomPlan {
     pub bounds: BoundOverrides,
     /// `--out`, or `None` for runs/NAME.
     pub out: Option<PathBuf>,
-    /// Where the traces of violating walks go.
+    /// Where the traces of violating walks go, the old spellings read.
     pub traces: PathBuf,
-    /// Judge the walks against the model's `expect` block.
     pub expect: bool,
 }
 
@@ -217,17 +211,11 @@ pub fn run(plan: &RandomPlan) -> Result<Verdict, CliError> {
         text.push_str(&expect_line(&unexpected));
     }
     print(&text)?;
-    Ok(if plan.expect {
-        if unexpected.is_empty() {
-            Verdict::Holds
-        } else {
-            Verdict::Violated
-        }
-    } else if report.violated() {
-        Verdict::Violated
+    Ok(Verdict::violated_if(if plan.expect {
+        !unexpected.is_empty()
     } else {
-        Verdict::Holds
-    })
+        report.violated()
+    }))
 }
 
 /// What `--expect` concluded, one line.
@@ -248,10 +236,12 @@ fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Writ
         .failures
         .iter()
         .map(|f| {
-            write_counterexample(
+            let c = &f.counterexample;
+            write_trace(
                 set,
                 &f.stem(),
-                &f.counterexample,
+                &c.trace,
+                &c.stores,
                 &report.model.spec.compiled,
             )
         })

@@ -49,11 +49,7 @@ pub fn run(args: &ReplayArgs) -> Result<Verdict, CliError> {
     } else {
         render_text(&report)
     })?;
-    Ok(if report.violated() {
-        Verdict::Violated
-    } else {
-        Verdict::Holds
-    })
+    Ok(Verdict::violated_if(report.violated()))
 }
 
 /// `trace` with `config` in place of its own, its steps validated against

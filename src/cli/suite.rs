@@ -13,6 +13,7 @@ use super::files::{inside, RUNS};
 use super::output::print;
 use crate::check::summary::coverage_lines;
 use crate::check::{CheckReport, Outcome};
+use crate::ci::suite::model_files;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
 use std::collections::HashMap;
@@ -23,7 +24,7 @@ use std::time::Instant;
 pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
     let bounds = &plan.bounds;
     let started = Instant::now();
-    let files = model_files(&plan.model)?;
+    let files = model_files(&plan.model).map_err(CliError)?;
     if files.is_empty() {
         return Err(CliError(format!(
             "{}: no model file (*.json) in this directory",
@@ -60,33 +61,9 @@ pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
     let failed = if plan.expect { !as_expected } else { violated };
     Ok(if stopped && (plan.expect || !violated) {
         Verdict::Inconclusive
-    } else if failed {
-        Verdict::Violated
     } else {
-        Verdict::Holds
+        Verdict::violated_if(failed)
     })
-}
-
-/// Every `*.json` file under `dir`, recursively, in path order.
-fn model_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        let entries =
-            std::fs::read_dir(&d).map_err(|e| CliError(format!("{}: {e}", d.display())))?;
-        for entry in entries {
-            let path = entry
-                .map_err(|e| CliError(format!("{}: {e}", d.display())))?
-                .path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// Two models of one name would write the same report directory.
@@ -126,10 +103,7 @@ fn model_line(path: &Path, report: &CheckReport, expect: bool) -> String {
         format!("VIOLATED {}", violations.join(", "))
     };
     let companions = report.companions().count();
-    let companions_reached = report
-        .companions()
-        .filter(|p| matches!(p.outcome, Outcome::Reached { .. }))
-        .count();
+    let companions_reached = report.companions_reached();
     let expectation = match (expect, report.as_expected()) {
         (false, _) => String::new(),
         (true, true) => "; as expected".to_owned(),

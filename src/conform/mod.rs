@@ -219,7 +219,7 @@ pub fn run(
     let mut departures = vec![None; traces.traces.len()];
     for (t, d) in pool.departures.iter().enumerate() {
         let Some(d) = d else { continue };
-        let kind = kind_of(shrink::op_name(&traces.traces[t][d.step]), d);
+        let kind = kind_of(traces.traces[t][d.step].verb().name(), d);
         let k = match kinds.iter().position(|(k, _)| *k == kind) {
             Some(k) => k,
             None => {
@@ -268,7 +268,7 @@ pub fn run(
                 };
                 placed(b, &model, &traces, Some("while shrinking it"))
             })?;
-        let compiled = &model.spec.compiled;
+        let prepared = prepare(&model, &shrunk.actions);
         divergences.push(Divergence {
             kind,
             traces: of_kind,
@@ -278,12 +278,8 @@ pub fn run(
                 .iter()
                 .map(|a| a.describe(&model.spec))
                 .collect(),
-            steps: shrunk
-                .actions
-                .iter()
-                .map(|a| Step::from_op(&model.op(a), compiled))
-                .collect(),
-            answers: prepare(&model, &shrunk.actions).answers,
+            steps: prepared.steps,
+            answers: prepared.answers,
             actions: shrunk.actions,
             departure: shrunk.departure,
         });

@@ -9,6 +9,7 @@ use super::{ConformReport, Divergence, Suite};
 use crate::driver::answer_text::{account, brief, side_by_side};
 use crate::driver::compare::decision_change;
 use crate::human;
+use crate::outcome_text::steps_to;
 use std::fmt::Write as _;
 
 /// The suite as given: `branches to depth 7`, `random: 100 walks of at
@@ -181,21 +182,9 @@ fn divergence(k: usize, d: &Divergence, written: Option<&str>) -> String {
         d.original_steps,
         d.actions.len()
     );
-    let width = d
-        .labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0);
     let last = d.departure.step;
-    for (i, label) in d.labels.iter().enumerate().take(last) {
-        let _ = writeln!(out, "step {i:<2} {label:<width$}  {}", brief(&d.answers[i]));
-    }
-    let _ = writeln!(
-        out,
-        "step {last:<2} {:<width$}  ← departs here",
-        d.labels[last]
-    );
+    let said = |i: usize| brief(&d.answers[i]);
+    out.push_str(&steps_to(&d.labels, last, said, "← departs here"));
     out.push_str(&side_by_side(
         &account("model", &d.departure.model),
         &account("implementation", &d.departure.implementation),

@@ -244,11 +244,6 @@ fn symbolic(model: &MemtxModel, actions: &[Action]) -> Option<Vec<Symbolic>> {
     Some(out)
 }
 
-/// The operation of `action`, as a trace names it.
-pub fn op_name(action: &Action) -> &'static str {
-    action.verb().name()
-}
-
 /// A shrunk departure: the actions and where they depart.
 pub struct Shrunk {
     pub actions: Vec<Action>,
@@ -270,7 +265,7 @@ pub fn shrink(
     depart: &mut Depart<'_>,
 ) -> Result<Shrunk, Breach> {
     let cut = &actions[..=departure.step];
-    let op = op_name(&cut[departure.step]);
+    let op = cut[departure.step].verb().name();
     let mut best = Shrunk {
         actions: cut.to_vec(),
         departure,
@@ -299,7 +294,7 @@ pub fn shrink(
             }
             best.tries += 1;
             let Some(d) = depart(&actions)? else { continue };
-            if op_name(&actions[d.step]) != op {
+            if actions[d.step].verb().name() != op {
                 continue;
             }
             steps = kept[..=d.step].to_vec();

@@ -194,7 +194,7 @@ fn each_suite_finds_each_fault_and_shrinks_it_to_a_short_replayable_trace() {
             let d = &r.divergences[0];
             assert!(d.actions.len() <= d.original_steps);
             assert_eq!(d.departure.step, d.actions.len() - 1);
-            assert_eq!(shrink::op_name(d.actions.last().unwrap()), d.kind.op);
+            assert_eq!(d.actions.last().unwrap().verb().name(), d.kind.op);
             // Replayable: the trace file replays to the model's answers.
             let trace = crate::trace::Trace::new(config.clone(), d.steps.clone(), None);
             let text = trace.to_json_string();

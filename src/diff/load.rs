@@ -14,8 +14,9 @@ use crate::outputs::{verify_set, GrowthSeries};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// One property's verdict as a check reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One property's verdict as a check reports it (and summary.json
+/// spells it).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Verdict {
     pub name: String,
     /// `invariant` or `companion`.
@@ -25,6 +26,7 @@ pub struct Verdict {
     pub depth: Option<usize>,
     /// For a violated invariant, the clause its shortest counterexample
     /// breaks (when the summary says).
+    #[serde(default)]
     pub clause: Option<String>,
 }
 
@@ -83,7 +85,7 @@ struct SummaryIn {
     transitions: u64,
     complete: bool,
     deepest_level: usize,
-    properties: Vec<PropertyIn>,
+    properties: Vec<Verdict>,
 }
 
 #[derive(Deserialize)]
@@ -91,16 +93,6 @@ struct BoundsIn {
     records: usize,
     transactions: usize,
     depth: String,
-}
-
-#[derive(Deserialize)]
-struct PropertyIn {
-    name: String,
-    kind: String,
-    verdict: String,
-    depth: Option<usize>,
-    #[serde(default)]
-    clause: Option<String>,
 }
 
 fn bounds_text(records: usize, transactions: usize, depth: &str) -> String {
@@ -151,17 +143,7 @@ pub fn load_side(path: &Path, threads: usize, depth: Option<Depth>) -> Result<Si
         transitions: s.transitions,
         complete: s.complete,
         levels,
-        properties: s
-            .properties
-            .into_iter()
-            .map(|p| Verdict {
-                name: p.name,
-                kind: p.kind,
-                verdict: p.verdict,
-                depth: p.depth,
-                clause: p.clause,
-            })
-            .collect(),
+        properties: s.properties,
         warnings: Vec::new(),
         build: s.build,
         coverage: read_coverage(dir)?,

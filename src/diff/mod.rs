@@ -92,24 +92,17 @@ fn setup_changes(a: &Side, b: &Side) -> Vec<String> {
 
 /// State and transition totals that differ.
 fn totals_changes(a: &Side, b: &Side) -> Vec<String> {
-    let mut lines = Vec::new();
-    if a.states != b.states {
-        lines.push(format!(
-            "states: {} → {} ({})",
-            human::count(a.states),
-            human::count(b.states),
-            change(a.states, b.states)
-        ));
-    }
-    if a.transitions != b.transitions {
-        lines.push(format!(
-            "transitions: {} → {} ({})",
-            human::count(a.transitions),
-            human::count(b.transitions),
-            change(a.transitions, b.transitions)
-        ));
-    }
-    lines
+    [
+        ("states", a.states, b.states),
+        ("transitions", a.transitions, b.transitions),
+    ]
+    .into_iter()
+    .filter(|(_, x, y)| x != y)
+    .map(|(what, x, y)| {
+        let (x_text, y_text) = (human::count(x), human::count(y));
+        format!("{what}: {x_text} → {y_text} ({})", change(x, y))
+    })
+    .collect()
 }
 
 /// `+1,234` or `-1,234`: `b` less `a`.
@@ -149,14 +142,9 @@ fn compare_capped(a: &Side, b: &Side) -> Differences {
     if let (Some(x), Some(y)) = (&a.coverage, &b.coverage) {
         d.coverage = coverage::compare(x, y).lines();
     }
-    d.notes.extend(build_note(a, b));
+    d.notes
+        .extend(protocol_note(a.build.as_ref(), b.build.as_ref()));
     d
-}
-
-/// "protocol changed between these runs" when the two runs' builds have
-/// different protocol hashes; `None` when they agree or one is unknown.
-pub fn build_note(a: &Side, b: &Side) -> Option<String> {
-    protocol_note(a.build.as_ref(), b.build.as_ref())
 }
 
 /// "protocol changed between these runs" when builds `a` and `b` (either
@@ -273,20 +261,15 @@ fn label(a: &Verdict, b: &Verdict) -> &'static str {
 /// The readable report.
 pub fn render(a: &Side, b: &Side, d: &Differences) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "before: {} — {}, {} states",
-        a.origin,
-        a.summary_line(),
-        human::count(a.states)
-    );
-    let _ = writeln!(
-        out,
-        "after:  {} — {}, {} states",
-        b.origin,
-        b.summary_line(),
-        human::count(b.states)
-    );
+    for (side, s) in [("before:", a), ("after: ", b)] {
+        let states = human::count(s.states);
+        let _ = writeln!(
+            out,
+            "{side} {} — {}, {states} states",
+            s.origin,
+            s.summary_line()
+        );
+    }
     for note in &d.notes {
         let _ = writeln!(out, "{note}");
     }

@@ -155,7 +155,8 @@ impl Dump {
             }
             Ok(())
         })?;
-        dump.check_total(&states_path, rows, dump.manifest.states_bytes, "states")?;
+        let m = &dump.manifest;
+        check_total(&states_path, rows, (m.states, m.states_bytes), "states")?;
         let transitions_path = dir.join("transitions.csv");
         let rows = each_row(&transitions_path, &TRANSITIONS_HEADER, |at, row| {
             let (from, to) = (fp(at, &row[0])?, fp(at, &row[2])?);
@@ -163,12 +164,9 @@ impl Dump {
             dump.moves.entry((from, action)).or_insert(to);
             Ok(())
         })?;
-        dump.check_total(
-            &transitions_path,
-            rows,
-            dump.manifest.transitions_bytes,
-            "transitions",
-        )?;
+        let m = &dump.manifest;
+        let said = (m.transitions, m.transitions_bytes);
+        check_total(&transitions_path, rows, said, "transitions")?;
         Ok(dump)
     }
 
@@ -180,29 +178,6 @@ impl Dump {
         self.labels.push(label.to_owned());
         self.label_ids.insert(label.to_owned(), id);
         id
-    }
-
-    /// A half-written or edited file has other rows or bytes than the
-    /// manifest counts (`field`: its rows' field in the manifest).
-    fn check_total(
-        &self,
-        path: &Path,
-        rows: u64,
-        bytes_said: u64,
-        field: &str,
-    ) -> Result<(), InputError> {
-        let said = match field {
-            "states" => self.manifest.states,
-            _ => self.manifest.transitions,
-        };
-        let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
-        if rows == said && bytes == bytes_said {
-            return Ok(());
-        }
-        Err(bad(
-            &path.display().to_string(),
-            format!("{rows} rows of {bytes} bytes, but dump.json counts {field} = {said} of {field}_bytes = {bytes_said}: the file is not the one the dump wrote; re-dump it"),
-        ))
     }
 
     /// The states from the initial state to `state`, `state` last.
@@ -283,6 +258,20 @@ impl Dump {
     fn has_at(&self, state: u128, depth: usize) -> bool {
         self.states.get(&state).map(|s| s.depth) == Some(depth)
     }
+}
+
+/// A half-written or edited file has other rows or bytes than the
+/// manifest counts (`said`: its `field` and `field_bytes` there).
+fn check_total(path: &Path, rows: u64, said: (u64, u64), field: &str) -> Result<(), InputError> {
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    let (said, bytes_said) = said;
+    if rows == said && bytes == bytes_said {
+        return Ok(());
+    }
+    Err(bad(
+        &path.display().to_string(),
+        format!("{rows} rows of {bytes} bytes, but dump.json counts {field} = {said} of {field}_bytes = {bytes_said}: the file is not the one the dump wrote; re-dump it"),
+    ))
 }
 
 /// The longest row a dump's CSV file may have: a row is one state or

@@ -20,11 +20,12 @@
 
 pub mod canonical;
 pub mod manifest;
-mod render;
 mod sink;
 
-pub use render::{records_text, transactions_text};
 pub use sink::{DumpSink, DumpTotals};
+
+use crate::protocol::Store;
+use canonical::status;
 
 /// The header of `states.csv`.
 pub const STATES_HEADER: [&str; 8] = [
@@ -40,3 +41,28 @@ pub const STATES_HEADER: [&str; 8] = [
 
 /// The header of `transitions.csv`.
 pub const TRANSITIONS_HEADER: [&str; 4] = ["from", "action", "to", "outcome"];
+
+// The readable columns of `states.csv`: `r0 belief committed; r1 summary
+// quarantined`, `T0 external_action committed; T1 low open`.
+
+/// Each record's id, kind and lifecycle state, `; `-separated.
+pub fn records_text(store: &Store) -> String {
+    store
+        .records()
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("r{i} {} {}", r.kind().name(), r.state().name()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Each transaction's id, tier and status, `; `-separated.
+pub fn transactions_text(store: &Store) -> String {
+    store
+        .transactions()
+        .iter()
+        .enumerate()
+        .map(|(j, t)| format!("T{j} {} {}", t.tier().name(), status(t.status())))
+        .collect::<Vec<_>>()
+        .join("; ")
+}

@@ -19,7 +19,7 @@ mod parting;
 mod render;
 mod wire;
 
-pub use parting::{differs_in, Parting};
+pub use parting::{answer, differs_in, Parting};
 pub use render::render;
 pub use wire::behaviour_json;
 

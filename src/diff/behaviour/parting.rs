@@ -1,13 +1,23 @@
 //! [`Parting`]: the shortest action sequence after which two models'
 //! protocols answer differently, as one trace and its replay under each
-//! model, and [`differs_in`], what of the answer differs.
+//! model, [`answer`], one side's answer in brief, and [`differs_in`],
+//! what of the answer differs.
 
 use super::lockstep::Lockstep;
 use crate::config::ModelConfig;
 use crate::model::Action;
+use crate::outcome_text::brief;
 use crate::protocol::{Outcome, ProtocolError};
 use crate::replay::{replay, ReplayReport};
 use crate::trace::{Step, Trace};
+
+/// An answer in one line: the outcome in brief, or the refusal.
+pub fn answer(result: &Result<Outcome, ProtocolError>) -> String {
+    match result {
+        Ok(o) => brief(o),
+        Err(e) => format!("refused: {e}"),
+    }
+}
 
 /// The parting sequence, its trace and both replays.
 pub struct Parting {

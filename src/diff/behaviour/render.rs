@@ -2,9 +2,9 @@
 //! line each with the protocol's outcome ([`brief`]), then the parting
 //! step with A's and B's full accounts ([`account`]) side by side.
 
-use super::{differs_in, BehaviourReport, Parting};
+use super::{answer, differs_in, BehaviourReport, Parting};
 use crate::driver::answer_text::side_by_side;
-use crate::outcome_text::{account, brief, StepStores};
+use crate::outcome_text::{account, steps_to, StepStores};
 use crate::protocol::{Outcome, ProtocolError};
 use crate::replay::ReplayReport;
 use std::fmt::Write as _;
@@ -40,25 +40,13 @@ pub fn render(r: &BehaviourReport, trace: Option<&str>) -> String {
         p.actions.len(),
         r.pairs
     );
-    let width = p
-        .labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0);
-    for (i, label) in p.labels.iter().enumerate().take(p.step()) {
-        let outcome = match &p.replay_a.steps[i].result {
-            Ok(o) => brief(o),
-            Err(e) => format!("refused: {e}"),
-        };
-        let _ = writeln!(out, "step {i:<2} {label:<width$}  {outcome}");
-    }
-    let _ = writeln!(
-        out,
-        "step {:<2} {:<width$}  ← the outcomes part here",
+    let said = |i: usize| answer(&p.replay_a.steps[i].result);
+    out.push_str(&steps_to(
+        &p.labels,
         p.step(),
-        p.labels[p.step()]
-    );
+        said,
+        "← the outcomes part here",
+    ));
     let (on_a, on_b) = p.answers();
     let left = lines(&format!("A: {}", r.a.name), on_a, &p.replay_a, p);
     let right = lines(&format!("B: {}", r.b.name), on_b, &p.replay_b, p);

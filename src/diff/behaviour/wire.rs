@@ -2,9 +2,7 @@
 //! wire types): the two models, the depth, the pairs of states explored,
 //! and the parting step with both answers, or `null`.
 
-use super::{differs_in, BehaviourReport};
-use crate::outcome_text::brief;
-use crate::protocol::{Outcome, ProtocolError};
+use super::{answer, differs_in, BehaviourReport};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -29,13 +27,6 @@ struct PartedJson<'a> {
     b: String,
     differs_in: String,
     trace: Option<&'a str>,
-}
-
-fn answer(result: &Result<Outcome, ProtocolError>) -> String {
-    match result {
-        Ok(o) => brief(o),
-        Err(e) => format!("refused: {e}"),
-    }
 }
 
 /// `behaviour.json`; `trace` is where the parting trace was written.

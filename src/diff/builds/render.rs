@@ -6,6 +6,7 @@
 use super::walk::{BuildsReport, Parting};
 use crate::driver::answer_text::{account, brief, side_by_side};
 use crate::driver::compare::decision_change;
+use crate::outcome_text::steps_to;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -61,21 +62,9 @@ pub fn render(r: &BuildsReport, trace: Option<&str>) -> String {
         "the builds part after {} steps ({speed}):",
         p.steps.len()
     );
-    let width = p
-        .labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0);
     let last = p.steps.len() - 1;
-    for (i, label) in p.labels.iter().enumerate().take(last) {
-        let _ = writeln!(out, "step {i:<2} {label:<width$}  {}", brief(&p.now[i]));
-    }
-    let _ = writeln!(
-        out,
-        "step {last:<2} {:<width$}  ← the builds part here",
-        p.labels[last]
-    );
+    let said = |i: usize| brief(&p.now[i]);
+    out.push_str(&steps_to(&p.labels, last, said, "← the builds part here"));
     let left = account("before", &p.before[last]);
     let right = account("now", &p.now[last]);
     out.push_str(&side_by_side(&left, &right));

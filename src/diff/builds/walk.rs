@@ -74,11 +74,6 @@ pub struct BuildsReport {
 }
 
 impl BuildsReport {
-    /// Whether the other build reports this build's protocol hash.
-    pub fn same_build(&self) -> bool {
-        same_protocol(self.other_build.as_ref(), &self.this_build)
-    }
-
     /// Driver steps per second of the walk.
     pub fn steps_per_second(&self) -> f64 {
         self.steps as f64 / self.elapsed.as_secs_f64().max(1e-9)
@@ -373,16 +368,13 @@ pub fn run(
 /// answers to each step (equal up to the last: each earlier step was
 /// checked as a transition of its own level).
 fn parting(model: &MemtxModel, actions: &[Action], d: Departure) -> Parting {
-    let spec = &model.spec;
-    let now = prepare(model, actions).answers;
+    let prepared = prepare(model, actions);
+    let now = prepared.answers;
     let mut before = now[..now.len() - 1].to_vec();
     before.push(d.implementation.clone());
     Parting {
-        labels: actions.iter().map(|a| a.describe(spec)).collect(),
-        steps: actions
-            .iter()
-            .map(|a| Step::from_op(&model.op(a), &spec.compiled))
-            .collect(),
+        labels: actions.iter().map(|a| a.describe(&model.spec)).collect(),
+        steps: prepared.steps,
         actions: actions.to_vec(),
         comparison: compare_answers(&d.implementation, &d.model, Fields::All),
         before,
