@@ -21,7 +21,7 @@
 
 use crate::invariants::Invariant;
 use crate::model::{ModelSpec, ModelState};
-use crate::protocol::{RecordSet, TxStatus};
+use crate::protocol::RecordSet;
 use std::fmt::Write as _;
 
 /// The canonical text of `state` under `spec` (for its names).
@@ -76,7 +76,7 @@ pub fn encode(spec: &ModelSpec, state: &ModelState) -> String {
             "T{j} agent={} tier={} status={} snapshot={} staged={}",
             t.agent(),
             t.tier().name(),
-            status(t.status()),
+            t.status().name(),
             ids(t.snapshot()),
             ids(t.staged())
         );
@@ -99,14 +99,6 @@ pub fn encode(spec: &ModelSpec, state: &ModelState) -> String {
 fn ids(set: RecordSet) -> String {
     let ids: Vec<String> = set.iter().map(|i| i.to_string()).collect();
     format!("{{{}}}", ids.join(","))
-}
-
-pub(super) fn status(s: TxStatus) -> &'static str {
-    match s {
-        TxStatus::Open => "open",
-        TxStatus::Committed => "committed",
-        TxStatus::Aborted => "aborted",
-    }
 }
 
 /// FNV-1a, 128 bits.

@@ -25,7 +25,6 @@ mod sink;
 pub use sink::{DumpSink, DumpTotals};
 
 use crate::protocol::Store;
-use canonical::status;
 
 /// The header of `states.csv`.
 pub const STATES_HEADER: [&str; 8] = [
@@ -62,7 +61,7 @@ pub fn transactions_text(store: &Store) -> String {
         .transactions()
         .iter()
         .enumerate()
-        .map(|(j, t)| format!("T{j} {} {}", t.tier().name(), status(t.status())))
+        .map(|(j, t)| format!("T{j} {} {}", t.tier().name(), t.status().name()))
         .collect::<Vec<_>>()
         .join("; ")
 }

@@ -78,11 +78,6 @@ const fn move_bits() -> [[u128; 8]; 8] {
     table
 }
 
-/// The branch called `name`, if there is one.
-pub fn branch_index(name: &str) -> Option<usize> {
-    BRANCHES.iter().position(|b| *b == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,7 +87,7 @@ mod tests {
         assert!(BRANCHES.len() <= crate::engine::MAX_LABELS);
         assert_eq!(BRANCHES.len(), BRANCH_COUNT);
         for (i, b) in BRANCHES.iter().enumerate() {
-            assert_eq!(branch_index(b), Some(i), "{b}");
+            assert_eq!(BRANCHES.iter().position(|n| n == b), Some(i), "{b}");
         }
     }
 
