@@ -13,7 +13,7 @@ pub mod summary;
 
 pub use counterexample::Counterexample;
 
-use crate::config::{Depth, Expect, ModelConfig};
+use crate::config::{Expect, ModelConfig};
 use crate::engine::{
     self, Engine, EngineOptions, EngineReport, FingerprintWidth, Labelled, LevelStats, RunObserver,
     Stopped,
@@ -139,10 +139,7 @@ fn probe_options(config: &ModelConfig, options: &CheckOptions) -> EngineOptions 
 /// The engine options `options` ask for on `config`.
 pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOptions {
     EngineOptions {
-        max_depth: match config.bounds.depth {
-            Depth::Bounded(d) => Some(d),
-            Depth::Full => None,
-        },
+        max_depth: config.bounds.depth.bound(),
         threads: options.threads.max(1),
         stop_on_violation: false,
         observer: options.observer,

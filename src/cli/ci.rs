@@ -257,10 +257,7 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
 }
 
 fn deeper_than(depth: Depth, cap: usize) -> bool {
-    match depth {
-        Depth::Full => true,
-        Depth::Bounded(d) => d > cap,
-    }
+    depth.bound().is_none_or(|d| d > cap)
 }
 
 /// Checks one model, writes its report set and judges it.

@@ -12,7 +12,7 @@ use super::exit::{CliError, Verdict};
 use super::interrupt;
 use super::progress::Lines;
 use crate::check::{self, CheckReport};
-use crate::config::{Depth, ModelConfig};
+use crate::config::ModelConfig;
 use crate::distributed::{self, Cluster, Hosts, Layout};
 use crate::engine::{self, EngineOptions, FingerprintWidth, Labelled, Reduced};
 use crate::invariants::Selection;
@@ -44,10 +44,7 @@ impl HostsRun {
     fn options(&self, config: &ModelConfig) -> EngineOptions {
         let dir = |resume: bool| self.checkpoint.clone().filter(|_| self.resume == resume);
         EngineOptions {
-            max_depth: match config.bounds.depth {
-                Depth::Bounded(d) => Some(d),
-                Depth::Full => None,
-            },
+            max_depth: config.bounds.depth.bound(),
             fingerprint: self.fingerprint,
             observer: Box::new(Lines),
             checkpoint: dir(false),

@@ -194,15 +194,11 @@ impl SuiteRequest {
     /// The suite run on `config`: a depth not given is the suite's
     /// default, capped by the model's own bound.
     fn resolve(self, config: &ModelConfig) -> Suite {
-        let capped = |default: usize| match config.bounds.depth {
-            Depth::Bounded(d) => d.min(default),
-            Depth::Full => default,
-        };
+        let capped = |default: usize| config.bounds.depth.capped(default);
         match self {
             SuiteRequest::Branches { depth } => Suite::Branches {
                 depth: match depth {
-                    Some(Depth::Full) => None,
-                    Some(Depth::Bounded(d)) => Some(d),
+                    Some(depth) => depth.bound(),
                     None => Some(capped(BRANCHES_DEFAULT_DEPTH)),
                 },
             },

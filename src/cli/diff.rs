@@ -324,10 +324,7 @@ fn run_behaviour(
 ) -> Result<Verdict, CliError> {
     let a = load_model(before)?;
     let b = load_model(after)?;
-    let depth = match flag_depth.unwrap_or_else(|| smaller(&a, &b)) {
-        Depth::Bounded(d) => Some(d),
-        Depth::Full => None,
-    };
+    let depth = flag_depth.unwrap_or_else(|| smaller(&a, &b)).bound();
     let report = behaviour::run(
         &a,
         &b,
@@ -523,10 +520,7 @@ fn run_builds(
     step_timeout: std::time::Duration,
 ) -> Result<Verdict, CliError> {
     let config = load_model(model)?;
-    let depth = depth.unwrap_or(match config.bounds.depth {
-        Depth::Bounded(d) => d.min(BUILDS_DEFAULT_DEPTH),
-        Depth::Full => BUILDS_DEFAULT_DEPTH,
-    });
+    let depth = depth.unwrap_or(config.bounds.depth.capped(BUILDS_DEFAULT_DEPTH));
     let other = match other {
         OtherSide::Exe(exe) => OtherBuild {
             program: exe.display().to_string(),

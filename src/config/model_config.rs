@@ -68,6 +68,21 @@ pub enum Depth {
     Full,
 }
 
+impl Depth {
+    /// The bound, none for `full`.
+    pub fn bound(self) -> Option<usize> {
+        match self {
+            Depth::Bounded(d) => Some(d),
+            Depth::Full => None,
+        }
+    }
+
+    /// The bound, at most `cap` (`cap` for `full`).
+    pub fn capped(self, cap: usize) -> usize {
+        self.bound().map_or(cap, |d| d.min(cap))
+    }
+}
+
 impl fmt::Display for Depth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
