@@ -153,7 +153,7 @@ pub(crate) use links::{LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
-pub(crate) use path::replay;
+pub(crate) use path::{initial_level, replay};
 pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub(crate) use sweep::{Expanded, Successor, Sweep};
