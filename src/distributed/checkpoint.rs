@@ -183,11 +183,6 @@ fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
     })
 }
 
-/// The complete levels of the worker whose directory is `dir`.
-pub(crate) fn levels(dir: &Path) -> Vec<usize> {
-    complete_levels(dir)
-}
-
 /// Reads level `depth` of the worker whose directory is `dir` (its links
 /// stay in their files): `Err` in one line naming the file if one is not
 /// what the level's meta recorded.
@@ -276,8 +271,8 @@ pub fn check_resumable(
 ) -> Result<(), String> {
     for thread in 0..layout.threads {
         let worker = worker_dir(dir, process, thread);
-        let Some(&depth) = levels(&worker).last() else {
-            return Err(match levels(&worker_dir(dir, 0, 0)).last() {
+        let Some(&depth) = complete_levels(&worker).last() else {
+            return Err(match complete_levels(&worker_dir(dir, 0, 0)).last() {
                 // Process 0 has a part: the layout must differ.
                 Some(&d) => match read_meta::<Meta>(&level_dir(&worker_dir(dir, 0, 0), d)) {
                     Ok(meta) => mismatch(dir, &meta.layout, layout, near)
@@ -291,7 +286,7 @@ pub fn check_resumable(
         if let Some(line) = mismatch(dir, &meta.layout, layout, near) {
             return Err(line);
         }
-        for depth in levels(&worker) {
+        for depth in complete_levels(&worker) {
             let meta = check_level(&worker, depth)?;
             if let Some([p, t]) = meta.part.filter(|&part| part != [process, thread]) {
                 return Err(format!(

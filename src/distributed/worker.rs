@@ -242,7 +242,7 @@ where
     /// Continues from the deepest level every worker has checkpointed.
     fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
         let dir = self.dir(c);
-        let mine = checkpoint::levels(&dir);
+        let mine = crate::engine::level_files::complete_levels(&dir);
         let mut packet = Packet::new(LEVELS);
         for &depth in &mine {
             packet.u64(depth as u64);
