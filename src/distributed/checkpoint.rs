@@ -18,13 +18,10 @@
 //! level every worker holds is one each of them still has. A resumed run
 //! agrees on that level first (`worker`) and goes on from it.
 //!
-//! `meta.json` names the run (model and bounds, depth bound, fingerprint
-//! width) and the layout (processes, threads per process): resuming with
-//! another is refused before any process connects. It also records the
-//! seal (`engine::seal`) of each file of the part and its own checksum,
-//! and [`check_resumable`] reads every file of every level a process
-//! holds back against them first, so a damaged or altered part is refused
-//! in one line before any process connects.
+//! `meta.json` names the run and also the layout (processes, threads per
+//! process), and seals the part's files as the engine's does;
+//! [`check_resumable`] reads them back before any process connects
+//! (docs/checkpoints.md).
 
 use super::shard::Decision;
 use super::word::Word;
