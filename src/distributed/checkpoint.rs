@@ -1,14 +1,9 @@
 //! Checkpoints of a distributed run: after each completed level every
-//! worker writes its own part — the fingerprints it owns (visited), its
-//! states of the level (the frontier), the counts and decisions so far
-//! (the same on every worker) — into `DIR/process-I/worker-J/level-DDDD/`,
-//! and its states' parent links of the level into
-//! `DIR/process-I/worker-J/links-DDDD.bin`, with the single-process
-//! engine's level directories (`engine::level_files`: complete or
-//! absent) and its in-memory run's files (`engine::save_memory_level`:
-//! `visited.bin`, `frontier.bin`); what is the worker's own is the meta. So the processes may share one DIR (one machine) or each have
-//! its own (one per machine): a process only reads and writes its own
-//! `process-I`.
+//! worker writes its own part into `DIR/process-I/worker-J/` (what and
+//! why: docs/distributed.md, "Checkpoints"), with the single-process
+//! engine's level directories (`engine::level_files`) and in-memory run's
+//! files (`engine::save_memory_level`); what is the worker's own is the
+//! meta.
 //!
 //! A level's checkpoint is complete when every worker's part of it is.
 //! A worker keeps its last two levels: when it writes level N, every

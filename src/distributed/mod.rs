@@ -18,13 +18,7 @@
 //! Traces are walked back through the owners of their states (`chain`)
 //! and replayed forward on worker 0 (`report`).
 //!
-//! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
-//! deadline), `heartbeat` (a peer silent mid-run ends it), `net` (the dataflow and its rounds), `wire` (packets),
-//! `word` (fingerprints and owners), `outbox` (a round's candidates to
-//! their owners), `shard` (a worker's receiving side), `totals` (a
-//! level's totals across workers), `worker` (a worker's levels),
-//! `links` (a worker's parent links, in memory or in a file per level),
-//! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
+//! Its files, one concept each, are mapped in docs/architecture.md.
 //!
 //! How a transition is taken is the engine's own strategy (the `T` of
 //! [`enumerate`]: [`Unlabelled`](crate::engine::Unlabelled),
