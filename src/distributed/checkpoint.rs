@@ -1,14 +1,9 @@
 //! Checkpoints of a distributed run: after each completed level every
-//! worker writes its own part — the fingerprints it owns (visited), its
-//! states of the level (the frontier), the counts and decisions so far
-//! (the same on every worker) — into `DIR/process-I/worker-J/level-DDDD/`,
-//! and its states' parent links of the level into
-//! `DIR/process-I/worker-J/links-DDDD.bin`, with the single-process
-//! engine's level directories (`engine::level_files`: complete or
-//! absent) and its in-memory run's files (`engine::save_memory_level`:
-//! `visited.bin`, `frontier.bin`); what is the worker's own is the meta. So the processes may share one DIR (one machine) or each have
-//! its own (one per machine): a process only reads and writes its own
-//! `process-I`.
+//! worker writes its own part into `DIR/process-I/worker-J/` (what and
+//! why: docs/distributed.md, "Checkpoints"), with the single-process
+//! engine's level directories (`engine::level_files`) and in-memory run's
+//! files (`engine::save_memory_level`); what is the worker's own is the
+//! meta.
 //!
 //! A level's checkpoint is complete when every worker's part of it is.
 //! A worker keeps its last two levels: when it writes level N, every
@@ -18,13 +13,10 @@
 //! level every worker holds is one each of them still has. A resumed run
 //! agrees on that level first (`worker`) and goes on from it.
 //!
-//! `meta.json` names the run (model and bounds, depth bound, fingerprint
-//! width) and the layout (processes, threads per process): resuming with
-//! another is refused before any process connects. It also records the
-//! seal (`engine::seal`) of each file of the part and its own checksum,
-//! and [`check_resumable`] reads every file of every level a process
-//! holds back against them first, so a damaged or altered part is refused
-//! in one line before any process connects.
+//! `meta.json` names the run and also the layout (processes, threads per
+//! process), and seals the part's files as the engine's does;
+//! [`check_resumable`] reads them back before any process connects
+//! (docs/checkpoints.md).
 
 use super::shard::Decision;
 use super::word::Word;
@@ -183,11 +175,6 @@ fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
     })
 }
 
-/// The complete levels of the worker whose directory is `dir`.
-pub(crate) fn levels(dir: &Path) -> Vec<usize> {
-    complete_levels(dir)
-}
-
 /// Reads level `depth` of the worker whose directory is `dir` (its links
 /// stay in their files): `Err` in one line naming the file if one is not
 /// what the level's meta recorded.
@@ -276,8 +263,8 @@ pub fn check_resumable(
 ) -> Result<(), String> {
     for thread in 0..layout.threads {
         let worker = worker_dir(dir, process, thread);
-        let Some(&depth) = levels(&worker).last() else {
-            return Err(match levels(&worker_dir(dir, 0, 0)).last() {
+        let Some(&depth) = complete_levels(&worker).last() else {
+            return Err(match complete_levels(&worker_dir(dir, 0, 0)).last() {
                 // Process 0 has a part: the layout must differ.
                 Some(&d) => match read_meta::<Meta>(&level_dir(&worker_dir(dir, 0, 0), d)) {
                     Ok(meta) => mismatch(dir, &meta.layout, layout, near)
@@ -291,7 +278,7 @@ pub fn check_resumable(
         if let Some(line) = mismatch(dir, &meta.layout, layout, near) {
             return Err(line);
         }
-        for depth in levels(&worker) {
+        for depth in complete_levels(&worker) {
             let meta = check_level(&worker, depth)?;
             if let Some([p, t]) = meta.part.filter(|&part| part != [process, thread]) {
                 return Err(format!(

@@ -18,13 +18,7 @@
 //! Traces are walked back through the owners of their states (`chain`)
 //! and replayed forward on worker 0 (`report`).
 //!
-//! The modules: `hosts` (the hosts file), `connect` (the TCP links, with a
-//! deadline), `heartbeat` (a peer silent mid-run ends it), `net` (the dataflow and its rounds), `wire` (packets),
-//! `word` (fingerprints and owners), `outbox` (a round's candidates to
-//! their owners), `shard` (a worker's receiving side), `totals` (a
-//! level's totals across workers), `worker` (a worker's levels),
-//! `links` (a worker's parent links, in memory or in a file per level),
-//! `checkpoint` (a worker's part of a checkpoint), `chain`, `report`.
+//! Its files, one concept each, are mapped in docs/architecture.md.
 //!
 //! How a transition is taken is the engine's own strategy (the `T` of
 //! [`enumerate`]: [`Unlabelled`](crate::engine::Unlabelled),
@@ -33,25 +27,13 @@
 //! with the engine's phase 1 (`engine::Sweep`), so that properties,
 //! labels, boundary and self-loops are judged by one piece of code.
 //!
-//! Symmetry (`Reduced`) is the engine's: every state is
-//! replaced by its representative before it is fingerprinted, so counts
-//! are of classes and the owner of a class is the owner of its
-//! representative; traces are realised as real traces as the engine
-//! realises them. Checkpoints ([`EngineOptions::checkpoint`], `resume`)
-//! are per worker (`checkpoint`); a resumed run ends as an uninterrupted
-//! one.
-//!
-//! Branch labels (`Labelled`) are counted by each worker for
-//! the transitions out of its states and summed per level like the other
-//! counts, so `coverage.csv` is the engine's too.
-//!
-//! The memory guard ([`EngineOptions::max_memory`]) is per process: one
-//! process over its bound stops every process before the level (`guard`).
-//! Timely is fail-stop: a process that dies (or a link that breaks) makes
-//! the others' timely threads panic; a command calls
-//! [`install_failure_hook`] first, to turn that into one line and exit
-//! code 3. A process that stops without dying is told by its silence on
-//! the heartbeat links (`heartbeat`), with the same line and exit code.
+//! What a run promises under a symmetry, with branch labels, with
+//! checkpoints ([`EngineOptions::checkpoint`], `resume`: per worker,
+//! `checkpoint`) and with the memory guard ([`EngineOptions::max_memory`]:
+//! per process, `guard`), and how it fails (timely is fail-stop: a command
+//! calls [`install_failure_hook`] first, to turn a peer's death into one
+//! line and exit code 3; a silent peer is told by `heartbeat`), is in
+//! docs/distributed.md.
 
 mod chain;
 mod checkpoint;

@@ -9,21 +9,9 @@ use super::chain::Chain;
 use super::setup::Setup;
 use super::shard::Decisions;
 use super::word::Word;
-use crate::engine::{
-    self, initial_states, EngineReport, LabelCount, LevelStats, Stopped, Trace, Transitions,
-};
+use crate::engine::{self, EngineReport, LabelCount, LevelStats, Stopped, Trace, Transitions};
 use stateright::Model;
 use std::hash::Hash;
-
-/// Level 0: the in-boundary initial states (their representatives, under
-/// a symmetry), one per fingerprint, in fingerprint order: the engine's
-/// own.
-pub(crate) fn initial_level<M: Model, T: Transitions<M>, W: Word>(model: &M) -> Vec<(W, M::State)>
-where
-    M::State: Hash,
-{
-    initial_states(model, T::canonical, |s| W::of(s))
-}
 
 /// The real trace a chain names, ending at `target` (at a state of its
 /// class, under a symmetry): the engine's replay, from the chain's
@@ -37,7 +25,7 @@ where
     M::State: Hash + Clone,
     M::Action: Clone,
 {
-    let start = initial_level::<M, T, W>(model)
+    let start = engine::initial_level::<M, T, W>(model)
         .iter()
         .position(|&(fp, _)| fp == chain.fp)
         .expect("trace replay: the initial state recorded is gone (non-deterministic model?)");

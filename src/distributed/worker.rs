@@ -163,7 +163,7 @@ where
     /// symmetry), one per fingerprint; each worker holds those it owns.
     fn initial_level(&mut self) {
         let (setup, me, peers) = (self.setup, self.me, self.peers);
-        let initial = super::report::initial_level::<M, T, W>(&setup.model);
+        let initial = crate::engine::initial_level::<M, T, W>(&setup.model);
         let mut owned = vec![0; peers];
         for (fp, state) in &initial {
             owned[fp.owner(peers)] += 1;
@@ -242,7 +242,7 @@ where
     /// Continues from the deepest level every worker has checkpointed.
     fn resume(&mut self, worker: &mut Worker, c: &Checkpointing) {
         let dir = self.dir(c);
-        let mine = checkpoint::levels(&dir);
+        let mine = crate::engine::level_files::complete_levels(&dir);
         let mut packet = Packet::new(LEVELS);
         for &depth in &mine {
             packet.u64(depth as u64);

@@ -13,16 +13,13 @@
 //! what we measured). Setting the threshold explicitly turns that raise
 //! off.
 //!
-//! Measured with `/usr/bin/time -v` on two threads, the previous default
-//! model at `--depth full` (213,378,584 states), 3 paired rounds against
-//! a build without the setting (commit 39af1e7), medians: peak 3.84 GB
-//! (18.0 B/state) against 6.21 GB (29.1 B/state), 0.62× [0.61–0.65] a
-//! round, at the same speed (wall 1.00× [0.75–1.10]). Today's default
-//! model at `--depth full` (569,415,289 states), one run each: 10.35 GB
-//! (18.2 B/state) against 14.3 GB (25.2 B/state). 256 KiB took less
-//! memory than 1 MiB or 4 MiB at the previous model's depth 9 (peak
-//! 271,048, 292,348 and 288,360 kB on one thread; 283,836 kB without the
-//! setting) and as little at `--depth full`.
+//! What it saves (peak 3.84 GB against 6.21 GB on the previous default
+//! model's complete run, at the same speed) is measured in
+//! docs/performance-log.md ("The memory bound of issue 10 and the
+//! allocator setting"). 256 KiB took less memory than 1 MiB or 4 MiB at
+//! the previous model's depth 9 (peak 271,048, 292,348 and 288,360 kB on
+//! one thread; 283,836 kB without the setting) and as little at
+//! `--depth full`.
 //!
 //! Elsewhere (another C library, another system) this does nothing.
 

@@ -33,7 +33,7 @@ use super::links::LinkStore;
 use super::observer::{LevelProgress, StateStream};
 use super::options::EngineOptions;
 use super::part::Part;
-use super::path::{initial_level, reconstruct};
+use super::path::{initial_level, replay, walk_back};
 use super::report::{EngineReport, LevelStats, Stopped};
 use super::store::{pick, Building, Store};
 use stateright::{Model, Property};
@@ -432,8 +432,10 @@ where
             store,
             ..
         } = self;
-        let properties =
-            decisions.into_results(properties, |_, d| reconstruct::<M, T, W>(model, d, &links));
+        let properties = decisions.into_results(properties, |_, d| {
+            let (start, indices) = walk_back(d, &links);
+            replay::<M, T, W>(model, start, &indices, d.fp)
+        });
         match pick::run_folder(opts) {
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind

@@ -11,13 +11,9 @@
 //! run continues from the deepest complete level and ends exactly as a run
 //! that was never interrupted would (only timings differ).
 //!
-//! `meta.json` names what was explored (the caller's identity, the depth
-//! bound, the fingerprint width); resuming anything else is refused. It
-//! also holds the seal (length and checksum, `seal`) of each file of the
-//! level and of each links file, and its own checksum: [`check_resumable`]
-//! reads every file back against them, and against the counts the meta
-//! records, before a run starts, so a damaged or altered checkpoint is
-//! refused in one line rather than resumed into wrong counts or a crash.
+//! `meta.json` names what was explored and seals every file of the level
+//! and each links file; [`check_resumable`] reads them all back before a
+//! run starts. What is refused, and why: docs/checkpoints.md.
 
 use super::bfs::Run;
 use super::codec::StateCodec;

@@ -49,6 +49,23 @@ fn folded_mul(a: u64, b: u64) -> u64 {
     (r as u64) ^ ((r >> 64) as u64)
 }
 
+/// The writes of integers narrower than a word, each widened to one word
+/// (`Hasher`'s own signed writes reinterpret as unsigned and come here).
+macro_rules! narrow_writes {
+    () => {
+        narrow_writes!(write_u8: u8, write_u16: u16, write_u32: u32, write_usize: usize);
+    };
+    ($($name:ident: $ty:ty),*) => {
+        $(
+            #[inline]
+            fn $name(&mut self, i: $ty) {
+                self.write_u64(i as u64);
+            }
+        )*
+    };
+}
+pub(super) use narrow_writes;
+
 /// A fast, fixed-key, deterministic [`Hasher`] for fingerprinting states.
 ///
 /// Every integer write is one folded multiply; byte slices are consumed
@@ -66,6 +83,7 @@ impl Default for StableHasher {
 }
 
 impl Hasher for StableHasher {
+    narrow_writes!();
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
@@ -82,18 +100,6 @@ impl Hasher for StableHasher {
         self.write_u64(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
     }
     #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
     fn write_u64(&mut self, i: u64) {
         self.h = folded_mul(self.h ^ i, MUL);
     }
@@ -107,30 +113,6 @@ impl Hasher for StableHasher {
     fn write_u128(&mut self, i: u128) {
         let (lo, hi) = (i as u64, (i >> 64) as u64);
         self.h = folded_mul(lo ^ self.h, hi ^ self.h.rotate_left(32) ^ PAIR);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_i8(&mut self, i: i8) {
-        self.write_u64(i as u8 as u64);
-    }
-    #[inline]
-    fn write_i16(&mut self, i: i16) {
-        self.write_u64(i as u16 as u64);
-    }
-    #[inline]
-    fn write_i32(&mut self, i: i32) {
-        self.write_u64(i as u32 as u64);
-    }
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_isize(&mut self, i: isize) {
-        self.write_u64(i as u64);
     }
     #[inline]
     fn finish(&self) -> u64 {

@@ -8,7 +8,7 @@
 //! module docs of `engine`). The bits below the shard bits place the word in
 //! its shard's table ([`Fp::key`]).
 
-use super::fingerprint::{fingerprint, StableHasher};
+use super::fingerprint::{fingerprint, narrow_writes, StableHasher};
 use std::fmt::Debug;
 use std::hash::{Hash, Hasher};
 
@@ -142,6 +142,7 @@ impl Wide {
 }
 
 impl Hasher for Wide {
+    narrow_writes!();
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.lo.write(bytes);
@@ -157,22 +158,6 @@ impl Hasher for Wide {
     fn write_u128(&mut self, i: u128) {
         self.lo.write_u128(i);
         self.hi.write_u128(i.rotate_left(29));
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
     }
     fn finish(&self) -> u64 {
         self.lo.finish()

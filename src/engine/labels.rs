@@ -117,7 +117,10 @@ pub trait Transitions<M: Model> {
             label
         })
     }
-    fn label_names(model: &M) -> Vec<&'static str>;
+    /// The labels' names: none, unless labelled.
+    fn label_names(_model: &M) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// States are replaced by representatives (see `symmetry`).
     const REDUCED: bool = false;
     /// The state the engine stores for `state`: itself, unless `REDUCED`.
@@ -141,9 +144,6 @@ impl<M: Model> Transitions<M> for Unlabelled {
             .next_state(state, action)
             .map(|next| (next, ()))
             .ok_or(())
-    }
-    fn label_names(_: &M) -> Vec<&'static str> {
-        Vec::new()
     }
 }
 
@@ -187,9 +187,6 @@ impl<M: StepInto> Transitions<M> for InPlace {
         } else {
             Err(())
         }
-    }
-    fn label_names(_: &M) -> Vec<&'static str> {
-        Vec::new()
     }
 }
 

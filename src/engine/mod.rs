@@ -8,26 +8,11 @@
 //! [`Engine::labelled`] for a [`LabelledModel`], [`Engine::in_place`] for a
 //! model that steps into a reused state ([`StepInto`]),
 //! [`Engine::symmetric`] for a [`Symmetric`] model; then [`Engine::run`].
-//! The public types live one concept a file:
-//! `options` ([`EngineOptions`]), `observer` ([`RunObserver`]), `labels`
-//! ([`LabelledModel`], [`StepInto`], and the builder's strategies
-//! [`Unlabelled`], [`Labelled`], [`InPlace`]), `symmetry` ([`Symmetric`],
-//! [`Reduced`]), `report`
-//! ([`EngineReport`] and its parts), `fp` ([`FingerprintWidth`]). The
-//! algorithm: the run loop in `bfs`, its two phases in `expand` and
-//! `absorb`, on the level in `level`, stored in `part`s and `chunk` slots,
-//! phase 1 one chunk at a time for a caller that routes the successors
-//! itself in `sweep` (the distributed workers' expansion),
-//! shared between threads by `parallel`; where the visited states and
-//! the levels live behind one interface, `store` (in memory: the visited
-//! set in `visited`, one ordered `table` per shard, sized by `growth`; or
-//! a `--disk` run's folder, `disk`); parent links in `links`;
-//! property verdicts in `decisions` (the distributed engine's too), trace
-//! replay in `path`; the memory `guard` and the one setting asked of the
-//! C `allocator`; `checkpoint`s (their files, and the links files' names, in
-//! `level_files`, each sealed by `seal`, both shared with the distributed
-//! engine); fingerprints in [`fingerprint`](mod@fingerprint) and `fp`,
-//! and the relation to stateright's own BFS in
+//! Its files, one concept each (the options, the observer, labels,
+//! symmetry, the report, fingerprints; the run loop `bfs` and its phases;
+//! the stores of visited states and levels; links, decisions, trace
+//! replay, the memory guard, checkpoints), are mapped in
+//! docs/architecture.md; the relation to stateright's own BFS is in
 //! [`stateright_mapping`].
 //!
 //! # Semantics
@@ -153,7 +138,7 @@ pub(crate) use links::{LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
-pub(crate) use path::replay;
+pub(crate) use path::{initial_level, replay};
 pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub(crate) use sweep::{Expanded, Successor, Sweep};

@@ -3,7 +3,7 @@
 //! links go, the memory bound, checkpoints, and a run kept on disk.
 
 use super::fp::FingerprintWidth;
-use super::observer::{RunObserver, Silent, StderrLevels};
+use super::observer::{RunObserver, Silent};
 use std::path::PathBuf;
 
 /// Options for a run ([`super::Engine::options`]): plain data, which the
@@ -88,10 +88,5 @@ impl EngineOptions {
     pub fn with_observer(mut self, observer: impl RunObserver + 'static) -> Self {
         self.observer = Box::new(observer);
         self
-    }
-
-    /// Print one line per level on stderr ([`StderrLevels`]).
-    pub fn with_stderr_progress(self) -> Self {
-        self.with_observer(StderrLevels)
     }
 }

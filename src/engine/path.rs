@@ -16,8 +16,9 @@ use stateright::Model;
 use std::hash::Hash;
 
 /// Level 0: the in-boundary initial states (their representatives, under
-/// a symmetry), one per fingerprint, in fingerprint order.
-pub(super) fn initial_level<M, T, W>(model: &M) -> Vec<(W, M::State)>
+/// a symmetry), one per fingerprint, in fingerprint order. The
+/// distributed engine's workers start from it too.
+pub(crate) fn initial_level<M, T, W>(model: &M) -> Vec<(W, M::State)>
 where
     M: Model,
     M::State: Hash,
@@ -48,8 +49,9 @@ pub fn initial_states<M: Model, F: Copy + Ord>(
     level
 }
 
-/// The position in level 0 and the action indices leading to `d`'s state.
-fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (u64, Vec<u32>) {
+/// The position in level 0 and the action indices leading to `d`'s
+/// state, which [`replay`] turns into a shortest trace to it.
+pub(super) fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (usize, Vec<u32>) {
     let mut actions = Vec::with_capacity(d.depth);
     let (mut depth, mut pos) = match d.witness {
         Witness::At(pos) => (d.depth, pos),
@@ -65,17 +67,20 @@ fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (u64, Vec<u32>) 
         depth -= 1;
     }
     actions.reverse();
-    (pos, actions)
+    (pos as usize, actions)
 }
 
-/// The trace from level 0's state `start` (its place in level 0) through
-/// the actions `indices` (each one's place in its state's `actions` list,
-/// first step first), which the run followed (through representatives,
-/// under a symmetry).
+/// The trace of real states of the model from level 0's state `start`
+/// (its place in level 0) through the actions `indices` (each one's place
+/// in its state's `actions` list, first step first), which the run
+/// followed (through representatives, under a symmetry), to the state
+/// `target` (to a state of its class, under a symmetry, realised as a
+/// real trace as `realize_trace` says). The distributed engine replays
+/// the chains its workers walked back with it too.
 ///
 /// Panics if it does not end at `target`: the model is not
 /// deterministic, or two states collided.
-fn followed<M, T, W>(
+pub(crate) fn replay<M, T, W>(
     model: &M,
     start: usize,
     indices: &[u32],
@@ -114,63 +119,11 @@ where
         "trace replay: the replayed state has another fingerprint (non-deterministic model or fingerprint collision)"
     );
     trace.push((cur, None));
-    trace
-}
-
-/// A shortest trace to `d`'s state, of real states of the model.
-pub(super) fn reconstruct<M, T, W>(
-    model: &M,
-    d: &Decision<W, Witness>,
-    links: &LinkStore,
-) -> Trace<M::State, M::Action>
-where
-    M: Model,
-    M::State: Hash + Clone,
-    M::Action: Clone,
-    T: Transitions<M>,
-    W: Fp,
-{
-    let (start, indices) = walk_back(d, links);
-    replay::<M, T, W>(model, start as usize, &indices, d.fp)
-}
-
-/// The trace of real states of the model from level 0's state `start`
-/// through the actions `indices` (see `followed`) to the state `target`
-/// (to a state of its class, under a symmetry, realised as a real trace
-/// as `realize_trace` says). The distributed engine replays the chains
-/// its workers walked back with it too.
-pub(crate) fn replay<M, T, W>(
-    model: &M,
-    start: usize,
-    indices: &[u32],
-    target: W,
-) -> Trace<M::State, M::Action>
-where
-    M: Model,
-    M::State: Hash + Clone,
-    M::Action: Clone,
-    T: Transitions<M>,
-    W: Fp,
-{
-    let trace = followed::<M, T, W>(model, start, indices, target);
     if !T::REDUCED {
         return trace;
     }
     let targets: Vec<W> = trace.iter().map(|(s, _)| W::of(s)).collect();
-    realize::<M, T, W>(model, &targets)
-}
-
-/// A real trace whose states' representatives have the fingerprints
-/// `targets`, step by step.
-fn realize<M, T, W>(model: &M, targets: &[W]) -> Trace<M::State, M::Action>
-where
-    M: Model,
-    M::State: Hash + Clone,
-    M::Action: Clone,
-    T: Transitions<M>,
-    W: Fp,
-{
-    realize_trace(model, targets, |s| W::of(&T::canonical(model, s.clone())))
+    realize_trace(model, &targets, |s| W::of(&T::canonical(model, s.clone())))
 }
 
 /// A real trace of `model` whose states' representatives have, step by

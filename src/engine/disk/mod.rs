@@ -4,20 +4,10 @@
 //! the state count (external-memory breadth-first search with delayed
 //! duplicate detection).
 //!
-//! The folder holds, beside the parent-links files every checkpoint has
-//! (`links-DDDD.bin`):
-//!
-//! * `level-DDDD/`: the level to expand next, a part per shard as two
-//!   files (`part-SS.fps`, the fingerprints in ascending order, and
-//!   `part-SS.enc`, the states' length-prefixed encodings in the same
-//!   order), and the `meta.json` of a checkpoint, which seals them. It is
-//!   written as `.level-DDDD.tmp/` and renamed when whole, as a
-//!   checkpoint's level is, so the folder is the run's checkpoint.
-//! * `visited/visited-SS-FFFF-LLLL.bin`: shard `SS`'s fingerprints of the states
-//!   first reached at depths `FFFF..=LLLL`, ascending; the levels' metas
-//!   name the runs they stand on, with their seals.
-//! * `.scratch/cand-SS-NNNN.bin` while a level is built: the candidates
-//!   of shard `SS` that overflowed the batch budget `NNNN`-th.
+//! The folder (its entries: docs/disk.md, "The folder") holds the level
+//! to expand next as a part per shard (`part-SS.fps`, `part-SS.enc`) with
+//! a checkpoint's `meta.json`, so the folder is the run's checkpoint, and
+//! the visited set as sorted runs per shard (`visited/`).
 //!
 //! A level is built in batches as in memory (`expand`), but its
 //! candidates go to per-shard buffers (`buffer`) instead of the visited
