@@ -326,6 +326,22 @@ mod tests {
     }
 
     #[test]
+    fn a_level_adds_its_visited_growth_and_what_its_new_states_take() {
+        // The assertions of the distributed guard's own estimate, which
+        // is this one now.
+        let visited = Visited::<u64>::new();
+        let none: &[Part<u8, u64>] = &[];
+        let growth = |new| visited.bytes_after(new).saturating_sub(visited.bytes());
+        // The last level keeps only fingerprints: the table's growth.
+        assert_eq!(added(&visited, 5, none, true, 24), growth(5));
+        assert_eq!(added(&visited, 0, none, true, 24), growth(0));
+        // Any other level: each new state also takes what it is built with.
+        let built = added(&visited, 1000, none, false, 24);
+        assert_eq!(built, growth(1000) + 1000 * 24);
+        assert!(added(&visited, 1000, none, false, 40) > built);
+    }
+
+    #[test]
     fn soft_limits_are_read_by_row_and_unlimited_is_none() {
         let text = "Limit                     Soft Limit           Hard Limit           Units     \n\
                     Max data size             unlimited            unlimited            bytes     \n\
