@@ -7,9 +7,9 @@
 
 use super::links::{find, LinkLevels};
 use super::net::Net;
-use super::shard::Decision;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
+use crate::engine::{Decision, Decisions, Witness};
 use timely::worker::Worker;
 
 /// A property's chain: the state reached so far (at `depth`) and the
@@ -23,10 +23,15 @@ pub(crate) struct Chain<W> {
 }
 
 impl<W: Word> Chain<W> {
-    fn start(property: usize, d: &Decision<W>) -> Self {
+    /// The chain of property `property`'s decision `d`; a state of the
+    /// last level starts from its parent, `leaf_parent`.
+    fn start(property: usize, d: &Decision<W, Witness>, leaf_parent: Option<W>) -> Self {
         let (depth, fp, actions) = match d.witness {
-            None => (d.depth, d.fp, Vec::new()),
-            Some((parent, action)) => (d.depth - 1, parent, vec![action]),
+            Witness::At(_) => (d.depth, d.fp, Vec::new()),
+            Witness::Via(link) => {
+                let parent = leaf_parent.expect("a last-level decision has its parent");
+                (d.depth - 1, parent, vec![link.action])
+            }
         };
         Chain {
             property: property as u32,
@@ -73,22 +78,25 @@ impl<W: Word> Chain<W> {
     }
 }
 
-/// Walks every decided property's chain back to level 0; worker 0
-/// returns them, one per property (`None` for undecided ones).
+/// Walks every decided property's chain back to level 0 (a last-level
+/// decision's from its parent in `leaf_parents`); worker 0 returns them,
+/// one per property (`None` for undecided ones).
 pub(crate) fn walk_chains<S: Clone + 'static, W: Word>(
     net: &mut Net<S, W>,
     worker: &mut Worker,
     links: &LinkLevels<W>,
-    decisions: &[Option<Decision<W>>],
+    decisions: &Decisions<W, Witness>,
+    leaf_parents: &[Option<W>],
     me: usize,
     peers: usize,
 ) -> Vec<Option<Chain<W>>> {
+    let decisions = &decisions.0;
     let mut hand: Vec<Chain<W>> = Vec::new();
     if me == 0 {
         hand = decisions
             .iter()
             .enumerate()
-            .filter_map(|(p, d)| d.as_ref().map(|d| Chain::start(p, d)))
+            .filter_map(|(p, d)| d.as_ref().map(|d| Chain::start(p, d, leaf_parents[p])))
             .collect();
     }
     let deepest = decisions.iter().flatten().map(|d| d.depth).max();

@@ -18,23 +18,23 @@
 //! [`check_resumable`] reads them back before any process connects
 //! (docs/checkpoints.md).
 
-use super::shard::Decision;
 use super::word::Word;
 use crate::engine::level_files::{
-    cannot_write, complete_levels, hex, level_dir, level_row, level_stats, links_file, read_meta,
-    unhex, write_meta, LevelSeals, RunIdentity,
+    cannot_write, complete_levels, level_dir, level_row, level_stats, links_file, read_meta,
+    write_meta, LevelSeals, RunIdentity,
 };
 use crate::engine::seal::{check_file, damaged, Seal};
-use crate::engine::{read_memory_level, save_memory_level};
-use crate::engine::{LevelStats, Part, TallyCounts, Visited};
+use crate::engine::{decode_decisions, encode_decisions, read_memory_level, save_memory_level};
+use crate::engine::{Restored, SavedDecision, Snapshot, Visited};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The format of a part's files that this build writes and reads: 2, the
-/// single-process engine's `visited.bin` and `frontier.bin`. Older builds
-/// wrote a format of their own and recorded none.
-const FILES: u32 = 2;
+/// The format of a part that this build writes and reads: 3, the
+/// single-process engine's `visited.bin` and `frontier.bin`, and its
+/// record of decisions. Format 2 recorded decisions of its own; older
+/// builds wrote files of their own and recorded no format.
+const FILES: u32 = 3;
 
 /// What a checkpoint is of: every part names it, and a resume must name
 /// the same.
@@ -54,7 +54,7 @@ struct Meta {
     layout: Layout,
     depth: usize,
     levels: Vec<[u64; 6]>,
-    widest: u64,
+    /// Per property: its decision, as the engine records one.
     decisions: Vec<Option<SavedDecision>>,
     /// The label counts and the seals of the level's files and of the
     /// worker's links files.
@@ -70,108 +70,58 @@ struct Meta {
     files: Option<u32>,
 }
 
-/// A decision, its fingerprints in hex.
-#[derive(Serialize, Deserialize)]
-struct SavedDecision {
-    depth: usize,
-    fp: String,
-    link: Option<(String, u32)>,
-}
-
 /// The directory of worker `thread` of process `process` in `dir`.
 pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
     dir.join(format!("process-{process}"))
         .join(format!("worker-{thread}"))
 }
 
-/// A worker's state after a completed level, as [`save`] writes it.
-pub(crate) struct Snapshot<'a, S, W> {
-    pub(crate) depth: usize,
-    pub(crate) levels: &'a [LevelStats],
-    /// The most states of the level that any one worker holds.
-    pub(crate) widest: u64,
-    pub(crate) decisions: &'a [Option<Decision<W>>],
-    /// Per label: transitions so far and the first depth; each level's.
-    pub(crate) labels: TallyCounts,
-    pub(crate) frontier: &'a [Part<S, W>],
-    /// The seals of the worker's links files of levels 1 to `depth`
-    /// (`links`, which writes them into the worker's directory).
+/// A worker's part of a completed level, as [`save`] writes it: what
+/// the run knows, the worker's part of the level, and the seals of its
+/// links files of levels 1 to the level's depth (`links`, which writes
+/// them into the worker's directory).
+pub(crate) struct Part<'a, S, W> {
+    pub(crate) run: &'a Snapshot<'a, W>,
+    pub(crate) frontier: &'a [crate::engine::Part<S, W>],
     pub(crate) link_seals: &'a [Seal],
 }
 
-/// A worker's state after a completed level, as [`load`] reads it.
+/// A worker's part of a completed level, as [`load`] reads it: the run
+/// to continue, the fingerprints the worker owns, and the seals of its
+/// links files (checked before the run, `check_resumable`, and read as
+/// needed).
 pub(crate) struct SavedPart<S, W> {
-    pub(crate) levels: Vec<LevelStats>,
-    /// The most states of the level that any one worker holds.
-    pub(crate) widest: u64,
-    pub(crate) decisions: Vec<Option<Decision<W>>>,
-    pub(crate) labels: TallyCounts,
-    /// The fingerprints this worker owns.
+    pub(crate) restored: Restored<S, W>,
     pub(crate) visited: Visited<W>,
-    pub(crate) frontier: Vec<Part<S, W>>,
-    /// The seals of the worker's links files of levels 1 to `depth`,
-    /// checked before the run (`check_resumable`) and read as needed.
     pub(crate) link_seals: Vec<Seal>,
 }
 
-/// Writes level `part.depth` of the worker whose directory is `dir`
-/// (its links files are there already); a failed write is `Err`, one line
-/// naming the file and the cause, and leaves the level absent.
+/// Writes the worker's part `part` of a level into its directory `dir`
+/// (its links files are there already); a failed write is `Err`, one
+/// line naming the file and the cause, and leaves the level absent.
 pub(crate) fn save<S: Clone, W: Word>(
     dir: &Path,
     part_of: [usize; 2],
     layout: &Layout,
-    part: &Snapshot<'_, S, W>,
+    part: &Part<'_, S, W>,
     visited: &Visited<W>,
 ) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
-    let depth = part.depth;
-    let at = (depth, depth.saturating_sub(1));
+    let run = part.run;
+    let at = (run.depth, run.depth.saturating_sub(1));
     save_memory_level(dir, at, visited, part.frontier, |tmp, visited, frontier| {
-        let mut seals = LevelSeals::new(part.labels.clone(), part.link_seals);
+        let mut seals = LevelSeals::new(run.labels.clone(), part.link_seals);
         (seals.visited, seals.frontier) = (visited, frontier);
         let meta = Meta {
             layout: layout.clone(),
-            depth,
-            levels: part.levels.iter().map(level_row).collect(),
-            widest: part.widest,
-            decisions: part
-                .decisions
-                .iter()
-                .map(|d| d.map(save_decision))
-                .collect(),
+            depth: run.depth,
+            levels: run.levels.iter().map(level_row).collect(),
+            decisions: encode_decisions(run.decisions),
             seals,
             part: Some(part_of),
             files: Some(FILES),
         };
         write_meta(tmp, &meta).map(drop)
-    })
-}
-
-fn save_decision<W: Word>(d: Decision<W>) -> SavedDecision {
-    let word = |w: W| {
-        let mut b = Vec::new();
-        w.write(&mut b);
-        hex(&b)
-    };
-    SavedDecision {
-        depth: d.depth,
-        fp: word(d.fp),
-        link: d.witness.map(|(parent, action)| (word(parent), action)),
-    }
-}
-
-/// The decision `d` names, if its fingerprints are words of `W`.
-fn load_decision<W: Word>(d: &SavedDecision) -> Option<Decision<W>> {
-    let word = |hex: &str| unhex(hex, W::BYTES).map(|b| W::read(&b));
-    let link = match &d.link {
-        Some((parent, action)) => Some((word(parent)?, *action)),
-        None => None,
-    };
-    Some(Decision {
-        depth: d.depth,
-        fp: word(&d.fp)?,
-        witness: link,
     })
 }
 
@@ -184,22 +134,18 @@ pub(crate) fn load<S: Clone, W: Word>(dir: &Path, depth: usize) -> Result<SavedP
     check_meta(&meta, &level, depth)?;
     let seals = (meta.seals.visited, meta.seals.frontier);
     let (visited, frontier, _) = read_memory_level(&level, seals)?;
-    let decisions = meta
-        .decisions
-        .iter()
-        .map(|d| match d {
-            Some(d) => load_decision(d).map(Some),
-            None => Some(None),
-        })
-        .collect::<Option<_>>()
+    let decisions = decode_decisions(&meta.decisions)
         .ok_or_else(|| damaged(&level.join("meta.json"), "a decision names no state"))?;
-    Ok(SavedPart {
+    let restored = Restored {
+        depth,
         levels: meta.levels.iter().map(level_stats).collect(),
-        widest: meta.widest,
         decisions,
         labels: meta.seals.labels(),
-        visited,
         frontier,
+    };
+    Ok(SavedPart {
+        restored,
+        visited,
         link_seals: meta.seals.links,
     })
 }
@@ -319,27 +265,46 @@ fn mismatch(
 mod tests {
     use super::*;
 
-    /// The meta's fields in the order builds before `LevelSeals` wrote
-    /// them (its checksum is taken over them as serialised).
+    /// The meta's fields in a fixed order (its checksum is taken over
+    /// them as serialised), its decisions the engine's record.
     #[test]
-    fn the_meta_serialises_as_older_builds_wrote_it() {
+    fn the_meta_serialises_its_fields_in_order() {
         let text = concat!(
             r#"{"layout":{"identity":"m","max_depth":null,"fingerprint_bits":64,"fingerprint_scheme":2,"processes":2,"threads":1},"#,
-            r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"widest":2,"decisions":[null],"#,
+            r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"decisions":[null,[[1,1,0,0],"ff00000000000000"]],"#,
             r#""label_transitions":[],"label_first_depths":[],"label_levels":null,"#,
-            r#""visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":40,"sum":9}],"part":[1,0]}"#
+            r#""visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":40,"sum":9}],"part":[1,0],"files":3}"#
         );
         let meta: Meta = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&meta).unwrap(), text);
         assert!(meta.seals.check(1).is_ok());
         assert!(meta.seals.check(2).is_err());
-        // Its files are in the format of their own that older builds
-        // wrote: refused in one line.
-        let refused = check_meta(&meta, Path::new("l"), 1).unwrap_err();
-        assert!(
-            refused.contains("l: written by an older build"),
-            "{refused}"
-        );
+        assert!(check_meta(&meta, Path::new("l"), 1).is_ok());
+        let decisions = decode_decisions::<u64>(&meta.decisions).expect("64-bit words");
+        assert_eq!(decisions.0[1].map(|d| (d.depth, d.fp)), Some((1, 0xff)));
+        assert!(decode_decisions::<u128>(&meta.decisions).is_none());
+    }
+
+    /// A part written by an older build (format 2, with its own record of
+    /// decisions and a `widest` count; or older, with no format) is
+    /// refused in one line.
+    #[test]
+    fn an_older_builds_part_is_refused_in_one_line() {
+        for files in [r#","files":2"#, ""] {
+            let text = format!(
+                "{}{}{}{}}}",
+                r#"{"layout":{"identity":"m","max_depth":null,"fingerprint_bits":64,"fingerprint_scheme":2,"processes":2,"threads":1},"#,
+                r#""depth":1,"levels":[[0,1,1,0,0,5],[1,2,3,4,4,9]],"widest":2,"decisions":[null],"#,
+                r#""label_transitions":[],"label_first_depths":[],"label_levels":null,"visited":{"len":24,"sum":7},"frontier":{"len":40,"sum":8},"links":[{"len":40,"sum":9}],"part":[1,0]"#,
+                files
+            );
+            let meta: Meta = serde_json::from_str(&text).unwrap();
+            let refused = check_meta(&meta, Path::new("l"), 1).unwrap_err();
+            assert!(
+                refused.starts_with("l: written by an older build") && !refused.contains('\n'),
+                "{refused}"
+            );
+        }
     }
 
     #[test]

@@ -8,24 +8,25 @@
 //! BFS, as in distributed Murphi and PReach), and which runs the same code
 //! on threads of one process and on processes over TCP.
 //!
-//! The run is the single-process engine's, split by fingerprint owner:
-//! each worker keeps the visited set of the fingerprints it owns and the
-//! parent links of its states, and every worker learns every level's
-//! totals, so all of them stop together. Results — growth counts,
+//! The run is the single-process engine's own run (`engine::Run`) on
+//! each worker, its levels in a store split by fingerprint owner
+//! (`peers`): each worker keeps the visited set of the fingerprints it
+//! owns and the parent links of its states, and every worker learns every
+//! level's totals, so all of them stop together. Results — growth counts,
 //! verdicts, counterexample traces — are the engine's for every number of
 //! processes and threads, because every choice follows the engine's
 //! order-independent rules (see `engine`'s module docs and `worker`).
 //! Traces are walked back through the owners of their states (`chain`)
-//! and replayed forward on worker 0 (`report`).
+//! and replayed forward on worker 0 by the engine's report.
 //!
 //! Its files, one concept each, are mapped in docs/architecture.md.
 //!
 //! How a transition is taken is the engine's own strategy (the `T` of
 //! [`enumerate`]: [`Unlabelled`](crate::engine::Unlabelled),
 //! [`Labelled`](crate::engine::Labelled), under a symmetry
-//! [`Reduced`](crate::engine::Reduced)), and a worker expands its states
-//! with the engine's phase 1 (`engine::Sweep`), so that properties,
-//! labels, boundary and self-loops are judged by one piece of code.
+//! [`Reduced`](crate::engine::Reduced)), and the run is the engine's, so
+//! that properties, labels, boundary and self-loops are judged by one
+//! piece of code.
 //!
 //! What a run promises under a symmetry, with branch labels, with
 //! checkpoints ([`EngineOptions::checkpoint`], `resume`: per worker,
@@ -44,7 +45,7 @@ mod hosts;
 mod links;
 mod net;
 mod outbox;
-mod report;
+mod peers;
 mod shard;
 mod totals;
 mod wire;

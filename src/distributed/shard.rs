@@ -17,16 +17,7 @@
 use super::links::{Link, Linked};
 use super::wire::{Packet, Reader, CANDIDATES, LEAF_CANDIDATES};
 use super::word::{FpMap, Key, Word};
-use crate::engine::{self, Part, Visited};
-
-/// A property's deciding state, as a worker found it: the engine's
-/// decision (`engine::decisions`, whose recording and verdicts the
-/// workers use too), found at its level (`None`) or, at the last level,
-/// by its link from its parent (`Some`), the parent named by fingerprint.
-pub(crate) type Decision<W> = engine::Decision<W, Option<Link<W>>>;
-
-/// Per property: the decision, if any.
-pub(crate) type Decisions<W> = engine::Decisions<W, Option<Link<W>>>;
+use crate::engine::{Part, Visited};
 
 pub(crate) struct Shard<S, W> {
     /// The round being received.
@@ -155,6 +146,11 @@ impl<S: Clone, W: Word> Shard<S, W> {
                 }
             }
         }
+    }
+
+    /// The new states of the level being built so far.
+    pub(crate) fn held(&self) -> u64 {
+        self.links.len() as u64
     }
 
     /// The level built, its parts and its links in fingerprint order;

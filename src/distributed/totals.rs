@@ -9,29 +9,26 @@ use super::links::Link;
 use super::net::Net;
 use super::wire::{Packet, STATS};
 use super::word::Word;
-use crate::engine::Expanded;
+use crate::engine::Hit;
 use timely::worker::Worker;
 
 /// What a worker found at one level: new states it owns, transitions out
 /// of its states (and per label those carrying it, attempts included),
 /// and per property its smallest deciding state (at the level checked,
-/// and at the last level built).
+/// with its position in the worker's part, and at the last level built).
 pub(crate) struct LevelReport<W> {
     pub(crate) new: u64,
-    /// The most new states any one worker owns (in a combined report).
-    pub(crate) widest: u64,
     pub(crate) transitions: u64,
-    pub(crate) hits: Vec<Option<W>>,
+    pub(crate) hits: Vec<Hit<W>>,
     pub(crate) leaf: Vec<Option<(W, Link<W>)>>,
     pub(crate) labels: Vec<u64>,
 }
 
 impl<W: Word> LevelReport<W> {
     /// Nothing found yet, for a model of `properties` properties.
-    pub(crate) fn empty(properties: usize) -> Self {
+    fn empty(properties: usize) -> Self {
         LevelReport {
             new: 0,
-            widest: 0,
             transitions: 0,
             hits: vec![None; properties],
             leaf: vec![None; properties],
@@ -39,21 +36,14 @@ impl<W: Word> LevelReport<W> {
         }
     }
 
-    /// Adds a chunk's counts and hits (chunks in fingerprint order, so a
-    /// property's first hit is this worker's smallest).
-    pub(crate) fn add<S: Clone>(&mut self, chunk: &Expanded<'_, S, W>) {
-        for (hit, found) in self.hits.iter_mut().zip(chunk.hits()) {
-            *hit = hit.or(found);
-        }
-        self.transitions += chunk.transitions();
-        add_counts(&mut self.labels, chunk.labels());
-    }
-
     fn packet(&self) -> Packet {
         let mut p = Packet::new(STATS);
         p.u64(self.new).u64(self.transitions);
         for &hit in &self.hits {
-            p.maybe(hit);
+            p.maybe(hit.map(|(_, fp)| fp));
+            if let Some((position, _)) = hit {
+                p.u64(position);
+            }
         }
         for leaf in &self.leaf {
             p.maybe(leaf.map(|(fp, _)| fp));
@@ -71,8 +61,9 @@ impl<W: Word> LevelReport<W> {
     fn read(packet: &Packet, properties: usize) -> Self {
         let mut r = packet.body();
         let (new, transitions) = (r.u64(), r.u64());
-        let widest = new;
-        let hits = (0..properties).map(|_| r.maybe()).collect();
+        let hits = (0..properties)
+            .map(|_| r.maybe().map(|fp| (r.u64(), fp)))
+            .collect();
         let leaf = (0..properties)
             .map(|_| r.maybe().map(|fp| (fp, (r.word(), r.u32()))))
             .collect();
@@ -82,7 +73,6 @@ impl<W: Word> LevelReport<W> {
         }
         LevelReport {
             new,
-            widest,
             transitions,
             hits,
             leaf,
@@ -112,13 +102,12 @@ impl<W: Word> LevelReport<W> {
         for r in reports {
             add_counts(&mut all.labels, &r.labels);
             all.new += r.new;
-            all.widest = all.widest.max(r.widest);
             all.transitions += r.transitions;
             for (a, h) in all.hits.iter_mut().zip(r.hits) {
-                *a = min_some(*a, h);
+                *a = smallest(*a, h, |&(_, fp)| fp);
             }
             for (a, h) in all.leaf.iter_mut().zip(r.leaf) {
-                *a = min_some(*a, h);
+                *a = smallest(*a, h, |&(fp, link)| (fp, link));
             }
         }
         all
@@ -133,9 +122,10 @@ fn add_counts(totals: &mut Vec<u64>, counts: &[u64]) {
     }
 }
 
-fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+/// The one of `a` and `b` with the smaller `key`, if either is.
+fn smallest<T, K: Ord>(a: Option<T>, b: Option<T>, key: impl Fn(&T) -> K) -> Option<T> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
+        (Some(a), Some(b)) => Some(if key(&b) < key(&a) { b } else { a }),
         (a, b) => a.or(b),
     }
 }

@@ -16,10 +16,10 @@ pub(crate) const CANDIDATES: u8 = 0;
 pub(crate) const STATS: u8 = 1;
 /// Counterexample chains being walked back (see `chain`).
 pub(crate) const CHAINS: u8 = 2;
-/// What a process was asked to run (see `worker::WorkerRun::agree`).
+/// What a process was asked to run (see `peers::Peers::agree`).
 pub(crate) const IDENTITY: u8 = 3;
 /// The levels a worker has checkpointed, as `u64`s (see
-/// `worker::WorkerRun::resume`).
+/// `peers::Peers::resume`).
 pub(crate) const LEVELS: u8 = 4;
 /// A worker's memory estimate for the level ahead (see `guard`).
 pub(crate) const GUARD: u8 = 5;
@@ -29,6 +29,9 @@ pub(crate) const GUARD: u8 = 5;
 /// the sender checks them (it has the state in hand) and sends no bytes
 /// of the state.
 pub(crate) const LEAF_CANDIDATES: u8 = 6;
+/// The batches a worker's part of a level takes, as a `u64` (see
+/// `peers::Peers::begin_level`).
+pub(crate) const BATCHES: u8 = 7;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]

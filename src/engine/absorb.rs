@@ -24,7 +24,7 @@ use super::visited::Visited;
 const TOUCH_AHEAD: usize = 16;
 
 /// Per property: the deciding state with the smallest fingerprint so far.
-pub(super) type LeafHits<W> = Vec<Option<(W, Link)>>;
+pub(crate) type LeafHits<W> = Vec<Option<(W, Link)>>;
 
 /// Phase 2 on the output of a batch's chunks (`slots`), on up to
 /// `threads` threads: each shard's new states go to its table and its

@@ -19,23 +19,22 @@
 //! fingerprint order, which is what makes a state's first discoverer its
 //! smallest (see `absorb`), whatever the thread count.
 
-use super::absorb::LeafHits;
 use super::allocator;
-use super::chunk::{ChunkSlot, Hit, CHUNKS_PER_THREAD};
+use super::chunk::{ChunkSlot, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
 use super::decisions::{Decisions, Witness};
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
-use super::labels::{LabelTally, Transitions};
+use super::labels::{LabelTally, TallyCounts, Transitions};
 use super::level::{Chunk, Level};
 use super::level_files::complete_levels;
 use super::links::LinkStore;
 use super::observer::{LevelProgress, StateStream};
 use super::options::EngineOptions;
 use super::part::Part;
-use super::path::{initial_level, replay, walk_back};
+use super::path::{initial_level, replay};
 use super::report::{EngineReport, LevelStats, Stopped};
-use super::store::{pick, Building, Store};
+use super::store::{pick, Batch, Building, Found, Store};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -51,7 +50,7 @@ pub(super) enum End {
 }
 
 /// Runs the engine on `model`, taking transitions as `T` says and storing
-/// fingerprints as `W`.
+/// fingerprints as `W`, its levels in the store the options ask for.
 pub(crate) fn run<M, T, W>(
     model: &M,
     opts: &EngineOptions,
@@ -65,24 +64,18 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    allocator::map_large_blocks();
     let properties = model.properties();
     let mut run = match &opts.resume {
         Some(dir) => Run::<M, T, W>::resume(model, &properties, opts, codec, dir),
-        None => Run::<M, T, W>::new(model, &properties, opts, codec),
+        None => Run::<M, T, W>::new(model, &properties, opts, codec, pick::open(opts)),
     };
     run.stream = stream;
-    let end = loop {
-        if let Some(end) = run.run_level() {
-            break end;
-        }
-    };
-    run.build_report(end)
+    run.finish().expect("a run in one process reports")
 }
 
 /// A run in progress: the frontier, the store of what was visited and of
 /// the level being built, the parent links and the counts so far.
-pub(super) struct Run<'a, M: Model, T, W> {
+pub(crate) struct Run<'a, M: Model, T, W> {
     pub(super) model: &'a M,
     pub(super) properties: &'a [Property<M>],
     pub(super) opts: &'a EngineOptions,
@@ -109,16 +102,22 @@ pub(super) struct Run<'a, M: Model, T, W> {
     pub(super) marker: PhantomData<fn() -> T>,
 }
 
+/// A completed level to continue from, as a checkpoint recorded it: its
+/// depth, the counts of every level to it, the decisions and label counts
+/// so far, and the level itself (the store's parts of it).
+pub(crate) struct Restored<S, W> {
+    pub(crate) depth: usize,
+    pub(crate) levels: Vec<LevelStats>,
+    pub(crate) decisions: Decisions<W, Witness>,
+    pub(crate) labels: TallyCounts,
+    pub(crate) frontier: Vec<Part<S, W>>,
+}
+
 /// What the expansion of one level has gathered so far.
 struct Pass<W> {
-    /// Per property: the level's first state deciding it.
-    level_hits: Vec<Hit<W>>,
-    /// At the last level, per shard, per property: the smallest new state
-    /// deciding it (empty otherwise).
-    leaf_hits: Vec<LeafHits<W>>,
-    transitions: u64,
-    /// Per label: transitions out of this level carrying it.
-    labels: Vec<u64>,
+    /// What it found (at the last level `leaf_hits` per shard, else
+    /// empty).
+    found: Found<W>,
     expanded: u64,
     last_beat: Instant,
     /// The store could not read the frontier back: the level is not
@@ -137,13 +136,15 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    /// An empty run with nothing discovered yet.
-    pub(super) fn empty(
+    /// An empty run with nothing discovered yet, its levels in `store`.
+    fn empty(
         model: &'a M,
         properties: &'a [Property<M>],
         opts: &'a EngineOptions,
         codec: Option<&'a dyn StateCodec<M::State>>,
+        store: Store<'a, M::State, W>,
     ) -> Self {
+        allocator::map_large_blocks();
         assert!(
             properties.len() <= MAX_PROPERTIES,
             "the engine checks at most {MAX_PROPERTIES} properties"
@@ -163,7 +164,7 @@ where
             slots: (0..threads * CHUNKS_PER_THREAD)
                 .map(|_| ChunkSlot::new(properties.len(), labels.len()))
                 .collect(),
-            store: pick::open(opts),
+            store,
             frontier: (0..SHARDS).map(|_| Part::new()).collect(),
             decisions: Decisions::new(properties.len()),
             labels,
@@ -182,16 +183,17 @@ where
         }
     }
 
-    /// A run whose frontier holds level 0.
-    fn new(
+    /// A run whose frontier holds level 0 (the states its store owns).
+    pub(crate) fn new(
         model: &'a M,
         properties: &'a [Property<M>],
         opts: &'a EngineOptions,
         codec: Option<&'a dyn StateCodec<M::State>>,
+        store: Store<'a, M::State, W>,
     ) -> Self {
-        let mut run = Run::empty(model, properties, opts, codec);
+        let mut run = Run::empty(model, properties, opts, codec, store);
         let initial = initial_level::<M, T, W>(model);
-        for (fp, s) in &initial {
+        for (fp, s) in initial.iter().filter(|(fp, _)| run.store.owns(*fp)) {
             run.frontier[fp.shard()].push(s, *fp, codec);
         }
         run.frontier.iter_mut().for_each(Part::sort);
@@ -199,6 +201,37 @@ where
         run.push_level(initial.len() as u64, 0, &[]);
         run.level_done();
         run
+    }
+
+    /// A run continuing from the completed level `from`, its levels in
+    /// `store`.
+    pub(crate) fn restored(
+        model: &'a M,
+        properties: &'a [Property<M>],
+        opts: &'a EngineOptions,
+        codec: Option<&'a dyn StateCodec<M::State>>,
+        store: Store<'a, M::State, W>,
+        from: Restored<M::State, W>,
+    ) -> Self {
+        let mut run = Run::empty(model, properties, opts, codec, store);
+        run.depth = from.depth;
+        run.levels = from.levels;
+        run.decisions = from.decisions;
+        run.labels.restore(from.labels);
+        run.frontier = from.frontier;
+        run
+    }
+
+    /// Runs the levels until the run is over; the report, with each
+    /// decided property's trace, or `None` on a worker whose peer
+    /// reports.
+    pub(crate) fn finish(mut self) -> Option<EngineReport<M::State, M::Action>> {
+        let end = loop {
+            if let Some(end) = self.run_level() {
+                break end;
+            }
+        };
+        self.build_report(end)
     }
 
     /// Checks the frontier and, below the bound, builds the next level from
@@ -211,6 +244,9 @@ where
         });
         if write_failed.is_none() && self.opts.max_levels.is_some_and(|k| self.levels.len() >= k) {
             return Some(End::Stopped(Stopped::LevelLimit));
+        }
+        if self.levels.last().is_some_and(|l| l.new_states == 0) {
+            return Some(write_failed.map_or(End::Complete, End::Stopped));
         }
         let frontier = std::mem::take(&mut self.frontier);
         let undecided = self.decisions.undecided(self.properties);
@@ -226,9 +262,6 @@ where
         );
         level.expanding = self.opts.max_depth.is_none_or(|d| self.depth < d);
         level.stream = self.stream;
-        if level.size() == 0 {
-            return Some(write_failed.map_or(End::Complete, End::Stopped));
-        }
         let mut stop = write_failed;
         if level.expanding && stop.is_none() {
             let at = self.building(&level);
@@ -237,7 +270,7 @@ where
         // Past the memory bound, or without its checkpoint, the level is
         // still checked, not expanded.
         level.expanding &= stop.is_none();
-        let pass = self.expand_level(&mut level, frontier);
+        let mut pass = self.expand_level(&mut level, frontier);
         if let Some(error) = pass.failed {
             // The frontier could not be read back whole: the levels before
             // it are complete and checked, this one is not.
@@ -246,7 +279,9 @@ where
                 error,
             }));
         }
-        self.decisions.record_level(self.depth, &pass.level_hits);
+        self.store.combine(self.building(&level), &mut pass.found);
+        self.decisions
+            .record_level(self.depth, &pass.found.level_hits);
         if let Some(error) = pass.write_failed {
             return Some(End::Stopped(Stopped::WriteFailed {
                 depth: self.depth + 1,
@@ -268,14 +303,16 @@ where
     ) -> Pass<W> {
         let properties = self.properties.len();
         let mut pass = Pass {
-            level_hits: vec![None; properties],
-            leaf_hits: if level.leaf {
-                vec![vec![None; properties]; SHARDS]
-            } else {
-                Vec::new()
+            found: Found {
+                level_hits: vec![None; properties],
+                leaf_hits: if level.leaf {
+                    vec![vec![None; properties]; SHARDS]
+                } else {
+                    Vec::new()
+                },
+                transitions: 0,
+                labels: vec![0; self.labels.len()],
             },
-            transitions: 0,
-            labels: vec![0; self.labels.len()],
             expanded: 0,
             last_beat: Instant::now(),
             failed: None,
@@ -283,8 +320,17 @@ where
         };
         let chunks = level.chunks();
         let at = self.building(level);
+        // As many batches as the store asks for (its peers' number, across
+        // processes), the chunks spread evenly over them.
+        let batches = if level.expanding {
+            self.store.batches(at)
+        } else {
+            at.batches
+        };
+        let per = chunks.len().div_ceil(batches.max(1)).max(1);
         let mut freed = 0;
-        for batch in chunks.chunks(self.slots.len()) {
+        for b in 0..batches {
+            let batch = &chunks[(b * per).min(chunks.len())..((b + 1) * per).min(chunks.len())];
             self.heartbeat(&mut pass, level.size());
             if let Err(e) = self.store.load_parts(at, &mut frontier, batch) {
                 pass.failed = Some(e);
@@ -292,8 +338,15 @@ where
             }
             self.expand_batch(level, &frontier, &mut pass, batch);
             if level.expanding {
-                let slots = &self.slots[..batch.len()];
-                let absorbed = self.store.absorb_batch(at, slots, &mut pass.leaf_hits);
+                let batch = Batch {
+                    chunks: batch,
+                    slots: &self.slots[..batch.len()],
+                    frontier: &frontier,
+                    offsets: &level.offsets,
+                };
+                let absorbed = self
+                    .store
+                    .absorb_batch(at, &batch, &mut pass.found.leaf_hits);
                 if let Err(e) = absorbed {
                     pass.write_failed = Some(e);
                     level.expanding = false;
@@ -312,11 +365,13 @@ where
 
     /// The level being built from the frontier, as the store is told.
     fn building(&self, level: &Level<M, T, W>) -> Building {
+        let chunks = level.chunks().len();
         Building {
             depth: self.depth,
             leaf: level.leaf,
             threads: self.threads,
             properties: self.properties.len(),
+            batches: chunks.div_ceil(self.slots.len()),
         }
     }
 
@@ -348,8 +403,11 @@ where
     ) {
         let slots = &mut self.slots[..batch.len()];
         pass.expanded += level.expand_batch(frontier, slots, batch);
-        pass.add(slots);
-        if self.opts.stop_on_violation && self.decisions.violated(self.properties, &pass.level_hits)
+        pass.found.add(slots);
+        if self.opts.stop_on_violation
+            && self
+                .decisions
+                .violated(self.properties, &pass.found.level_hits)
         {
             level.expanding = false;
         }
@@ -365,7 +423,7 @@ where
         let ended = self.store.end_level(
             self.building(level),
             &mut self.frontier,
-            &mut pass.leaf_hits,
+            &mut pass.found.leaf_hits,
             &mut self.links,
         );
         match ended {
@@ -384,9 +442,10 @@ where
     /// checkpointed) and the run goes on.
     fn level_built(&mut self, new: u64, pass: &Pass<W>, leaf: bool) -> Option<End> {
         self.depth += 1;
-        self.push_level(new, pass.transitions, &pass.labels);
+        self.push_level(new, pass.found.transitions, &pass.found.labels);
         if leaf {
-            self.decisions.record_leaf(self.depth, &pass.leaf_hits);
+            self.decisions
+                .record_leaf(self.depth, &pass.found.leaf_hits);
             return Some(if new == 0 {
                 End::Complete
             } else {
@@ -419,8 +478,9 @@ where
     }
 
     /// The report: the counts, and each decided property's trace rebuilt
-    /// from the parent links.
-    fn build_report(self, end: End) -> EngineReport<M::State, M::Action> {
+    /// from the way back the store gives (`None` if another worker
+    /// reports).
+    fn build_report(self, end: End) -> Option<EngineReport<M::State, M::Action>> {
         let Run {
             model,
             properties,
@@ -429,12 +489,15 @@ where
             labels,
             links,
             opts,
-            store,
+            mut store,
             ..
         } = self;
-        let properties = decisions.into_results(properties, |_, d| {
-            let (start, indices) = walk_back(d, &links);
-            replay::<M, T, W>(model, start, &indices, d.fp)
+        let ways = store.ways_back(&decisions, &links);
+        let properties = ways.map(|ways| {
+            decisions.into_results(properties, |p, d| {
+                let (start, indices) = ways[p].as_ref().expect("a decided property's way back");
+                replay::<M, T, W>(model, *start, indices, d.fp)
+            })
         });
         match pick::run_folder(opts) {
             None => links.remove(),
@@ -448,17 +511,17 @@ where
             End::Bounded => (false, None),
             End::Stopped(why) => (false, Some(why)),
         };
-        EngineReport {
+        Some(EngineReport {
             unique_states: last.total_states,
             transitions: last.total_transitions,
             levels,
             complete,
-            properties,
+            properties: properties?,
             labels: labels.into_counts(),
             fingerprint_bits: 8 * W::BYTES as u32,
             stopped,
             disk_io: store.disk_io(),
-        }
+        })
     }
 }
 
@@ -479,7 +542,7 @@ fn free_expanded<S: Clone, W: Copy + Ord>(
     done.max(freed)
 }
 
-impl<W: Copy> Pass<W> {
+impl<W: Copy> Found<W> {
     /// Adds a batch's output: the first hit of each property (chunks in
     /// order), its transitions and label counts.
     fn add<S>(&mut self, slots: &[ChunkSlot<S, W>]) {

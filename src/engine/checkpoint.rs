@@ -15,7 +15,7 @@
 //! and each links file; [`check_resumable`] reads them all back before a
 //! run starts. What is refused, and why: docs/checkpoints.md.
 
-use super::bfs::Run;
+use super::bfs::{Restored, Run};
 use super::codec::StateCodec;
 use super::decisions::{Decision, Decisions, Witness};
 use super::disk::{is_part_name, is_run_name, DiskMeta};
@@ -30,7 +30,7 @@ use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
-use super::store::{pick, Stored};
+use super::store::{pick, Snapshot, Stored};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
@@ -49,9 +49,8 @@ struct Meta {
     pub(super) depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
     pub(super) levels: Vec<[u64; 6]>,
-    /// Per property: `[depth, position or u64::MAX, parent, action]` and
-    /// the fingerprint in hex, or nothing.
-    decisions: Vec<Option<([u64; 4], String)>>,
+    /// Per property: its decision ([`SavedDecision`]), or nothing.
+    decisions: Vec<Option<SavedDecision>>,
     /// The label counts and the seals of the level's files.
     #[serde(flatten)]
     pub(super) seals: LevelSeals,
@@ -434,8 +433,14 @@ where
     /// them (see the module docs).
     pub(super) fn checkpoint(&mut self) -> Result<(), String> {
         let mut meta = self.meta();
+        let snapshot = Snapshot {
+            depth: self.depth,
+            levels: &self.levels,
+            decisions: &self.decisions,
+            labels: self.labels.counts(),
+        };
         self.store
-            .checkpoint(self.depth, &self.frontier, &mut |tmp, stored| {
+            .checkpoint(&snapshot, &self.frontier, &mut |tmp, stored| {
                 meta.fill(stored);
                 write_meta(tmp, &meta).map(drop)
             })
@@ -452,12 +457,7 @@ where
             ),
             depth: self.depth,
             levels: self.levels.iter().map(level_row).collect(),
-            decisions: self
-                .decisions
-                .0
-                .iter()
-                .map(|d| d.map(encode_decision))
-                .collect(),
+            decisions: encode_decisions(&self.decisions),
             seals: LevelSeals::new(self.labels.counts(), self.links.seals()),
             disk: None,
         }
@@ -473,30 +473,49 @@ where
         codec: Option<&'a dyn StateCodec<M::State>>,
         dir: &Path,
     ) -> Self {
-        let fail = |e: String| -> ! { panic!("{e}") };
         // The level check_resumable accepted: the deepest that loads whole.
-        let ((run, meta), _) = deepest_sound(dir, opts, |depth, meta| {
+        let ((store, frontier, meta), _) = deepest_sound(dir, opts, |depth, meta| {
             let level = level_dir(dir, depth);
-            let mut run = Run::empty(model, properties, opts, codec);
             meta.check_links(dir)?;
-            run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
             let (stored, counts) = meta.stored();
-            (run.store, run.frontier) = pick::resumed(opts, dir, &level, &stored, counts)?;
-            Ok((run, meta))
+            let (store, frontier) = pick::resumed(opts, dir, &level, &stored, counts)?;
+            Ok((store, frontier, meta))
         })
-        .unwrap_or_else(|e| fail(e));
-        let mut run = run;
-        run.depth = meta.depth;
-        run.levels = meta.levels.iter().map(level_stats).collect();
-        run.decisions = Decisions(
-            meta.decisions
-                .iter()
-                .map(|d| d.as_ref().map(decode_decision))
-                .collect(),
-        );
-        run.labels.restore(meta.seals.labels());
+        .unwrap_or_else(|e| panic!("{e}"));
+        let restored = Restored {
+            depth: meta.depth,
+            levels: meta.levels.iter().map(level_stats).collect(),
+            decisions: decode_decisions(&meta.decisions)
+                .expect("decisions the meta's check accepted"),
+            labels: meta.seals.labels(),
+            frontier,
+        };
+        let mut run = Run::restored(model, properties, opts, codec, store, restored);
+        run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
         run
     }
+}
+
+/// A decision as a checkpoint's meta records it: `[depth, position or
+/// u64::MAX, parent, action]` and the fingerprint in hex.
+pub(crate) type SavedDecision = ([u64; 4], String);
+
+/// The decisions as a meta records them.
+pub(crate) fn encode_decisions<W: Fp>(
+    decisions: &Decisions<W, Witness>,
+) -> Vec<Option<SavedDecision>> {
+    decisions.0.iter().map(|d| d.map(encode_decision)).collect()
+}
+
+/// The decisions a meta records, if every fingerprint is a word of `W`.
+pub(crate) fn decode_decisions<W: Fp>(
+    saved: &[Option<SavedDecision>],
+) -> Option<Decisions<W, Witness>> {
+    let decisions = saved.iter().map(|d| match d {
+        Some(d) => decode_decision(d).map(Some),
+        None => Some(None),
+    });
+    Some(Decisions(decisions.collect::<Option<_>>()?))
 }
 
 /// Writes the checkpoint of level `depth` of an in-memory run (or of a
@@ -540,7 +559,7 @@ fn write_visited<W: Fp>(path: &Path, visited: &Visited<W>) -> Result<Seal, Strin
     })
 }
 
-fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> ([u64; 4], String) {
+fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> SavedDecision {
     let mut fp = Vec::new();
     d.fp.write(&mut fp);
     let hex = hex(&fp);
@@ -556,9 +575,9 @@ fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> ([u64; 4], String) {
     (fields, hex)
 }
 
-/// A decision [`Meta::check`] accepted.
-fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W, Witness> {
-    let bytes = unhex(hex, W::BYTES).expect("a checked fingerprint");
+/// The decision `saved` names, if its fingerprint is a word of `W`.
+fn decode_decision<W: Fp>((fields, hex): &SavedDecision) -> Option<Decision<W, Witness>> {
+    let bytes = unhex(hex, W::BYTES)?;
     let witness = match fields[1] {
         u64::MAX => Witness::Via(Link {
             parent: fields[2] as u32,
@@ -566,11 +585,11 @@ fn decode_decision<W: Fp>((fields, hex): &([u64; 4], String)) -> Decision<W, Wit
         }),
         pos => Witness::At(pos),
     };
-    Decision {
+    Some(Decision {
         depth: fields[0] as usize,
         fp: W::read(&bytes),
         witness,
-    }
+    })
 }
 
 /// Per shard: the number of states, their fingerprints, the byte length

@@ -28,10 +28,10 @@ pub(super) struct Candidate<W> {
 
 /// The first state of a chunk deciding a property: its position in the
 /// level and its fingerprint.
-pub(super) type Hit<W> = Option<(u64, W)>;
+pub(crate) type Hit<W> = Option<(u64, W)>;
 
 /// The output of one chunk.
-pub(super) struct ChunkSlot<S, W> {
+pub(crate) struct ChunkSlot<S, W> {
     /// Candidates per shard, in (frontier position, action index) order.
     pub(super) buckets: Vec<Vec<Candidate<W>>>,
     /// The candidates' states per shard (encoded when there is a codec).
@@ -62,5 +62,43 @@ impl<S: Clone, W: Copy + Ord> ChunkSlot<S, W> {
         self.transitions = 0;
         self.hits.iter_mut().for_each(|h| *h = None);
         self.labels.iter_mut().for_each(|n| *n = 0);
+    }
+}
+
+/// A successor as a batch's slot holds it, its parent named by
+/// fingerprint: its fingerprint, its link (its parent's fingerprint and
+/// the action's index in the parent's list) and its encoding; at the
+/// last level no encoding (it is not kept) but the undecided properties
+/// it decides, as bits.
+pub(crate) struct Successor<'a, W> {
+    pub(crate) fp: W,
+    pub(crate) parent: W,
+    pub(crate) action: u32,
+    pub(crate) decides: u64,
+    pub(crate) encoding: &'a [u8],
+}
+
+impl<S: Clone, W: Copy + Ord> ChunkSlot<S, W> {
+    /// Calls `f` on each successor of the chunk this slot holds, shard by
+    /// shard: the chunk is of the part whose fingerprints are `parents`
+    /// and whose first state is at position `base` of the level.
+    pub(crate) fn for_each_successor(
+        &self,
+        parents: &[W],
+        base: u64,
+        mut f: impl FnMut(Successor<'_, W>),
+    ) {
+        for (bucket, held) in self.buckets.iter().zip(&self.held) {
+            let mut encodings = held.encodings().map(|(_, encoding)| encoding);
+            for c in bucket {
+                f(Successor {
+                    fp: c.fp,
+                    parent: parents[(u64::from(c.link.parent) - base) as usize],
+                    action: c.link.action,
+                    decides: c.hits,
+                    encoding: encodings.next().unwrap_or_default(),
+                });
+            }
+        }
     }
 }

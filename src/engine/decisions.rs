@@ -28,7 +28,7 @@ pub(crate) fn decides<M: Model>(prop: &Property<M>, model: &M, state: &M::State)
 /// Where the deciding state is: at a position of its level (a level that
 /// was held), or reached by a link (a state of the last level, never held).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Witness {
+pub(crate) enum Witness {
     At(u64),
     Via(Link),
 }
@@ -124,7 +124,7 @@ impl<W: Fp> Decisions<W, Witness> {
 
     /// Records the expanded level's first hit of each undecided property:
     /// the level is in fingerprint order, so the first is the smallest.
-    pub(super) fn record_level(&mut self, depth: usize, hits: &[Hit<W>]) {
+    pub(crate) fn record_level(&mut self, depth: usize, hits: &[Hit<W>]) {
         self.record(
             depth,
             hits.iter()
@@ -135,7 +135,7 @@ impl<W: Fp> Decisions<W, Witness> {
     /// Records the last level's hits: per shard, per property, the new
     /// deciding state with the smallest fingerprint; the smallest of all
     /// shards wins.
-    pub(super) fn record_leaf(&mut self, depth: usize, leaf_hits: &[LeafHits<W>]) {
+    pub(crate) fn record_leaf(&mut self, depth: usize, leaf_hits: &[LeafHits<W>]) {
         let best: Vec<_> = (self.0.iter().enumerate())
             .map(|(p, slot)| {
                 let hits = leaf_hits.iter().filter_map(|h| h[p]);

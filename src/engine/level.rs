@@ -12,7 +12,7 @@ use stateright::{Model, Property};
 use std::marker::PhantomData;
 
 /// A chunk: part `s`, states `lo..hi` of it.
-pub(super) type Chunk = (usize, usize, usize);
+pub(crate) type Chunk = (usize, usize, usize);
 
 /// Read-only context of a level. `T` says how a transition is taken (see
 /// `labels::Transitions`), `W` is the fingerprint word.

@@ -33,9 +33,9 @@ pub(crate) trait Record: Copy {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Link {
     /// Position of the parent in the previous level.
-    pub(super) parent: u32,
+    pub(crate) parent: u32,
     /// Index of the action in the parent's `actions` list.
-    pub(super) action: u32,
+    pub(crate) action: u32,
 }
 
 impl Link {

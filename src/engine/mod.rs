@@ -110,18 +110,22 @@ mod report;
 pub(crate) mod seal;
 pub mod stateright_mapping;
 mod store;
-mod sweep;
 mod symmetry;
 mod table;
 #[cfg(test)]
 mod tests;
 mod visited;
 
+pub(crate) use absorb::LeafHits;
+pub(crate) use bfs::{Restored, Run};
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
-pub(crate) use checkpoint::{read_memory_level, save_memory_level};
+pub(crate) use checkpoint::{
+    decode_decisions, encode_decisions, read_memory_level, save_memory_level, SavedDecision,
+};
+pub(crate) use chunk::{Hit, Successor};
 pub use codec::StateCodec;
-pub(crate) use decisions::{Decision, Decisions};
+pub(crate) use decisions::{Decision, Decisions, Witness};
 pub use disk::is_disk_folder;
 pub use fingerprint::{
     collision_probability, collision_probability_birthday, collision_probability_birthday_bits,
@@ -132,16 +136,17 @@ pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
 pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
+pub(crate) use labels::Transitions;
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
-pub(crate) use labels::{LabelTally, TallyCounts, Transitions};
-pub(crate) use links::{LinkStore, Record};
+pub(crate) use level::Chunk;
+pub(crate) use links::{Link, LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
-pub(crate) use path::{initial_level, replay};
+pub(crate) use path::initial_level;
 pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
-pub(crate) use sweep::{Expanded, Successor, Sweep};
+pub(crate) use store::{Batch, Building, Found, LevelStore, Snapshot, WaysBack, WriteMeta};
 pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;
 

@@ -21,7 +21,7 @@ pub(crate) struct Part<S, W> {
     /// [`CHUNK_STATES`]-th state, where a chunk starts reading.
     marks: Vec<usize>,
     /// The states' fingerprints, in the same order.
-    pub(super) fps: Vec<W>,
+    pub(crate) fps: Vec<W>,
     /// Each state's link, while the level is being built.
     pub(super) links: Vec<Link>,
 }

@@ -51,7 +51,7 @@ pub fn initial_states<M: Model, F: Copy + Ord>(
 
 /// The position in level 0 and the action indices leading to `d`'s
 /// state, which [`replay`] turns into a shortest trace to it.
-pub(super) fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (usize, Vec<u32>) {
+pub(crate) fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (usize, Vec<u32>) {
     let mut actions = Vec::with_capacity(d.depth);
     let (mut depth, mut pos) = match d.witness {
         Witness::At(pos) => (d.depth, pos),

@@ -5,9 +5,8 @@
 //! level is sealed as the folder's checkpoint. It has no memory guard: its
 //! batches are bounded by its budget instead.
 
-use super::{Building, LevelStore, Stored, WriteMeta};
+use super::{Batch, Building, LevelStore, Snapshot, Stored, WriteMeta};
 use crate::engine::absorb::LeafHits;
-use crate::engine::chunk::ChunkSlot;
 use crate::engine::disk::DiskLevels;
 use crate::engine::fp::Fp;
 use crate::engine::level::Chunk;
@@ -49,10 +48,10 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
     fn absorb_batch(
         &mut self,
         at: Building,
-        slots: &[ChunkSlot<S, W>],
+        batch: &Batch<'_, S, W>,
         _: &mut [LeafHits<W>],
     ) -> Result<(), String> {
-        DiskLevels::absorb_batch(self, slots, at.leaf, at.threads)
+        DiskLevels::absorb_batch(self, batch.slots, at.leaf, at.threads)
             .inspect_err(|_| self.abandon_level())
     }
 
@@ -77,12 +76,12 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
 
     fn checkpoint(
         &mut self,
-        depth: usize,
+        run: &Snapshot<'_, W>,
         _: &[Part<S, W>],
         write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
         let stored = self.meta();
-        self.seal(depth, |tmp| write_meta(tmp, Stored::Disk(stored)))
+        self.seal(run.depth, |tmp| write_meta(tmp, Stored::Disk(stored)))
     }
 
     fn disk_io(&self) -> Option<DiskIo> {

@@ -4,12 +4,11 @@
 //! checkpoint, when the run keeps one, writes the tables and the frontier
 //! (`checkpoint`). Before a level the memory guard is asked (`guard`).
 
-use super::{Building, LevelStore, Stored, WriteMeta};
+use super::{Batch, Building, LevelStore, Snapshot, Stored, WriteMeta};
 use crate::engine::absorb::{absorb_batch, LeafHits};
 use crate::engine::checkpoint::{
     read_frontier, read_memory_level, read_visited, save_memory_level,
 };
-use crate::engine::chunk::ChunkSlot;
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::growth::predict_new;
 use crate::engine::guard::memory_bound;
@@ -133,11 +132,11 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
     fn absorb_batch(
         &mut self,
         at: Building,
-        slots: &[ChunkSlot<S, W>],
+        batch: &Batch<'_, S, W>,
         leaf_hits: &mut [LeafHits<W>],
     ) -> Result<(), String> {
         let (visited, next) = (&mut self.visited, &mut self.next);
-        absorb_batch(slots, at.leaf, at.threads, visited, next, leaf_hits);
+        absorb_batch(batch.slots, at.leaf, at.threads, visited, next, leaf_hits);
         Ok(())
     }
 
@@ -165,13 +164,14 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
 
     fn checkpoint(
         &mut self,
-        depth: usize,
+        run: &Snapshot<'_, W>,
         frontier: &[Part<S, W>],
         write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
         let Some(dir) = &self.checkpoint else {
             return Ok(());
         };
+        let depth = run.depth;
         save_memory_level(
             dir,
             (depth, depth),
