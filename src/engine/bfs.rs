@@ -319,6 +319,7 @@ where
             write_failed: None,
         };
         let chunks = level.chunks();
+        assert_eq!(chunks.len(), level.chunk_count(), "the chunks counted");
         let at = self.building(level);
         // As many batches as the store asks for (its peers' number, across
         // processes), the chunks spread evenly over them.
@@ -365,13 +366,12 @@ where
 
     /// The level being built from the frontier, as the store is told.
     fn building(&self, level: &Level<M, T, W>) -> Building {
-        let chunks = level.chunks().len();
         Building {
             depth: self.depth,
             leaf: level.leaf,
             threads: self.threads,
             properties: self.properties.len(),
-            batches: chunks.div_ceil(self.slots.len()),
+            batches: level.chunk_count().div_ceil(self.slots.len()),
         }
     }
 

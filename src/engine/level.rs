@@ -79,6 +79,12 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
         self.offsets[SHARDS]
     }
 
+    /// The number of the level's [`chunks`](Self::chunks).
+    pub(super) fn chunk_count(&self) -> usize {
+        let len = |s: usize| (self.offsets[s + 1] - self.offsets[s]) as usize;
+        (0..SHARDS).map(|s| len(s).div_ceil(CHUNK_STATES)).sum()
+    }
+
     /// The level's chunks, in position order, never straddling parts.
     pub(super) fn chunks(&self) -> Vec<Chunk> {
         (0..SHARDS)
