@@ -20,12 +20,11 @@
 
 use super::word::Word;
 use crate::engine::level_files::{
-    cannot_write, complete_levels, level_dir, level_row, level_stats, links_file, read_meta,
-    write_meta, LevelSeals, RunIdentity,
+    cannot_write, complete_levels, level_dir, links_file, read_meta, write_meta, RunIdentity,
 };
 use crate::engine::seal::{check_file, damaged, Seal};
-use crate::engine::{decode_decisions, encode_decisions, read_memory_level, save_memory_level};
-use crate::engine::{Restored, SavedDecision, Snapshot, Visited};
+use crate::engine::Visited;
+use crate::engine::{read_memory_level, save_memory_level, LevelRecord, Restored, Snapshot};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -48,18 +47,13 @@ pub struct Layout {
     pub(crate) threads: usize,
 }
 
-/// What `meta.json` holds.
+/// What `meta.json` holds: the layout, and the engine's record of the
+/// level.
 #[derive(Serialize, Deserialize)]
 struct Meta {
     layout: Layout,
-    depth: usize,
-    levels: Vec<[u64; 6]>,
-    /// Per property: its decision, as the engine records one.
-    decisions: Vec<Option<SavedDecision>>,
-    /// The label counts and the seals of the level's files and of the
-    /// worker's links files.
     #[serde(flatten)]
-    seals: LevelSeals,
+    record: LevelRecord,
     /// The process and worker whose part this is (absent in older
     /// checkpoints): a part moved to another's folder is refused.
     #[serde(default)]
@@ -110,14 +104,11 @@ pub(crate) fn save<S: Clone, W: Word>(
     let run = part.run;
     let at = (run.depth, run.depth.saturating_sub(1));
     save_memory_level(dir, at, visited, part.frontier, |tmp, visited, frontier| {
-        let mut seals = LevelSeals::new(run.labels.clone(), part.link_seals);
-        (seals.visited, seals.frontier) = (visited, frontier);
+        let mut record = LevelRecord::of(run, part.link_seals);
+        (record.seals.visited, record.seals.frontier) = (visited, frontier);
         let meta = Meta {
             layout: layout.clone(),
-            depth: run.depth,
-            levels: run.levels.iter().map(level_row).collect(),
-            decisions: encode_decisions(run.decisions),
-            seals,
+            record,
             part: Some(part_of),
             files: Some(FILES),
         };
@@ -132,26 +123,17 @@ pub(crate) fn load<S: Clone, W: Word>(dir: &Path, depth: usize) -> Result<SavedP
     let level = level_dir(dir, depth);
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
-    let seals = (meta.seals.visited, meta.seals.frontier);
-    let (visited, frontier, _) = read_memory_level(&level, seals)?;
-    let decisions = decode_decisions(&meta.decisions)
-        .ok_or_else(|| damaged(&level.join("meta.json"), "a decision names no state"))?;
-    let restored = Restored {
-        depth,
-        levels: meta.levels.iter().map(level_stats).collect(),
-        decisions,
-        labels: meta.seals.labels(),
-        frontier,
-    };
+    let seals = &meta.record.seals;
+    let (visited, frontier, _) = read_memory_level(&level, (seals.visited, seals.frontier))?;
     Ok(SavedPart {
-        restored,
+        restored: meta.record.restored(frontier),
         visited,
-        link_seals: meta.seals.links,
+        link_seals: meta.record.seals.links,
     })
 }
 
 /// Whether the meta of level `depth` (in directory `level`) is one of
-/// that level with consistent counts.
+/// that level with consistent counts and decisions (the engine's check).
 fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
     if meta.files != Some(FILES) {
         return Err(format!(
@@ -159,22 +141,8 @@ fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
             level.display()
         ));
     }
-    let consistent = meta.depth == depth
-        && meta.levels.len() == depth + 1
-        && meta.seals.check(depth).is_ok()
-        && meta
-            .levels
-            .iter()
-            .enumerate()
-            .all(|(d, row)| row[0] == d as u64);
-    if consistent {
-        Ok(())
-    } else {
-        Err(damaged(
-            &level.join("meta.json"),
-            format_args!("not the record of level {depth}"),
-        ))
-    }
+    let bytes = meta.layout.run.fingerprint_bits as usize / 8;
+    (meta.record.check(depth, bytes)).map_err(|what| damaged(&level.join("meta.json"), what))
 }
 
 /// Reads every file of level `depth` of the worker in `dir` back against
@@ -184,12 +152,12 @@ fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
     let files = [
-        (level.join("visited.bin"), meta.seals.visited),
-        (level.join("frontier.bin"), meta.seals.frontier),
+        (level.join("visited.bin"), meta.record.seals.visited),
+        (level.join("frontier.bin"), meta.record.seals.frontier),
     ];
     let links = (1..=depth)
         .map(|d| links_file(dir, d))
-        .zip(meta.seals.links.iter().copied());
+        .zip(meta.record.seals.links.iter().copied());
     for (path, seal) in files.into_iter().chain(links) {
         check_file(&path, seal)?;
     }
@@ -277,12 +245,21 @@ mod tests {
         );
         let meta: Meta = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&meta).unwrap(), text);
-        assert!(meta.seals.check(1).is_ok());
-        assert!(meta.seals.check(2).is_err());
         assert!(check_meta(&meta, Path::new("l"), 1).is_ok());
-        let decisions = decode_decisions::<u64>(&meta.decisions).expect("64-bit words");
-        assert_eq!(decisions.0[1].map(|d| (d.depth, d.fp)), Some((1, 0xff)));
-        assert!(decode_decisions::<u128>(&meta.decisions).is_none());
+        assert!(check_meta(&meta, Path::new("l"), 2).is_err());
+        let restored = meta.record.restored::<(), u64>(Vec::new());
+        assert_eq!(
+            restored.decisions.0[1].map(|d| (d.depth, d.fp)),
+            Some((1, 0xff))
+        );
+        // A 128-bit run's record names no state of 64 bits.
+        let mut wide = meta;
+        wide.layout.run.fingerprint_bits = 128;
+        let refused = check_meta(&wide, Path::new("l"), 1).unwrap_err();
+        assert!(
+            refused.contains("the decision of property 1 names no state"),
+            "{refused}"
+        );
     }
 
     /// A part written by an older build (format 2, with its own record of

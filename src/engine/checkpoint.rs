@@ -46,18 +46,26 @@ struct Meta {
     /// What the checkpoint is of.
     #[serde(flatten)]
     run: RunIdentity,
-    pub(super) depth: usize,
-    /// Per level: depth, new, total, transitions, total transitions, ms.
-    pub(super) levels: Vec<[u64; 6]>,
-    /// Per property: its decision ([`SavedDecision`]), or nothing.
-    decisions: Vec<Option<SavedDecision>>,
-    /// The label counts and the seals of the level's files.
     #[serde(flatten)]
-    pub(super) seals: LevelSeals,
+    record: LevelRecord,
     /// A `--disk` run's level: its parts and visited runs (`visited` and
     /// `frontier` are then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) disk: Option<DiskMeta>,
+}
+
+/// What a checkpoint level records of the run, whichever store wrote it
+/// (a distributed worker's part records it too).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct LevelRecord {
+    pub(crate) depth: usize,
+    /// Per level: depth, new, total, transitions, total transitions, ms.
+    levels: Vec<[u64; 6]>,
+    /// Per property: its decision ([`SavedDecision`]), or nothing.
+    decisions: Vec<Option<SavedDecision>>,
+    /// The label counts and the seals of the level's files.
+    #[serde(flatten)]
+    pub(crate) seals: LevelSeals,
 }
 
 /// Level `depth`'s meta in `dir`, if a run with `opts` may resume it as
@@ -72,14 +80,8 @@ fn resumable_meta(dir: &Path, depth: usize, opts: &EngineOptions) -> Result<Meta
     }
     pick::check_kind(dir, meta.disk.is_some(), opts)?;
     let bytes = opts.fingerprint.bits() as usize / 8;
-    meta.check(bytes)
+    (meta.record.check(depth, bytes))
         .map_err(|what| damaged(&level_dir.join("meta.json"), what))?;
-    if meta.depth != depth {
-        return Err(damaged(
-            &level_dir.join("meta.json"),
-            format_args!("depth {} in the directory of level {depth}", meta.depth),
-        ));
-    }
     Ok(meta)
 }
 
@@ -319,15 +321,46 @@ fn cut_list(names: &[String]) -> String {
     }
 }
 
-impl Meta {
+impl LevelRecord {
+    /// The record of `run`'s completed level, whose links files are
+    /// sealed `links` (the seals of the level's own files are filled in
+    /// once they are written).
+    pub(crate) fn of<W: Fp>(run: &Snapshot<'_, W>, links: &[Seal]) -> Self {
+        LevelRecord {
+            depth: run.depth,
+            levels: run.levels.iter().map(level_row).collect(),
+            decisions: encode_decisions(run.decisions),
+            seals: LevelSeals::new(run.labels.clone(), links),
+        }
+    }
+
+    /// The run to continue from this level, whose frontier is `frontier`
+    /// (its decisions checked by [`LevelRecord::check`]).
+    pub(crate) fn restored<S, W: Fp>(&self, frontier: Vec<Part<S, W>>) -> Restored<S, W> {
+        Restored {
+            depth: self.depth,
+            levels: self.levels.iter().map(level_stats).collect(),
+            decisions: decode_decisions(&self.decisions).expect("checked decisions"),
+            labels: self.seals.labels(),
+            frontier,
+        }
+    }
+
     /// New states of level `d`.
     pub(super) fn new_states(&self, d: usize) -> u64 {
         self.levels[d][1]
     }
 
-    /// Whether the counts and decisions agree with each other (a meta
-    /// this engine wrote always does): what does not, if not.
-    fn check(&self, fp_bytes: usize) -> Result<(), String> {
+    /// Whether the record is one of level `depth` whose counts and
+    /// decisions (of `fp_bytes`-byte fingerprints) agree with each other
+    /// (a record this engine wrote always is): what does not, if not.
+    pub(crate) fn check(&self, depth: usize, fp_bytes: usize) -> Result<(), String> {
+        if self.depth != depth {
+            return Err(format!(
+                "depth {} in the directory of level {depth}",
+                self.depth
+            ));
+        }
         if self.levels.len() != self.depth + 1 || self.seals.links.len() != self.depth {
             return Err(format!(
                 "{} levels and {} links files for depth {}",
@@ -365,7 +398,9 @@ impl Meta {
         }
         Ok(())
     }
+}
 
+impl Meta {
     /// Reads the level's files and the links files back (see
     /// [`check_resumable`]).
     fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
@@ -377,23 +412,22 @@ impl Meta {
     /// What the level records of the store's files, and its counts: the
     /// states visited, and those of the frontier.
     fn stored(&self) -> (Stored, (u64, u64)) {
+        let r = &self.record;
         let stored = match &self.disk {
             Some(disk) => Stored::Disk(disk.clone()),
             None => Stored::Files {
-                visited: self.seals.visited,
-                frontier: self.seals.frontier,
+                visited: r.seals.visited,
+                frontier: r.seals.frontier,
             },
         };
-        let counts = (self.levels[self.depth][2], self.new_states(self.depth));
-        (stored, counts)
+        (stored, (r.levels[r.depth][2], r.new_states(r.depth)))
     }
 
     /// Records what the store put into the level.
     fn fill(&mut self, stored: Stored) {
         match stored {
             Stored::Files { visited, frontier } => {
-                self.seals.visited = visited;
-                self.seals.frontier = frontier;
+                (self.record.seals.visited, self.record.seals.frontier) = (visited, frontier);
             }
             Stored::Disk(disk) => self.disk = Some(disk),
         }
@@ -402,16 +436,13 @@ impl Meta {
     /// Reads the links files of levels 1 to `depth` back against their
     /// seals and the counts recorded.
     fn check_links(&self, dir: &Path) -> Result<(), String> {
-        for (d, &seal) in (1..=self.depth).zip(&self.seals.links) {
+        let r = &self.record;
+        for (d, &seal) in (1..=r.depth).zip(&r.seals.links) {
             let path = links_file(dir, d);
-            if seal.len != self.new_states(d) * Link::BYTES as u64 {
+            if seal.len != r.new_states(d) * Link::BYTES as u64 {
                 return Err(damaged(
                     &path,
-                    format_args!(
-                        "{} bytes recorded for {} states",
-                        seal.len,
-                        self.new_states(d)
-                    ),
+                    format_args!("{} bytes recorded for {} states", seal.len, r.new_states(d)),
                 ));
             }
             check_file(&path, seal)?;
@@ -432,35 +463,26 @@ where
     /// checkpoints: its store writes its files and the meta goes beside
     /// them (see the module docs).
     pub(super) fn checkpoint(&mut self) -> Result<(), String> {
-        let mut meta = self.meta();
         let snapshot = Snapshot {
             depth: self.depth,
             levels: &self.levels,
             decisions: &self.decisions,
             labels: self.labels.counts(),
         };
-        self.store
-            .checkpoint(&snapshot, &self.frontier, &mut |tmp, stored| {
-                meta.fill(stored);
-                write_meta(tmp, &meta).map(drop)
-            })
-    }
-
-    /// The meta of the level just completed, before its store fills in
-    /// what it stores.
-    fn meta(&self) -> Meta {
-        Meta {
+        let mut meta = Meta {
             run: RunIdentity::new(
                 &self.opts.identity,
                 self.opts.max_depth,
                 8 * W::BYTES as u32,
             ),
-            depth: self.depth,
-            levels: self.levels.iter().map(level_row).collect(),
-            decisions: encode_decisions(&self.decisions),
-            seals: LevelSeals::new(self.labels.counts(), self.links.seals()),
+            record: LevelRecord::of(&snapshot, self.links.seals()),
             disk: None,
-        }
+        };
+        self.store
+            .checkpoint(&snapshot, &self.frontier, &mut |tmp, stored| {
+                meta.fill(stored);
+                write_meta(tmp, &meta).map(drop)
+            })
     }
 
     /// The run continued from the deepest complete level in `dir`, which
@@ -482,16 +504,9 @@ where
             Ok((store, frontier, meta))
         })
         .unwrap_or_else(|e| panic!("{e}"));
-        let restored = Restored {
-            depth: meta.depth,
-            levels: meta.levels.iter().map(level_stats).collect(),
-            decisions: decode_decisions(&meta.decisions)
-                .expect("decisions the meta's check accepted"),
-            labels: meta.seals.labels(),
-            frontier,
-        };
+        let restored = meta.record.restored(frontier);
         let mut run = Run::restored(model, properties, opts, codec, store, restored);
-        run.links = LinkStore::in_dir(dir, meta.seals.links.clone());
+        run.links = LinkStore::in_dir(dir, meta.record.seals.links.clone());
         run
     }
 }
@@ -501,16 +516,12 @@ where
 pub(crate) type SavedDecision = ([u64; 4], String);
 
 /// The decisions as a meta records them.
-pub(crate) fn encode_decisions<W: Fp>(
-    decisions: &Decisions<W, Witness>,
-) -> Vec<Option<SavedDecision>> {
+fn encode_decisions<W: Fp>(decisions: &Decisions<W, Witness>) -> Vec<Option<SavedDecision>> {
     decisions.0.iter().map(|d| d.map(encode_decision)).collect()
 }
 
 /// The decisions a meta records, if every fingerprint is a word of `W`.
-pub(crate) fn decode_decisions<W: Fp>(
-    saved: &[Option<SavedDecision>],
-) -> Option<Decisions<W, Witness>> {
+fn decode_decisions<W: Fp>(saved: &[Option<SavedDecision>]) -> Option<Decisions<W, Witness>> {
     let decisions = saved.iter().map(|d| match d {
         Some(d) => decode_decision(d).map(Some),
         None => Some(None),
@@ -727,7 +738,7 @@ mod meta_tests {
         );
         let meta: Meta = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&meta).unwrap(), text);
-        assert_eq!(meta.seals.links.len(), 1);
-        assert_eq!(meta.seals.labels().0, vec![4]);
+        assert_eq!(meta.record.seals.links.len(), 1);
+        assert_eq!(meta.record.seals.labels().0, vec![4]);
     }
 }

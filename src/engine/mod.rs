@@ -120,9 +120,7 @@ pub(crate) use absorb::LeafHits;
 pub(crate) use bfs::{Restored, Run};
 pub use builder::Engine;
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
-pub(crate) use checkpoint::{
-    decode_decisions, encode_decisions, read_memory_level, save_memory_level, SavedDecision,
-};
+pub(crate) use checkpoint::{read_memory_level, save_memory_level, LevelRecord};
 pub(crate) use chunk::{Hit, Successor};
 pub use codec::StateCodec;
 pub(crate) use decisions::{Decision, Decisions, Witness};
