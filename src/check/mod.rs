@@ -14,10 +14,7 @@ pub mod summary;
 pub use counterexample::Counterexample;
 
 use crate::config::{Expect, ModelConfig};
-use crate::engine::{
-    self, Engine, EngineOptions, EngineReport, FingerprintWidth, Labelled, LevelStats, RunObserver,
-    Stopped,
-};
+use crate::engine::{self, Engine, EngineOptions, EngineReport, Labelled, LevelStats, Stopped};
 use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
@@ -26,46 +23,26 @@ use std::time::{Duration, Instant};
 
 /// How to run a check.
 pub struct CheckOptions {
-    pub threads: usize,
+    /// How the engine runs (threads, observer, fingerprints, memory
+    /// guard, where links spill and levels are kept, checkpoint, resume,
+    /// a level limit); the depth bound and what a checkpoint is named by
+    /// are the model's, and the check sets them.
+    pub engine: EngineOptions,
     /// The invariants judged (and the companions that guard them).
     pub properties: Selection,
-    /// Told of each explored level and, within long levels, of progress.
-    pub observer: Box<dyn RunObserver>,
-    /// Bits of the stored fingerprints.
-    pub fingerprint: FingerprintWidth,
-    /// The memory guard's bound in bytes (`None`: no guard).
-    pub max_memory: Option<u64>,
-    /// Where parent links are spilled (`None`: kept in memory).
-    pub spill_dir: Option<PathBuf>,
-    /// Checkpoint each level into this directory.
-    pub checkpoint: Option<PathBuf>,
-    /// Continue from the checkpoint in this directory.
-    pub resume: Option<PathBuf>,
-    /// Stop after this many levels, as an interruption would.
-    pub max_levels: Option<usize>,
     /// Stream every state and transition into this folder (see [`dump`]).
     pub dump: Option<PathBuf>,
-    /// Keep the visited set and the levels in this folder, which is the
-    /// run's checkpoint (see `EngineOptions::disk`).
-    pub disk: Option<PathBuf>,
 }
 
 impl CheckOptions {
-    /// `threads` threads, no progress output, 64-bit fingerprints, links
-    /// in memory, no memory guard, no checkpoint.
+    /// `threads` threads and the engine's defaults (no progress output,
+    /// 64-bit fingerprints, links and levels in memory, no memory guard,
+    /// no checkpoint); every property judged, no dump.
     pub fn quiet(threads: usize) -> Self {
         CheckOptions {
-            threads,
+            engine: EngineOptions::new(None, threads),
             properties: Selection::ALL,
-            observer: Box::new(engine::Silent),
-            fingerprint: FingerprintWidth::Bits64,
-            max_memory: None,
-            spill_dir: None,
-            checkpoint: None,
-            resume: None,
-            max_levels: None,
             dump: None,
-            disk: None,
         }
     }
 }
@@ -119,39 +96,25 @@ pub fn prepare_checkpoint(
     engine::prepare_checkpoint(dir, &probe_options(config, options))
 }
 
-/// The engine options a check of `config` with `options` names its
-/// checkpoints by.
+/// The engine options a check of `config` with `options` names and
+/// judges its checkpoints by.
 fn probe_options(config: &ModelConfig, options: &CheckOptions) -> EngineOptions {
-    let probe = CheckOptions {
-        properties: options.properties,
-        spill_dir: None,
-        checkpoint: None,
-        resume: None,
-        disk: options.disk.clone(),
-        ..CheckOptions::quiet(1)
-    };
-    EngineOptions {
-        fingerprint: options.fingerprint,
-        ..engine_options(config, probe)
-    }
+    engine_options(config, options.engine.probe(), options.properties)
 }
 
-/// The engine options `options` ask for on `config`.
-pub fn engine_options(config: &ModelConfig, options: CheckOptions) -> EngineOptions {
+/// The engine options `engine` ask for on `config`, judging `properties`.
+fn engine_options(
+    config: &ModelConfig,
+    engine: EngineOptions,
+    properties: Selection,
+) -> EngineOptions {
     EngineOptions {
         max_depth: config.bounds.depth.bound(),
-        threads: options.threads.max(1),
+        threads: engine.threads.max(1),
         stop_on_violation: false,
-        observer: options.observer,
-        fingerprint: options.fingerprint,
-        spill_dir: options.spill_dir,
-        max_memory: options.max_memory,
-        checkpoint: options.checkpoint,
-        resume: options.resume,
-        identity: identity(config, options.properties),
-        near_identities: near_identities(config, options.properties),
-        max_levels: options.max_levels,
-        disk: options.disk,
+        identity: identity(config, properties),
+        near_identities: near_identities(config, properties),
+        ..engine
     }
 }
 
@@ -306,8 +269,8 @@ fn run_spec(config: &ModelConfig, mut spec: ModelSpec, options: CheckOptions) ->
     let started = Instant::now();
     spec.select(options.properties);
     let model = MemtxModel::new(spec);
-    let dump_dir = options.dump.clone();
-    let engine_options = engine_options(config, options);
+    let dump_dir = options.dump;
+    let engine_options = engine_options(config, options.engine, options.properties);
     let codec = ModelCodec::new(&model.spec);
     // Labelled: each transition's branches are counted (`model::labels`).
     let engine = Engine::new(&model)

@@ -140,9 +140,10 @@ pub fn check_and_write(
             // A fresh checkpoint goes into an empty folder or over one of
             // the same run, cleared by name; anything else is refused.
             let locks = prepare_run_dirs(plan, out, || {
+                let engine = &options.engine;
                 match (
-                    &options.resume,
-                    options.checkpoint.as_ref().or(options.disk.as_ref()),
+                    &engine.resume,
+                    engine.checkpoint.as_ref().or(engine.disk.as_ref()),
                 ) {
                     (Some(dir), _) => warn(&check::resumable(config, &options, dir)?),
                     (None, Some(dir)) => check::prepare_checkpoint(config, &options, dir)?,
@@ -151,7 +152,7 @@ pub fn check_and_write(
                 Ok(())
             })?;
             // Parent links spilled under --out go if a signal ends the run.
-            if let Some(spill) = &options.spill_dir {
+            if let Some(spill) = &options.engine.spill_dir {
                 scratch::track_spill(spill);
             }
             (check::run(config, options), locks)
@@ -220,8 +221,8 @@ fn hosts_run(plan: &CheckPlan) -> cluster::HostsRun {
 /// (or into the checkpoint directory), the memory guard at `--max-memory`
 /// or [`engine::default_max_memory`].
 fn run_options(plan: &CheckPlan, out: &Path) -> CheckOptions {
-    CheckOptions {
-        properties: plan.properties,
+    let threads = if plan.dump.is_some() { 1 } else { plan.threads };
+    let run = engine::EngineOptions {
         observer: progress::observer(),
         fingerprint: plan.fingerprint,
         max_memory: plan.max_memory.or_else(engine::default_max_memory),
@@ -229,9 +230,13 @@ fn run_options(plan: &CheckPlan, out: &Path) -> CheckOptions {
         checkpoint: plan.storage.checkpoint().map(Path::to_path_buf),
         resume: plan.storage.resumed().map(Path::to_path_buf),
         max_levels: plan.max_levels,
-        dump: plan.dump.clone(),
         disk: plan.storage.disk().map(Path::to_path_buf),
-        ..CheckOptions::quiet(if plan.dump.is_some() { 1 } else { plan.threads })
+        ..engine::EngineOptions::new(None, threads)
+    };
+    CheckOptions {
+        engine: run,
+        properties: plan.properties,
+        dump: plan.dump.clone(),
     }
 }
 

@@ -280,9 +280,12 @@ fn run_one(
     let report = check::run(
         config,
         CheckOptions {
-            observer: progress::observer(),
-            max_memory: engine::default_max_memory(),
-            spill_dir: Some(dir.join("links")),
+            engine: engine::EngineOptions {
+                observer: progress::observer(),
+                max_memory: engine::default_max_memory(),
+                spill_dir: Some(dir.join("links")),
+                ..engine::EngineOptions::new(None, threads)
+            },
             ..CheckOptions::quiet(threads)
         },
     );

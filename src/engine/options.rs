@@ -84,6 +84,17 @@ impl EngineOptions {
         }
     }
 
+    /// The options a checkpoint made with these is named and judged by
+    /// (its fingerprints, and where its levels are kept), the rest the
+    /// defaults.
+    pub fn probe(&self) -> EngineOptions {
+        EngineOptions {
+            fingerprint: self.fingerprint,
+            disk: self.disk.clone(),
+            ..Default::default()
+        }
+    }
+
     /// These options, watched by `observer`.
     pub fn with_observer(mut self, observer: impl RunObserver + 'static) -> Self {
         self.observer = Box::new(observer);

@@ -7,7 +7,7 @@
 
 use crate::support::model_at as config;
 
-use crate::support::{absent, bin, copy_dir, json_files};
+use crate::support::{absent, bin, check_options, copy_dir, json_files};
 
 use memtx_check::check::{self, CheckOptions, CheckReport};
 use memtx_check::engine::LevelStats;
@@ -42,22 +42,18 @@ fn a_disk_run_is_the_in_memory_run_on_every_shipped_model() {
         let checkpoint = absent(&format!("checkpoint-{n}"));
         let memory = check::run(
             &config,
-            CheckOptions {
-                checkpoint: Some(checkpoint.clone()),
-                ..CheckOptions::quiet(2)
-            },
+            check_options(2, |o| o.checkpoint = Some(checkpoint.clone())),
         );
         let threads = 1 + n % 2;
         let dir = absent(&format!("model-{n}"));
         let disk = check::run(
             &config,
-            CheckOptions {
-                disk: Some(dir.clone()),
+            check_options(threads, |o| {
+                o.disk = Some(dir.clone());
                 // A quarter of it, 64 KiB, per batch: a level of more than
                 // a thousand states is written in several runs.
-                max_memory: Some(1 << 18),
-                ..CheckOptions::quiet(threads)
-            },
+                o.max_memory = Some(1 << 18);
+            }),
         );
         assert_eq!(
             key(&disk),
@@ -103,11 +99,10 @@ fn a_disk_run_under_symmetry_is_the_in_memory_one() {
     let dir = absent("symmetry");
     let disk = check::run(
         &config,
-        CheckOptions {
-            disk: Some(dir.clone()),
-            max_memory: Some(1 << 20),
-            ..CheckOptions::quiet(2)
-        },
+        check_options(2, |o| {
+            o.disk = Some(dir.clone());
+            o.max_memory = Some(1 << 20);
+        }),
     );
     assert_eq!(key(&disk), key(&memory));
     std::fs::remove_dir_all(&dir).unwrap();

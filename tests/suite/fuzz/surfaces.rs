@@ -20,7 +20,7 @@
 //! variant is `MEMTX_FUZZ_CASES=20000 cargo test --release --test
 //! suite fuzz::surfaces::`.
 
-use crate::support::{copy_dir, fresh};
+use crate::support::{check_options, copy_dir, fresh};
 
 use memtx_check::check::{self, CheckOptions, CheckReport};
 use memtx_check::config::{Depth, ModelConfig};
@@ -98,11 +98,10 @@ fn fixtures() -> &'static Fixtures {
         std::fs::create_dir_all(&checkpoint).unwrap();
         let stopped = check::run(
             &model,
-            CheckOptions {
-                checkpoint: Some(checkpoint.clone()),
-                max_levels: Some(3),
-                ..CheckOptions::quiet(1)
-            },
+            check_options(1, |o| {
+                o.checkpoint = Some(checkpoint.clone());
+                o.max_levels = Some(3);
+            }),
         );
         assert!(!stopped.complete, "the checkpoint has levels left to run");
         let dump = root.join("dump");
@@ -372,13 +371,8 @@ fn a_damaged_checkpoint_is_refused_or_resumed_exactly() {
                     for line in &skipped {
                         assert_one_line(line);
                     }
-                    let resumed = check::run(
-                        &f.model,
-                        CheckOptions {
-                            resume: Some(dir.clone()),
-                            ..CheckOptions::quiet(1)
-                        },
-                    );
+                    let resumed =
+                        check::run(&f.model, check_options(1, |o| o.resume = Some(dir.clone())));
                     tally.read();
                     (|| {
                         prop_assert_eq!(&Outcome::of(&resumed), &f.whole);
@@ -588,13 +582,7 @@ fn the_intact_fixtures_read_and_resume_as_the_uninterrupted_run() {
     let f = fixtures();
     let dir = copy_of(&f.checkpoint);
     check::resumable(&f.model, &CheckOptions::quiet(1), &dir).expect("the checkpoint resumes");
-    let resumed = check::run(
-        &f.model,
-        CheckOptions {
-            resume: Some(dir.clone()),
-            ..CheckOptions::quiet(1)
-        },
-    );
+    let resumed = check::run(&f.model, check_options(1, |o| o.resume = Some(dir.clone())));
     assert_eq!(Outcome::of(&resumed), f.whole);
     assert!(f.whole.levels.len() > 3, "levels are left to resume");
     assert!(compare_dumps(&f.dump_read, &Dump::load(&f.dump).unwrap())

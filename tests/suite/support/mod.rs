@@ -14,7 +14,9 @@
 
 pub mod wire;
 
+use memtx_check::check::CheckOptions;
 use memtx_check::config::{Depth, ModelConfig};
+use memtx_check::engine::EngineOptions;
 use std::net::TcpListener;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
@@ -31,6 +33,14 @@ pub fn root() -> &'static Path {
 
 /// The shipped model at `path` (relative to the crate root, the tests'
 /// working directory) with its depth bound set to `depth`.
+/// A quiet check on `threads` threads, its engine options as `edit`
+/// leaves them.
+pub fn check_options(threads: usize, edit: impl FnOnce(&mut EngineOptions)) -> CheckOptions {
+    let mut options = CheckOptions::quiet(threads);
+    edit(&mut options.engine);
+    options
+}
+
 pub fn model_at(path: impl AsRef<Path>, depth: usize) -> ModelConfig {
     let mut c = ModelConfig::load(path.as_ref()).expect("a shipped model loads");
     c.bounds.depth = Depth::Bounded(depth);
