@@ -22,7 +22,7 @@ use super::shard::Shard;
 use super::totals::LevelReport;
 use super::wire::{Packet, BATCHES, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
-use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions, DiskIo};
+use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
 use crate::engine::{Found, LevelStats, LevelStore, Link, LinkStore, Part, Restored, Snapshot};
 use crate::engine::{Stopped, Transitions, WaysBack, Witness, WriteMeta};
 use stateright::Model;
@@ -57,7 +57,6 @@ impl<'w, M, T, W> Peers<'w, M, T, W>
 where
     M: Model,
     M::State: Hash + Clone + 'static,
-    M::Action: Clone,
     T: Transitions<M>,
     W: Word,
 {
@@ -226,7 +225,6 @@ impl<M, T, W> LevelStore<M::State, W> for Peers<'_, M, T, W>
 where
     M: Model,
     M::State: Hash + Clone + 'static,
-    M::Action: Clone,
     T: Transitions<M>,
     W: Word,
 {
@@ -241,10 +239,6 @@ where
             .flat_map(|p| &p.fps)
             .for_each(|&fp| shard.visit(fp));
         Ok(())
-    }
-
-    fn sizes(&self, frontier: &[Part<M::State, W>]) -> Vec<u64> {
-        frontier.iter().map(|p| p.len() as u64).collect()
     }
 
     fn discovered(&self) -> u64 {
@@ -273,15 +267,6 @@ where
 
     fn batches(&self, _: Building) -> usize {
         self.rounds
-    }
-
-    fn load_parts(
-        &mut self,
-        _: Building,
-        _: &mut [Part<M::State, W>],
-        _: &[engine::Chunk],
-    ) -> Result<(), String> {
-        Ok(())
     }
 
     fn absorb_batch(
@@ -412,9 +397,5 @@ where
             (start, chain.actions.iter().rev().copied().collect())
         };
         Some(chains.iter().map(|c| c.as_ref().map(way)).collect())
-    }
-
-    fn disk_io(&self) -> Option<DiskIo> {
-        None
     }
 }

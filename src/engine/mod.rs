@@ -136,7 +136,6 @@ pub use guard::default_max_memory;
 pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
 pub(crate) use labels::Transitions;
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
-pub(crate) use level::Chunk;
 pub(crate) use links::{Link, LinkStore, Record};
 pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
 pub use options::EngineOptions;

@@ -12,7 +12,7 @@ use crate::engine::fp::Fp;
 use crate::engine::level::Chunk;
 use crate::engine::links::LinkStore;
 use crate::engine::part::Part;
-use crate::engine::report::{DiskIo, LevelStats, Stopped};
+use crate::engine::report::DiskIo;
 
 impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
     fn store_initial(&mut self, frontier: &[Part<S, W>]) -> Result<(), String> {
@@ -25,10 +25,6 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
 
     fn discovered(&self) -> u64 {
         self.visited()
-    }
-
-    fn begin_level(&mut self, _: Building, _: &[LevelStats], _: &[Part<S, W>]) -> Option<Stopped> {
-        None
     }
 
     fn load_parts(

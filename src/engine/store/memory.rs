@@ -12,12 +12,11 @@ use crate::engine::checkpoint::{
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::growth::predict_new;
 use crate::engine::guard::memory_bound;
-use crate::engine::level::Chunk;
 use crate::engine::links::LinkStore;
 use crate::engine::options::EngineOptions;
 use crate::engine::parallel::for_each_dynamic;
 use crate::engine::part::Part;
-use crate::engine::report::{DiskIo, LevelStats, Stopped};
+use crate::engine::report::{LevelStats, Stopped};
 use crate::engine::seal::{damaged, Seal};
 use crate::engine::visited::Visited;
 use std::path::{Path, PathBuf};
@@ -101,10 +100,6 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         Ok(())
     }
 
-    fn sizes(&self, frontier: &[Part<S, W>]) -> Vec<u64> {
-        frontier.iter().map(|p| p.len() as u64).collect()
-    }
-
     fn discovered(&self) -> u64 {
         self.visited.len()
     }
@@ -123,10 +118,6 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         self.next.iter_mut().for_each(Part::clear);
         self.before = self.visited.len();
         None
-    }
-
-    fn load_parts(&mut self, _: Building, _: &mut [Part<S, W>], _: &[Chunk]) -> Result<(), String> {
-        Ok(())
     }
 
     fn absorb_batch(
@@ -179,9 +170,5 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
             frontier,
             |tmp, visited, frontier| write_meta(tmp, Stored::Files { visited, frontier }),
         )
-    }
-
-    fn disk_io(&self) -> Option<DiskIo> {
-        None
     }
 }

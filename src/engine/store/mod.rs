@@ -102,8 +102,11 @@ pub(crate) trait LevelStore<S, W> {
     /// per fingerprint.
     fn store_initial(&mut self, frontier: &[Part<S, W>]) -> Result<(), String>;
 
-    /// The number of states of each part of the frontier.
-    fn sizes(&self, frontier: &[Part<S, W>]) -> Vec<u64>;
+    /// The number of states of each part of the frontier (those a store
+    /// holds in memory, unless it says otherwise).
+    fn sizes(&self, frontier: &[Part<S, W>]) -> Vec<u64> {
+        frontier.iter().map(|p| p.fps.len() as u64).collect()
+    }
 
     /// The states discovered so far.
     fn discovered(&self) -> u64;
@@ -112,10 +115,12 @@ pub(crate) trait LevelStore<S, W> {
     /// must not be (the memory guard), or `None` with the store ready.
     fn begin_level(
         &mut self,
-        at: Building,
-        levels: &[LevelStats],
-        frontier: &[Part<S, W>],
-    ) -> Option<Stopped>;
+        _at: Building,
+        _levels: &[LevelStats],
+        _frontier: &[Part<S, W>],
+    ) -> Option<Stopped> {
+        None
+    }
 
     /// The number of batches the level is expanded in: across processes
     /// the same on every worker, so that their rounds pair up.
@@ -123,13 +128,16 @@ pub(crate) trait LevelStore<S, W> {
         at.batches
     }
 
-    /// Makes the parts of `frontier` that `batch` expands readable.
+    /// Makes the parts of `frontier` that `batch` expands readable (a
+    /// store in memory holds them all).
     fn load_parts(
         &mut self,
-        at: Building,
-        frontier: &mut [Part<S, W>],
-        batch: &[Chunk],
-    ) -> Result<(), String>;
+        _at: Building,
+        _frontier: &mut [Part<S, W>],
+        _batch: &[Chunk],
+    ) -> Result<(), String> {
+        Ok(())
+    }
 
     /// Phase 2 of a batch: the candidates of its slots, in chunk order;
     /// at the last level only their fingerprints, `leaf_hits[s]` keeping
@@ -184,7 +192,9 @@ pub(crate) trait LevelStore<S, W> {
     }
 
     /// The bytes written to and read from a folder, for a store in one.
-    fn disk_io(&self) -> Option<DiskIo>;
+    fn disk_io(&self) -> Option<DiskIo> {
+        None
+    }
 }
 
 /// A boxed store, borrowed for the run.
