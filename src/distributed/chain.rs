@@ -25,7 +25,7 @@ pub(crate) struct Chain<W> {
 impl<W: Word> Chain<W> {
     /// The chain of property `property`'s decision `d`; a state of the
     /// last level starts from its parent, `leaf_parent`.
-    fn start(property: usize, d: &Decision<W, Witness>, leaf_parent: Option<W>) -> Self {
+    fn start(property: usize, d: &Decision<W>, leaf_parent: Option<W>) -> Self {
         let (depth, fp, actions) = match d.witness {
             Witness::At(_) => (d.depth, d.fp, Vec::new()),
             Witness::Via(link) => {
@@ -85,7 +85,7 @@ pub(crate) fn walk_chains<S: Clone + 'static, W: Word>(
     net: &mut Net<S, W>,
     worker: &mut Worker,
     links: &LinkLevels<W>,
-    decisions: &Decisions<W, Witness>,
+    decisions: &Decisions<W>,
     leaf_parents: &[Option<W>],
     me: usize,
     peers: usize,

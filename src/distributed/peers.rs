@@ -24,7 +24,7 @@ use super::wire::{Packet, BATCHES, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS
 use super::word::Word;
 use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
 use crate::engine::{Found, LevelStats, LevelStore, Link, LinkStore, Part, Restored, Snapshot};
-use crate::engine::{Stopped, Transitions, WaysBack, Witness, WriteMeta};
+use crate::engine::{Stopped, Transitions, WaysBack, WriteMeta};
 use stateright::Model;
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -375,7 +375,7 @@ where
 
     /// The decided properties' chains of links, walked back to level 0
     /// through their owners; worker 0 gets them all.
-    fn ways_back(&mut self, decisions: &Decisions<W, Witness>, _: &LinkStore) -> Option<WaysBack> {
+    fn ways_back(&mut self, decisions: &Decisions<W>, _: &LinkStore) -> Option<WaysBack> {
         let chains = walk_chains(
             &mut self.net,
             self.worker,

@@ -22,7 +22,7 @@
 use super::allocator;
 use super::chunk::{ChunkSlot, CHUNKS_PER_THREAD};
 use super::codec::StateCodec;
-use super::decisions::{Decisions, Witness};
+use super::decisions::Decisions;
 use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
 use super::labels::{LabelTally, TallyCounts, Transitions};
@@ -94,7 +94,7 @@ pub(crate) struct Run<'a, M: Model, T, W> {
     pub(super) links: LinkStore,
     pub(super) depth: usize,
     pub(super) levels: Vec<LevelStats>,
-    pub(super) decisions: Decisions<W, Witness>,
+    pub(super) decisions: Decisions<W>,
     pub(super) labels: LabelTally,
     /// The checkpoint of the frontier could not be written: the frontier
     /// is checked, not expanded, and the run stops on this line.
@@ -108,7 +108,7 @@ pub(crate) struct Run<'a, M: Model, T, W> {
 pub(crate) struct Restored<S, W> {
     pub(crate) depth: usize,
     pub(crate) levels: Vec<LevelStats>,
-    pub(crate) decisions: Decisions<W, Witness>,
+    pub(crate) decisions: Decisions<W>,
     pub(crate) labels: TallyCounts,
     pub(crate) frontier: Vec<Part<S, W>>,
 }

@@ -516,12 +516,12 @@ where
 pub(crate) type SavedDecision = ([u64; 4], String);
 
 /// The decisions as a meta records them.
-fn encode_decisions<W: Fp>(decisions: &Decisions<W, Witness>) -> Vec<Option<SavedDecision>> {
+fn encode_decisions<W: Fp>(decisions: &Decisions<W>) -> Vec<Option<SavedDecision>> {
     decisions.0.iter().map(|d| d.map(encode_decision)).collect()
 }
 
 /// The decisions a meta records, if every fingerprint is a word of `W`.
-fn decode_decisions<W: Fp>(saved: &[Option<SavedDecision>]) -> Option<Decisions<W, Witness>> {
+fn decode_decisions<W: Fp>(saved: &[Option<SavedDecision>]) -> Option<Decisions<W>> {
     let decisions = saved.iter().map(|d| match d {
         Some(d) => decode_decision(d).map(Some),
         None => Some(None),
@@ -570,7 +570,7 @@ fn write_visited<W: Fp>(path: &Path, visited: &Visited<W>) -> Result<Seal, Strin
     })
 }
 
-fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> SavedDecision {
+fn encode_decision<W: Fp>(d: Decision<W>) -> SavedDecision {
     let mut fp = Vec::new();
     d.fp.write(&mut fp);
     let hex = hex(&fp);
@@ -587,7 +587,7 @@ fn encode_decision<W: Fp>(d: Decision<W, Witness>) -> SavedDecision {
 }
 
 /// The decision `saved` names, if its fingerprint is a word of `W`.
-fn decode_decision<W: Fp>((fields, hex): &SavedDecision) -> Option<Decision<W, Witness>> {
+fn decode_decision<W: Fp>((fields, hex): &SavedDecision) -> Option<Decision<W>> {
     let bytes = unhex(hex, W::BYTES)?;
     let witness = match fields[1] {
         u64::MAX => Witness::Via(Link {

@@ -1,9 +1,6 @@
 //! What a run knows of each property: undecided, or decided at a depth by
 //! the state with the smallest fingerprint among those deciding it at the
 //! shallowest depth; and, at the end, the verdicts with their traces.
-//! Shared with the distributed engine, whose decisions differ only in
-//! where the deciding state is found (`X`: its link from its parent by
-//! fingerprint, for a state of the last level).
 
 use super::absorb::LeafHits;
 use super::chunk::Hit;
@@ -34,18 +31,18 @@ pub(crate) enum Witness {
 }
 
 /// The state that decided a property: its depth, its fingerprint, and
-/// where it is found (this engine: a [`Witness`]).
+/// where it is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Decision<W, X> {
+pub(crate) struct Decision<W> {
     pub(crate) depth: usize,
     pub(crate) fp: W,
-    pub(crate) witness: X,
+    pub(crate) witness: Witness,
 }
 
 /// Per property: the decision, if any.
-pub(crate) struct Decisions<W, X>(pub(crate) Vec<Option<Decision<W, X>>>);
+pub(crate) struct Decisions<W>(pub(crate) Vec<Option<Decision<W>>>);
 
-impl<W: Copy, X: Copy> Decisions<W, X> {
+impl<W: Fp> Decisions<W> {
     pub(crate) fn new(properties: usize) -> Self {
         Decisions(vec![None; properties])
     }
@@ -63,7 +60,7 @@ impl<W: Copy, X: Copy> Decisions<W, X> {
     /// Records, for each property still undecided, its `hits` entry at
     /// `depth` (the deciding state's fingerprint and where it is found),
     /// if it has one: the caller gives the smallest fingerprint.
-    pub(crate) fn record(&mut self, depth: usize, hits: impl IntoIterator<Item = Option<(W, X)>>) {
+    fn record(&mut self, depth: usize, hits: impl IntoIterator<Item = Option<(W, Witness)>>) {
         for (slot, hit) in self.0.iter_mut().zip(hits) {
             if slot.is_none() {
                 *slot = hit.map(|(fp, witness)| Decision { depth, fp, witness });
@@ -76,7 +73,7 @@ impl<W: Copy, X: Copy> Decisions<W, X> {
     pub(crate) fn into_results<M: Model>(
         self,
         properties: &[Property<M>],
-        mut trace_to: impl FnMut(usize, &Decision<W, X>) -> Trace<M::State, M::Action>,
+        mut trace_to: impl FnMut(usize, &Decision<W>) -> Trace<M::State, M::Action>,
     ) -> Vec<PropertyResult<M::State, M::Action>> {
         properties
             .iter()
@@ -108,7 +105,7 @@ impl<W: Copy, X: Copy> Decisions<W, X> {
     }
 }
 
-impl<W: Fp> Decisions<W, Witness> {
+impl<W: Fp> Decisions<W> {
     /// Some `Always` property is violated, by an earlier level or by a hit
     /// of the level being expanded (`level_hits`).
     pub(super) fn violated<M: Model>(

@@ -141,7 +141,6 @@ pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels
 pub use options::EngineOptions;
 pub(crate) use part::Part;
 pub(crate) use path::initial_level;
-pub use path::{initial_states, realize_trace};
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
 pub(crate) use store::{Batch, Building, Found, LevelStore, Snapshot, WaysBack, WriteMeta};
 pub use symmetry::{Reduced, Symmetric};

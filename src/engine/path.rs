@@ -16,8 +16,7 @@ use stateright::Model;
 use std::hash::Hash;
 
 /// Level 0: the in-boundary initial states (their representatives, under
-/// a symmetry), one per fingerprint, in fingerprint order. The
-/// distributed engine's workers start from it too.
+/// a symmetry), one per fingerprint, in fingerprint order.
 pub(crate) fn initial_level<M, T, W>(model: &M) -> Vec<(W, M::State)>
 where
     M: Model,
@@ -25,24 +24,12 @@ where
     T: Transitions<M>,
     W: Fp,
 {
-    initial_states(model, T::canonical, |s| W::of(s))
-}
-
-/// Level 0 of any engine exploring `model` as this one does: the initial
-/// states, each replaced by `canonical` of it, those within the boundary,
-/// one per fingerprint `fp`, in fingerprint order. The distributed engine
-/// builds its level 0 with it too, so both start from the same states.
-pub fn initial_states<M: Model, F: Copy + Ord>(
-    model: &M,
-    canonical: impl Fn(&M, M::State) -> M::State,
-    fp: impl Fn(&M::State) -> F,
-) -> Vec<(F, M::State)> {
-    let mut level: Vec<(F, M::State)> = model
+    let mut level: Vec<(W, M::State)> = model
         .init_states()
         .into_iter()
-        .map(|s| canonical(model, s))
+        .map(|s| T::canonical(model, s))
         .filter(|s| model.within_boundary(s))
-        .map(|s| (fp(&s), s))
+        .map(|s| (W::of(&s), s))
         .collect();
     level.sort_by_key(|&(fp, _)| fp);
     level.dedup_by_key(|&mut (fp, _)| fp);
@@ -51,7 +38,7 @@ pub fn initial_states<M: Model, F: Copy + Ord>(
 
 /// The position in level 0 and the action indices leading to `d`'s
 /// state, which [`replay`] turns into a shortest trace to it.
-pub(crate) fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (usize, Vec<u32>) {
+pub(crate) fn walk_back<W>(d: &Decision<W>, links: &LinkStore) -> (usize, Vec<u32>) {
     let mut actions = Vec::with_capacity(d.depth);
     let (mut depth, mut pos) = match d.witness {
         Witness::At(pos) => (d.depth, pos),
@@ -75,8 +62,7 @@ pub(crate) fn walk_back<W>(d: &Decision<W, Witness>, links: &LinkStore) -> (usiz
 /// in its state's `actions` list, first step first), which the run
 /// followed (through representatives, under a symmetry), to the state
 /// `target` (to a state of its class, under a symmetry, realised as a
-/// real trace as `realize_trace` says). The distributed engine replays
-/// the chains its workers walked back with it too.
+/// real trace as `realize_trace` says).
 ///
 /// Panics if it does not end at `target`: the model is not
 /// deterministic, or two states collided.
@@ -129,12 +115,12 @@ where
 /// A real trace of `model` whose states' representatives have, step by
 /// step, the fingerprints `targets` (`rep_fp` gives a state's): from the
 /// first initial state with the first target, each step takes the first
-/// action whose successor has the next. The single-process and the
-/// distributed engine both realise their traces under a symmetry so.
+/// action whose successor has the next: how every run realises its
+/// traces under a symmetry.
 ///
 /// Panics if no action reaches a target: the symmetry is unsound, or the
 /// model not deterministic.
-pub fn realize_trace<M, W>(
+pub(super) fn realize_trace<M, W>(
     model: &M,
     targets: &[W],
     rep_fp: impl Fn(&M::State) -> W,

@@ -20,7 +20,7 @@ pub(super) mod pick;
 
 use super::absorb::LeafHits;
 use super::chunk::{ChunkSlot, Hit};
-use super::decisions::{Decisions, Witness};
+use super::decisions::Decisions;
 use super::disk::DiskMeta;
 use super::labels::TallyCounts;
 use super::level::Chunk;
@@ -80,7 +80,7 @@ pub(crate) struct Found<W> {
 pub(crate) struct Snapshot<'s, W> {
     pub(crate) depth: usize,
     pub(crate) levels: &'s [LevelStats],
-    pub(crate) decisions: &'s Decisions<W, Witness>,
+    pub(crate) decisions: &'s Decisions<W>,
     pub(crate) labels: TallyCounts,
 }
 
@@ -179,11 +179,7 @@ pub(crate) trait LevelStore<S, W> {
 
     /// The run is over: the way back to each property's deciding state,
     /// by the run's `links` (`None` where another worker reports).
-    fn ways_back(
-        &mut self,
-        decisions: &Decisions<W, Witness>,
-        links: &LinkStore,
-    ) -> Option<WaysBack> {
+    fn ways_back(&mut self, decisions: &Decisions<W>, links: &LinkStore) -> Option<WaysBack> {
         let ways = decisions
             .0
             .iter()
