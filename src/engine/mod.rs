@@ -137,7 +137,7 @@ pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Est
 pub(crate) use labels::Transitions;
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use links::{Link, LinkStore, Record};
-pub use observer::{LevelProgress, RunObserver, Silent, StateStream, StderrLevels};
+pub use observer::{LevelProgress, RunObserver, Silent, StateStream};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
 pub(crate) use path::initial_level;

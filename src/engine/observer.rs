@@ -52,15 +52,3 @@ pub trait StateStream<M: Model>: Sync {
 pub struct Silent;
 
 impl RunObserver for Silent {}
-
-/// One line per level on stderr.
-pub struct StderrLevels;
-
-impl RunObserver for StderrLevels {
-    fn level_done(&self, l: &LevelStats) {
-        eprintln!(
-            "depth {:>4}: {:>12} new, {:>13} total states, {:>13} transitions, {:>9} ms",
-            l.depth, l.new_states, l.total_states, l.total_transitions, l.elapsed_ms
-        )
-    }
-}
