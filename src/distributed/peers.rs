@@ -308,7 +308,9 @@ where
         found.labels = all.labels;
         found.level_hits = all.hits;
         if at.leaf {
-            // One "shard": the smallest of every worker's.
+            // One "shard": the smallest of every worker's. Its parent is
+            // another worker's state, named by fingerprint in
+            // `leaf_parents`; the link's position is not read.
             let witness = |&(fp, (_, action)): &(W, (W, u32))| {
                 (
                     fp,

@@ -24,6 +24,9 @@ pub(crate) fn decides<M: Model>(prop: &Property<M>, model: &M, state: &M::State)
 
 /// Where the deciding state is: at a position of its level (a level that
 /// was held), or reached by a link (a state of the last level, never held).
+/// Across processes the position is in the part of the worker owning the
+/// state, and a link's parent is another worker's, which the store names
+/// by fingerprint (its way back, `LevelStore::ways_back`, goes by those).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Witness {
     At(u64),
