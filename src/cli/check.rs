@@ -1,12 +1,9 @@
 //! `memtx-check check MODEL` (its flags: [`super::check_plan`]): the
-//! exhaustive bounded check, in this process or across several (`cluster`).
-//! Writes `growth.csv`, `growth.svg`, `coverage.csv` and `summary.json`, a
-//! replayable trace (and its ITF twin) per violated invariant, as one
-//! report set (`outputs::ReportSet`), and prints a summary with the branch
-//! coverage and each counterexample step by step. A directory is a suite
-//! (`super::suite`). A run stopped by the memory guard still writes its
-//! reports, for the depths it completed, and exits 3 (inconclusive) unless
-//! it found a violation.
+//! exhaustive bounded check, in this process or across several (`cluster`),
+//! a directory as a suite (`super::suite`): its reports written as one
+//! report set (`outputs::ReportSet`), even for a run the memory guard
+//! stopped, and its summary printed. What it writes and exits with is
+//! docs/check.md's.
 
 use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;

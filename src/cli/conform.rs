@@ -1,12 +1,8 @@
-//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: an implementation of
-//! MemTX, served by a driver process over the driver protocol, driven with
-//! the model's traces and compared with the model after every step
-//! ([`crate::conform`]). Writes `conform.json` and each kind of departure's
-//! shrunk trace (`conform-NAME-K.json`, with its ITF twin) as one report
-//! set, and JUnit XML when asked. Exit 0 when every trace agrees, 1 when
-//! the implementation departs, 2 for bad input and for a driver that breaks
-//! the protocol (one line naming the trace and the step; the driver is
-//! killed).
+//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: the flags
+//! ([`ConformPlan`]) and the run of an implementation, served by a driver
+//! process, driven with the model's traces and compared after every step
+//! ([`crate::conform`]). What it writes and exits with is
+//! docs/conformance.md's.
 
 use super::args::driver_flags;
 use super::exit::{CliError, Verdict};

@@ -1,20 +1,9 @@
-//! `memtx-check diff BEFORE AFTER`: compares two check results (a report
-//! directory, a `summary.json`, or a model file checked now). Exit 0 when
-//! they are identical (totals, every level, every verdict), 1 when they
-//! differ, 2 for bad input, like diff(1). Draws both sides' growth on one
-//! chart (`reports/A-vs-B/growth.svg`).
-//!
-//! When both are dumps (`check --dump DIR`), they are compared state by
-//! state as graphs, never replayed ([`crate::diff::states`]): per depth
-//! the states only in A and only in B, the one-sided states paired by
-//! (parent, action), and each side's shallowest one's trace built from the
-//! dump's own steps (`traces/A-vs-B-only-in-A.json`, `-only-in-B.json`);
-//! the counts per depth go to `reports/A-vs-B/states-diff.csv`.
-//!
-//! With `--behaviour`, both are model files explored in lockstep
-//! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
-//! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
-//! parts them, 2 when their action alphabets differ.
+//! `memtx-check diff`: its flags made into one validated [`DiffPlan`], a
+//! [`DiffMode`] a kind of comparison (two results, two dumps, two models
+//! in lockstep, two builds), and each mode's run: what it loads, writes
+//! into its report set and prints. What each compares, writes and exits
+//! with is docs/diff.md's (two dumps: docs/dumps.md); the comparing is
+//! [`crate::diff`]'s.
 
 use super::args::{driver_flags, overrides, DepthArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
