@@ -89,25 +89,24 @@ pub enum OtherSide {
     Rev(String),
 }
 
+/// Two sides a diff explores (or loads) with the same flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sides {
+    pub before: PathBuf,
+    pub after: PathBuf,
+    pub depth: Option<Depth>,
+    pub threads: usize,
+}
+
 /// What a diff compares, each with the flags it reads, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DiffMode {
     /// Two results (report folders, summaries or models checked now).
-    Results {
-        before: PathBuf,
-        after: PathBuf,
-        depth: Option<Depth>,
-        threads: usize,
-    },
+    Results(Sides),
     /// Two dumps, state by state, as they were written.
     Dumps { before: PathBuf, after: PathBuf },
     /// Two models explored in lockstep.
-    Behaviour {
-        before: PathBuf,
-        after: PathBuf,
-        depth: Option<Depth>,
-        threads: usize,
-    },
+    Behaviour(Sides),
     /// One model, this build against another, over the driver protocol.
     Builds {
         model: PathBuf,
@@ -165,12 +164,12 @@ fn mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
     let before = args.before.clone();
     let depth = overrides(None, Some(&args.depth))?.depth;
     if args.behaviour {
-        return Ok(DiffMode::Behaviour {
+        return Ok(DiffMode::Behaviour(Sides {
             before,
             after,
             depth,
             threads: args.threads.count()?,
-        });
+        }));
     }
     if is_dump(&before) && is_dump(&after) {
         // A dump is compared as written: nothing is explored.
@@ -187,12 +186,12 @@ fn mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
         }
         return Ok(DiffMode::Dumps { before, after });
     }
-    Ok(DiffMode::Results {
+    Ok(DiffMode::Results(Sides {
         before,
         after,
         depth,
         threads: args.threads.count()?,
-    })
+    }))
 }
 
 /// The mode of a diff across builds: `--behaviour`, one model, a bounded
@@ -240,19 +239,9 @@ fn builds_mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
 
 pub fn run(plan: &DiffPlan) -> Result<Verdict, CliError> {
     match &plan.mode {
-        DiffMode::Results {
-            before,
-            after,
-            depth,
-            threads,
-        } => run_results(plan, before, after, *depth, *threads),
+        DiffMode::Results(sides) => run_results(plan, sides),
         DiffMode::Dumps { before, after } => run_states(plan, before, after),
-        DiffMode::Behaviour {
-            before,
-            after,
-            depth,
-            threads,
-        } => run_behaviour(plan, before, after, *depth, *threads),
+        DiffMode::Behaviour(sides) => run_behaviour(plan, sides),
         DiffMode::Builds {
             model,
             other,
@@ -263,15 +252,10 @@ pub fn run(plan: &DiffPlan) -> Result<Verdict, CliError> {
     }
 }
 
-fn run_results(
-    plan: &DiffPlan,
-    before: &Path,
-    after: &Path,
-    depth: Option<Depth>,
-    threads: usize,
-) -> Result<Verdict, CliError> {
-    let load = |path: &Path| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
-    let (a, b) = (load(before)?, load(after)?);
+fn run_results(plan: &DiffPlan, sides: &Sides) -> Result<Verdict, CliError> {
+    let load =
+        |path: &Path| -> Result<_, CliError> { Ok(load_side(path, sides.threads, sides.depth)?) };
+    let (a, b) = (load(&sides.before)?, load(&sides.after)?);
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
@@ -304,22 +288,16 @@ fn diff_set(plan: &DiffPlan, command: &str, name: &str) -> Result<ReportSet, Cli
     Ok(ReportSet::new(&dir, command, name, &digest).with_traces(&plan.traces))
 }
 
-fn run_behaviour(
-    plan: &DiffPlan,
-    before: &Path,
-    after: &Path,
-    flag_depth: Option<Depth>,
-    threads: usize,
-) -> Result<Verdict, CliError> {
-    let a = load_model(before)?;
-    let b = load_model(after)?;
-    let depth = flag_depth.unwrap_or_else(|| smaller(&a, &b)).bound();
+fn run_behaviour(plan: &DiffPlan, sides: &Sides) -> Result<Verdict, CliError> {
+    let a = load_model(&sides.before)?;
+    let b = load_model(&sides.after)?;
+    let depth = sides.depth.unwrap_or_else(|| smaller(&a, &b)).bound();
     let report = behaviour::run(
         &a,
         &b,
         BehaviourOptions {
             depth,
-            threads,
+            threads: sides.threads,
             observer: progress::observer(),
         },
     )
@@ -599,20 +577,20 @@ mod tests {
         let p = plan(&["a.json", "b.json", "--depth", "4", "--threads", "2"]).unwrap();
         assert_eq!(
             p.mode,
-            DiffMode::Results {
+            DiffMode::Results(Sides {
                 before: "a.json".into(),
                 after: "b.json".into(),
                 depth: Some(Depth::Bounded(4)),
                 threads: 2
-            }
+            })
         );
         let p = plan(&["a.json", "b.json", "--behaviour", "--depth", "full"]).unwrap();
         assert!(matches!(
             p.mode,
-            DiffMode::Behaviour {
+            DiffMode::Behaviour(Sides {
                 depth: Some(Depth::Full),
                 ..
-            }
+            })
         ));
         let p = plan(&[
             "m.json",
