@@ -23,7 +23,9 @@ mod merge;
 mod runs;
 
 use super::fp::{Fp, SHARDS};
-use super::level_files::{cannot_write, discard_level, is_discarded_name, sync_files, SealedOut};
+use super::level_files::{
+    cannot_write, is_discarded_name, seal_level, sync_files, tmp_level_dir, SealedOut,
+};
 use super::parallel::{for_each_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
@@ -141,10 +143,6 @@ impl<W: Fp> DiskLevels<W> {
         }
     }
 
-    fn tmp_level(&self, depth: usize) -> PathBuf {
-        self.dir.join(format!(".level-{depth:04}.tmp"))
-    }
-
     fn scratch(&self) -> PathBuf {
         self.dir.join(".scratch")
     }
@@ -160,7 +158,7 @@ impl<W: Fp> DiskLevels<W> {
 
     /// The level directory being built for `depth`, made afresh.
     fn begin_level(&self, depth: usize) -> Result<PathBuf, String> {
-        let tmp = self.tmp_level(depth);
+        let tmp = tmp_level_dir(&self.dir, depth);
         remove_level_dir(&tmp);
         fs::create_dir_all(&tmp).map_err(|e| cannot_write(&tmp, e))?;
         Ok(tmp)
@@ -420,7 +418,7 @@ impl<W: Fp> DiskLevels<W> {
     /// folder holds the last sealed level alone. The runs a compaction
     /// retired stay: the sealed level still names them.
     pub(super) fn discard_built(&mut self, next: usize) {
-        remove_level_dir(&self.tmp_level(next));
+        remove_level_dir(&tmp_level_dir(&self.dir, next));
         let built = format!("-{next:04}.bin");
         for runs in &mut self.runs {
             if runs.last().is_some_and(|r| r.name.ends_with(&built)) {
@@ -534,8 +532,7 @@ impl<W: Fp> DiskLevels<W> {
         depth: usize,
         write_meta: impl FnOnce(&Path) -> Result<(), String>,
     ) -> Result<(), String> {
-        let tmp = self.tmp_level(depth);
-        let done = super::level_files::level_dir(&self.dir, depth);
+        let tmp = tmp_level_dir(&self.dir, depth);
         // Links files were copied into the link store.
         for s in 0..SHARDS {
             let _ = fs::remove_file(tmp.join(format!("links-{s:02}.bin")));
@@ -553,24 +550,8 @@ impl<W: Fp> DiskLevels<W> {
                 .map(|r| runs.join(&r.name)),
         );
         files.extend([tmp.clone(), runs, self.dir.clone()]);
-        let sealed = sync_files(&files)
-            .and_then(|()| write_meta(&tmp))
-            .and_then(|()| {
-                discard_level(&done, remove_level_dir);
-                fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
-            });
-        if sealed.is_err() {
-            remove_level_dir(&tmp);
-            return sealed;
-        }
-        for old in super::level_files::complete_levels(&self.dir) {
-            if old < depth {
-                discard_level(
-                    &super::level_files::level_dir(&self.dir, old),
-                    remove_level_dir,
-                );
-            }
-        }
+        let written = sync_files(&files).and_then(|()| write_meta(&tmp));
+        seal_level(&self.dir, depth, depth, written, remove_level_dir)?;
         for path in self.retired.drain(..) {
             let _ = fs::remove_file(path);
         }
