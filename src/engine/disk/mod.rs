@@ -26,7 +26,7 @@ use super::fp::{Fp, SHARDS};
 use super::level_files::{
     cannot_write, is_discarded_name, seal_level, sync_files, tmp_level_dir, SealedOut,
 };
-use super::parallel::{for_each_dynamic, threads_for};
+use super::parallel::{for_each_dynamic, map_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
 use buffer::ShardBuffer;
@@ -35,7 +35,6 @@ use runs::{Candidate, CandidateMerge, CandidateReader, CandidateSource, Candidat
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 pub(super) use super::absorb::LeafHits;
 
@@ -63,9 +62,6 @@ pub(super) struct LevelEnd<W> {
     /// Below it: the links files of the new level, in shard order.
     pub(super) links: Vec<PathBuf>,
 }
-
-/// Where a shard's merge leaves what it found.
-type MergeSlot<W> = Mutex<Option<Result<Merged<W>, String>>>;
 
 /// The most candidate runs of one shard merged at once (see `narrow`):
 /// far below the usual limit of 1,024 open files, with a shard merged on
@@ -257,23 +253,17 @@ impl<W: Fp> DiskLevels<W> {
         fs::create_dir_all(&scratch).map_err(|e| cannot_write(&scratch, e))?;
         let n = self.flushes;
         self.flushes += 1;
-        let results = Mutex::new(Vec::new());
         let work: Vec<_> = self
             .buffers
             .iter_mut()
             .enumerate()
             .filter(|(_, b)| b.len() > 0)
             .collect();
-        for_each_dynamic(threads, work, &|(s, buffer)| {
+        let results = map_dynamic(threads, work, &|(s, buffer)| {
             let path = scratch.join(format!("cand-{s:02}-{n:04}.bin"));
             let written = buffer.flush(&path, leaf);
-            results
-                .lock()
-                .expect("flush results")
-                .push((s, path, written));
+            (s, path, written)
         });
-        let mut results = results.into_inner().expect("flush results");
-        results.sort_by_key(|r| r.0);
         let mut failed = None;
         for (s, path, written) in results {
             match written {
@@ -328,40 +318,26 @@ impl<W: Fp> DiskLevels<W> {
                 })
             })
             .collect();
-        let results: Vec<MergeSlot<W>> = (0..SHARDS).map(|_| Mutex::new(None)).collect();
-        {
-            let this = &*self;
-            let work: Vec<usize> = (0..SHARDS).collect();
-            for_each_dynamic(threads, work, &|s| {
-                let merged = this.merge(s, leaf, outputs[s].as_ref(), properties);
-                *results[s].lock().expect("merge results") = Some(merged);
-            });
-        }
-        let mut merged = Vec::with_capacity(SHARDS);
-        let mut failed = None;
-        for r in results {
-            match r
-                .into_inner()
-                .expect("merge results")
-                .expect("every shard merged")
-            {
-                Ok(m) => merged.push(m),
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            }
-        }
+        let this = &*self;
+        let merge = |s| this.merge(s, leaf, outputs[s].as_ref(), properties);
+        // The first shard's error, once every shard is merged.
+        let merged: Result<Vec<_>, _> = map_dynamic(threads, (0..SHARDS).collect(), &merge)
+            .into_iter()
+            .collect();
         self.clear_scratch();
-        if let Some(e) = failed {
-            // What this level wrote goes; the level before it stands.
-            for o in outputs.iter().flatten() {
-                let _ = fs::remove_file(&o.run);
+        let merged = match merged {
+            Ok(merged) => merged,
+            Err(e) => {
+                // What this level wrote goes; the level before it stands.
+                for o in outputs.iter().flatten() {
+                    let _ = fs::remove_file(&o.run);
+                }
+                if let Some(tmp) = &tmp {
+                    remove_level_dir(tmp);
+                }
+                return Err(e);
             }
-            if let Some(tmp) = &tmp {
-                remove_level_dir(tmp);
-            }
-            return Err(e);
-        }
+        };
         let new = merged.iter().map(|m| m.new).sum();
         self.read += merged.iter().map(|m| m.read).sum::<u64>();
         if leaf {
