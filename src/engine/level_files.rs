@@ -8,6 +8,7 @@
 
 use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::labels::TallyCounts;
+use super::parallel::map_dynamic;
 use super::report::LevelStats;
 use super::seal::{damaged, seal_of, Seal, SealingWriter};
 use serde::de::DeserializeOwned;
@@ -289,29 +290,15 @@ impl Drop for SealedOut {
 /// Syncs `paths` (files, and the folders that name them) to the disk,
 /// many at once: the file system then commits them together, where one
 /// sync after another waits for a commit each (a `--disk` level has a
-/// hundred and more files). `Err` names the first that failed.
+/// hundred and more files). `Err` names the first in `paths` that failed.
 pub(crate) fn sync_files(paths: &[PathBuf]) -> Result<(), String> {
     const AT_ONCE: usize = 16;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed = std::sync::Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..AT_ONCE.min(paths.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = paths.get(i) else { return };
-                if let Err(e) = File::open(path).and_then(|f| f.sync_all()) {
-                    failed
-                        .lock()
-                        .expect("sync results")
-                        .get_or_insert_with(|| cannot_write(path, e));
-                }
-            });
-        }
+    let synced = map_dynamic(AT_ONCE, paths.iter().collect(), &|path| {
+        File::open(path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| cannot_write(path, e))
     });
-    failed
-        .into_inner()
-        .expect("sync results")
-        .map_or(Ok(()), Err)
+    synced.into_iter().collect()
 }
 
 /// Test support: a full disk, injected into [`write_file`] on this thread.
