@@ -393,11 +393,7 @@ fn junit_result(r: &ConformReport, files: &[Written]) -> ModelResult {
     };
     ModelResult {
         model: r.config.name.clone(),
-        file: r
-            .config
-            .source_path
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string()),
+        file: r.config.source_or(""),
         states: r.traces.walked.map_or(0, |w| w.states),
         seconds: r.elapsed.as_secs_f64(),
         verdicts: suite_line(r),

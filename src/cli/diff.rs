@@ -301,7 +301,10 @@ fn run_behaviour(plan: &DiffPlan, sides: &Sides) -> Result<Verdict, CliError> {
             observer: progress::observer(),
         },
     )
-    .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
+    .map_err(|e| {
+        let (a_shown, b_shown) = (a.source_or(&a.name), b.source_or(&b.name));
+        CliError(format!("{a_shown} and {b_shown}: {e}"))
+    })?;
     let trace = report.parting.as_ref().map(|p| &p.trace);
     write_behaviour(
         plan,
@@ -554,13 +557,6 @@ fn smaller(a: &ModelConfig, b: &ModelConfig) -> Depth {
         (Depth::Bounded(x), Depth::Full) | (Depth::Full, Depth::Bounded(x)) => Depth::Bounded(x),
         (Depth::Full, Depth::Full) => Depth::Full,
     }
-}
-
-fn shown(config: &ModelConfig) -> String {
-    config
-        .source_path
-        .as_deref()
-        .map_or_else(|| config.name.clone(), |p: &Path| p.display().to_string())
 }
 
 #[cfg(test)]
