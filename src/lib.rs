@@ -50,45 +50,13 @@
 //! ));
 //! ```
 //!
-//! The modules, lowest layer first: each imports only modules listed
-//! before it. The library's public surface is what the binary, the
-//! integration tests, the benches and the doc tests use; the others
-//! (`build_info`, `ci`, `conform`, `driver`, `human`, `outcome_text`,
-//! `random`) are the crate's own. (The one-line summaries live here rather than as `///` on
-//! each `pub mod`: rustdoc would then resolve the links in each module's
-//! own `//!` page from this file.)
-//!
-//! - `build_info`, which build this is (commit, dirtiness, protocol
-//!   hash); [`input`]: reading
-//!   any input (regular files only, bounded; JSON with each key once and
-//!   structs from objects only; one-line errors); and [`engine`], the
-//!   exact level-by-level BFS over any stateright model, which knows
-//!   nothing of MemTX.
-//! - [`outputs`]: where a run's files go: every path inside the chosen
-//!   folder, a model's report set written whole, each file written all at
-//!   once.
-//! - [`protocol`]: the MemTX protocol itself: records, transactions,
-//!   commit checks, the action gate, cascade repair.
-//! - [`invariants`]: independent checkers of I1, I2, G3 and their
-//!   non-vacuity companions, reading record fields only.
-//! - `outcome_text`: how protocol outcomes read in text, for `replay`
-//!   and the explorer.
-//! - [`config`] and [`trace`]: the input layer: model configurations and
-//!   trace files, validated, with their JSON forms (and ITF for traces).
-//! - [`model`]: the protocol as a stateright model, and its one table of
-//!   properties.
-//! - The commands: [`replay`] (a trace run through the protocol),
-//!   [`check`] (the exhaustive bounded check and its reports, each
-//!   counterexample re-found by replay), `random` (random walks, shrunk
-//!   to short traces), [`diff`] (two check reports compared), [`explore`]
-//!   (stateright's web explorer with MemTX's step text and picture), `ci`
-//!   (a folder of models judged against their baselines, as JUnit XML),
-//!   `driver` (this build's protocol over the driver protocol, JSON lines),
-//!   `conform` (an implementation driven with the model's traces over
-//!   the driver protocol, compared step by step, departures shrunk).
-//! - [`distributed`]: the same exact BFS across processes on timely
-//!   dataflow (`check --hosts`), giving the engine's results.
-//! - [`cli`]: the command line: parsing, dispatch, exit codes.
+//! What each module owns, and the layers they import by (each only its
+//! own and those below, which `tests/suite/layering.rs` checks), are
+//! docs/architecture.md's. The library's public surface is what the
+//! binary, the integration tests, the benches and the doc tests use; the
+//! other modules are `pub(crate)`, so that the compiler names dead code
+//! in them. (No `///` on a `pub mod` here: rustdoc would then resolve the
+//! links in that module's own `//!` page from this file.)
 
 pub(crate) mod build_info;
 pub mod check;

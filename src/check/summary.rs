@@ -278,7 +278,8 @@ struct CollisionJson {
     fingerprint_bits: u32,
 }
 
-/// Where each counterexample was written, in report order.
+/// Where a trace and its ITF twin were written (a counterexample's, a
+/// random walk's failure, a conformance departure's), in report order.
 pub struct Written {
     pub trace: String,
     pub itf: String,

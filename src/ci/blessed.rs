@@ -7,6 +7,7 @@
 //! the definition, so it stays the one deliberate cap.
 
 use crate::config::ModelConfig;
+use crate::input::locate::join;
 use serde_json::Value;
 
 /// What the model checks, as JSON: its configuration without the words
@@ -35,13 +36,7 @@ fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
     if a == b {
         return;
     }
-    let at = |key: &str| {
-        if path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{path}.{key}")
-        }
-    };
+    let at = |key: &str| join(path, key);
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
             for (key, now) in b {

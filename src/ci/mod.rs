@@ -6,14 +6,9 @@
 //! the rendering; the command (`cli::ci`) runs the checks and writes the
 //! files.
 //!
-//! A run and its baseline are compared on the depths both explored
-//! (`ci --max-depth D` caps the run; a baseline blessed at a depth caps
-//! both): [`crate::diff::Side::capped`] reads a side as a run to that
-//! depth would find it — its levels, the verdicts found by then, its
-//! branches' first depths and, from `coverage-depths.csv`, their
-//! transition counts of those depths. These are exact, not estimates:
-//! they are per breadth-first level, which neither the thread count nor
-//! the cap changes.
+//! A run and its baseline are compared on the depths both explored,
+//! exactly ([`crate::diff::Side::capped`]; why it is exact:
+//! docs/ci.md, "Capping the depth").
 
 pub mod blessed;
 pub mod judge;

@@ -1,19 +1,16 @@
 //! `memtx-check check MODEL` (its flags: [`super::check_plan`]): the
-//! exhaustive bounded check, in this process or across several (`cluster`).
-//! Writes `growth.csv`, `growth.svg`, `coverage.csv` and `summary.json`, a
-//! replayable trace (and its ITF twin) per violated invariant, as one
-//! report set (`outputs::ReportSet`), and prints a summary with the branch
-//! coverage and each counterexample step by step. A directory is a suite
-//! (`super::suite`). A run stopped by the memory guard still writes its
-//! reports, for the depths it completed, and exits 3 (inconclusive) unless
-//! it found a violation.
+//! exhaustive bounded check, in this process or across several (`cluster`),
+//! a directory as a suite (`super::suite`): its reports written as one
+//! report set (`outputs::ReportSet`), even for a run the memory guard
+//! stopped, and its summary printed. What it writes and exits with is
+//! docs/check.md's.
 
 use super::check_plan::{CheckPlan, Distribution};
 use super::cluster;
 use super::exit::{CliError, Verdict};
 use super::files::{
     ensure_writable, prepare_dir, probe_traces, refuse_overlap, report_dir, report_set,
-    retire_traces, write_trace,
+    retire_traces, write_counterexamples,
 };
 use super::model::warn;
 use super::output::print;
@@ -28,7 +25,7 @@ use crate::config::{BoundOverrides, ModelConfig};
 use crate::engine;
 use crate::explore;
 use crate::model::coverage::unknown_branch;
-use crate::outputs::{growth_svg, ReportSet};
+use crate::outputs::growth_svg;
 use crate::outputs::{refuse_blessed, scratch, FolderLock};
 use crate::replay::render_text;
 use std::path::Path;
@@ -264,7 +261,8 @@ pub(super) fn write_reports(
 ) -> Result<Vec<Written>, CliError> {
     let config = &report.config;
     let mut set = report_set(out, traces, "check", config);
-    let written = write_counterexamples(&mut set, report)?;
+    let counterexamples = report.counterexamples.iter().map(|c| (c.stem(), c));
+    let written = write_counterexamples(&mut set, &report.model.spec.compiled, counterexamples)?;
     retire_traces(&mut set, |inv| Counterexample::stem_for(&config.name, inv));
     let csv_error = |e: csv::Error| CliError(format!("{}: {e}", out.display()));
     set.add("growth.csv", &growth_csv(report).map_err(csv_error)?)?;
@@ -286,23 +284,4 @@ pub(super) fn write_reports(
     }
     set.commit()?;
     Ok(written)
-}
-
-fn write_counterexamples(
-    set: &mut ReportSet,
-    report: &CheckReport,
-) -> Result<Vec<Written>, CliError> {
-    report
-        .counterexamples
-        .iter()
-        .map(|c| {
-            write_trace(
-                set,
-                &c.stem(),
-                &c.trace,
-                &c.stores,
-                &report.model.spec.compiled,
-            )
-        })
-        .collect()
 }

@@ -1,20 +1,10 @@
-//! `memtx-check ci [DIR]`: the CI suite. Checks every model under DIR
-//! (default `models/`) at its bounds, writes each run's report set to
-//! `OUT/NAME/` (its traces to `OUT/traces/`), and judges it
-//! ([`crate::ci::judge`]): each property against the model's `expect`, the
-//! run against the baseline in `BASELINES/NAME/` (default
-//! `reports/NAME/`). `--bless` writes the runs as the baselines instead
-//! (traces to `traces/`), with a `baseline.json` recording the depth and
-//! the model's definition as its file declares it (before `--max-depth`):
-//! a case whose model differs from it fails as stale, naming each change
-//! ([`crate::ci::blessed`]); `--update-expect` also rewrites each model's
-//! `expect` block to what the run found. `--max-depth D` checks deeper
-//! models to depth D only, run and baseline compared on the depths both
-//! explored ([`Side::capped`]). `--junit FILE` writes JUnit XML; with
-//! `GITHUB_STEP_SUMMARY` set, a Markdown table is appended to that file.
-//! Every model is loaded and every folder the suite writes into probed
-//! before the first model is checked. Exit 0 when every case passes, 1
-//! otherwise, 2 on bad input.
+//! `memtx-check ci [DIR]`: the CI suite's flags ([`CiPlan`]) and its run:
+//! every model loaded and every folder it writes into probed before the
+//! first model is checked, then each checked, its report set written and
+//! judged ([`crate::ci::judge`]) against its `expect` and its baseline
+//! (blessed or stale, [`crate::ci::blessed`]). What it judges, writes and
+//! exits with, and `--bless`, `--update-expect` and `--max-depth`, are
+//! docs/ci.md's.
 use super::args::ThreadsArg;
 use super::check::write_reports;
 use super::exit::{CliError, Verdict};

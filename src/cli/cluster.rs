@@ -1,12 +1,8 @@
 //! `check --hosts FILE --process I` and `check --local-processes N`: the
 //! exhaustive check as one process of several, on timely dataflow (see
-//! `distributed`). Process 0 writes the reports and prints as a plain
-//! check does; the others print only their progress and errors, and exit
-//! 0 once their part is done. `--local-processes N` starts N processes of
-//! this binary on free loopback ports, with the same arguments, and waits
-//! for them. `--checkpoint` and `--resume` work as in a plain check, each
-//! process writing its own part (`distributed` `checkpoint`); a resume of
-//! another layout, model or bounds is refused here, before connecting.
+//! `distributed`; what each process writes, prints and exits with is
+//! docs/distributed.md's). A resume of another layout, model or bounds is
+//! refused here, before connecting.
 
 use super::exit::{CliError, Verdict};
 use super::interrupt;

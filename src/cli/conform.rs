@@ -1,12 +1,8 @@
-//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: an implementation of
-//! MemTX, served by a driver process over the driver protocol, driven with
-//! the model's traces and compared with the model after every step
-//! ([`crate::conform`]). Writes `conform.json` and each kind of departure's
-//! shrunk trace (`conform-NAME-K.json`, with its ITF twin) as one report
-//! set, and JUnit XML when asked. Exit 0 when every trace agrees, 1 when
-//! the implementation departs, 2 for bad input and for a driver that breaks
-//! the protocol (one line naming the trace and the step; the driver is
-//! killed).
+//! `memtx-check conform MODEL --driver 'CMD ARGS…'`: the flags
+//! ([`ConformPlan`]) and the run of an implementation, served by a driver
+//! process, driven with the model's traces and compared after every step
+//! ([`crate::conform`]). What it writes and exits with is
+//! docs/conformance.md's.
 
 use super::args::driver_flags;
 use super::exit::{CliError, Verdict};
@@ -14,12 +10,13 @@ use super::files::{inside, prepare_report_dir, report_dir, report_set, write_tra
 use super::model::load_model;
 use super::output::print;
 use super::progress::TraceBar;
+use crate::check::summary::Written;
 use crate::ci::{junit, Case, Failure, ModelResult};
 use crate::config::limits::{MAX_DEPTH, MAX_STEPS, MAX_TRACES};
 use crate::config::{Depth, ModelConfig};
 use crate::conform::endpoint::Process;
 use crate::conform::render::{render, suite_line};
-use crate::conform::wire::{conform_json, Files};
+use crate::conform::wire::conform_json;
 use crate::conform::{self, ConformOptions, ConformReport, Suite, MAX_SHRUNK};
 use crate::driver::client::DriverFault;
 use crate::input::flag::whole_number;
@@ -316,18 +313,15 @@ fn stem(config: &ModelConfig, k: usize) -> String {
 }
 
 /// Each divergence's shrunk trace, as a replayable trace and as ITF.
-fn write_traces(set: &mut ReportSet, r: &ConformReport) -> Result<Vec<Files>, CliError> {
+fn write_traces(set: &mut ReportSet, r: &ConformReport) -> Result<Vec<Written>, CliError> {
     let mut files = Vec::new();
     for (k, d) in r.divergences.iter().enumerate() {
         let stem = stem(&r.config, k + 1);
         let trace = Trace::new(r.config.clone(), d.steps.clone(), None);
         let replayed =
             crate::replay::replay(&trace).map_err(|e| CliError(format!("{stem}.json: {e}")))?;
-        let w = write_trace(set, &stem, &trace, &replayed.stores, &replayed.compiled)?;
-        files.push(Files {
-            trace: w.trace,
-            itf: w.itf,
-        });
+        let written = write_trace(set, &stem, &trace, &replayed.stores, &replayed.compiled)?;
+        files.push(written);
     }
     Ok(files)
 }
@@ -335,7 +329,7 @@ fn write_traces(set: &mut ReportSet, r: &ConformReport) -> Result<Vec<Files>, Cl
 /// The run as one JUnit testsuite: a case per branch (branches), per
 /// depth of the transitions' last steps (transitions), or per walk
 /// (random); a case fails when a trace of it departs at or before it.
-fn junit_result(r: &ConformReport, files: &[Files]) -> ModelResult {
+fn junit_result(r: &ConformReport, files: &[Written]) -> ModelResult {
     let fail = |trace: usize| -> Option<Failure> {
         let (step, k) = r.departures[trace]?;
         let (message, detail) = match k.and_then(|k| r.divergences.get(k).map(|d| (k, d))) {
@@ -399,11 +393,7 @@ fn junit_result(r: &ConformReport, files: &[Files]) -> ModelResult {
     };
     ModelResult {
         model: r.config.name.clone(),
-        file: r
-            .config
-            .source_path
-            .as_deref()
-            .map_or_else(String::new, |p| p.display().to_string()),
+        file: r.config.source_or(""),
         states: r.traces.walked.map_or(0, |w| w.states),
         seconds: r.elapsed.as_secs_f64(),
         verdicts: suite_line(r),

@@ -1,20 +1,9 @@
-//! `memtx-check diff BEFORE AFTER`: compares two check results (a report
-//! directory, a `summary.json`, or a model file checked now). Exit 0 when
-//! they are identical (totals, every level, every verdict), 1 when they
-//! differ, 2 for bad input, like diff(1). Draws both sides' growth on one
-//! chart (`reports/A-vs-B/growth.svg`).
-//!
-//! When both are dumps (`check --dump DIR`), they are compared state by
-//! state as graphs, never replayed ([`crate::diff::states`]): per depth
-//! the states only in A and only in B, the one-sided states paired by
-//! (parent, action), and each side's shallowest one's trace built from the
-//! dump's own steps (`traces/A-vs-B-only-in-A.json`, `-only-in-B.json`);
-//! the counts per depth go to `reports/A-vs-B/states-diff.csv`.
-//!
-//! With `--behaviour`, both are model files explored in lockstep
-//! ([`crate::diff::behaviour`]): exit 1 with the shortest parting trace
-//! (`traces/A-vs-B.json`), 0 when no action sequence up to the depth
-//! parts them, 2 when their action alphabets differ.
+//! `memtx-check diff`: its flags made into one validated [`DiffPlan`], a
+//! [`DiffMode`] a kind of comparison (two results, two dumps, two models
+//! in lockstep, two builds), and each mode's run: what it loads, writes
+//! into its report set and prints. What each compares, writes and exits
+//! with is docs/diff.md's (two dumps: docs/dumps.md); the comparing is
+//! [`crate::diff`]'s.
 
 use super::args::{driver_flags, overrides, DepthArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
@@ -100,25 +89,24 @@ pub enum OtherSide {
     Rev(String),
 }
 
+/// Two sides a diff explores (or loads) with the same flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sides {
+    pub before: PathBuf,
+    pub after: PathBuf,
+    pub depth: Option<Depth>,
+    pub threads: usize,
+}
+
 /// What a diff compares, each with the flags it reads, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DiffMode {
     /// Two results (report folders, summaries or models checked now).
-    Results {
-        before: PathBuf,
-        after: PathBuf,
-        depth: Option<Depth>,
-        threads: usize,
-    },
+    Results(Sides),
     /// Two dumps, state by state, as they were written.
     Dumps { before: PathBuf, after: PathBuf },
     /// Two models explored in lockstep.
-    Behaviour {
-        before: PathBuf,
-        after: PathBuf,
-        depth: Option<Depth>,
-        threads: usize,
-    },
+    Behaviour(Sides),
     /// One model, this build against another, over the driver protocol.
     Builds {
         model: PathBuf,
@@ -176,12 +164,12 @@ fn mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
     let before = args.before.clone();
     let depth = overrides(None, Some(&args.depth))?.depth;
     if args.behaviour {
-        return Ok(DiffMode::Behaviour {
+        return Ok(DiffMode::Behaviour(Sides {
             before,
             after,
             depth,
             threads: args.threads.count()?,
-        });
+        }));
     }
     if is_dump(&before) && is_dump(&after) {
         // A dump is compared as written: nothing is explored.
@@ -198,12 +186,12 @@ fn mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
         }
         return Ok(DiffMode::Dumps { before, after });
     }
-    Ok(DiffMode::Results {
+    Ok(DiffMode::Results(Sides {
         before,
         after,
         depth,
         threads: args.threads.count()?,
-    })
+    }))
 }
 
 /// The mode of a diff across builds: `--behaviour`, one model, a bounded
@@ -251,19 +239,9 @@ fn builds_mode(args: &DiffArgs) -> Result<DiffMode, CliError> {
 
 pub fn run(plan: &DiffPlan) -> Result<Verdict, CliError> {
     match &plan.mode {
-        DiffMode::Results {
-            before,
-            after,
-            depth,
-            threads,
-        } => run_results(plan, before, after, *depth, *threads),
+        DiffMode::Results(sides) => run_results(plan, sides),
         DiffMode::Dumps { before, after } => run_states(plan, before, after),
-        DiffMode::Behaviour {
-            before,
-            after,
-            depth,
-            threads,
-        } => run_behaviour(plan, before, after, *depth, *threads),
+        DiffMode::Behaviour(sides) => run_behaviour(plan, sides),
         DiffMode::Builds {
             model,
             other,
@@ -274,15 +252,10 @@ pub fn run(plan: &DiffPlan) -> Result<Verdict, CliError> {
     }
 }
 
-fn run_results(
-    plan: &DiffPlan,
-    before: &Path,
-    after: &Path,
-    depth: Option<Depth>,
-    threads: usize,
-) -> Result<Verdict, CliError> {
-    let load = |path: &Path| -> Result<_, CliError> { Ok(load_side(path, threads, depth)?) };
-    let (a, b) = (load(before)?, load(after)?);
+fn run_results(plan: &DiffPlan, sides: &Sides) -> Result<Verdict, CliError> {
+    let load =
+        |path: &Path| -> Result<_, CliError> { Ok(load_side(path, sides.threads, sides.depth)?) };
+    let (a, b) = (load(&sides.before)?, load(&sides.after)?);
     warn(&a.warnings);
     warn(&b.warnings);
     let differences = compare(&a, &b);
@@ -315,26 +288,23 @@ fn diff_set(plan: &DiffPlan, command: &str, name: &str) -> Result<ReportSet, Cli
     Ok(ReportSet::new(&dir, command, name, &digest).with_traces(&plan.traces))
 }
 
-fn run_behaviour(
-    plan: &DiffPlan,
-    before: &Path,
-    after: &Path,
-    flag_depth: Option<Depth>,
-    threads: usize,
-) -> Result<Verdict, CliError> {
-    let a = load_model(before)?;
-    let b = load_model(after)?;
-    let depth = flag_depth.unwrap_or_else(|| smaller(&a, &b)).bound();
+fn run_behaviour(plan: &DiffPlan, sides: &Sides) -> Result<Verdict, CliError> {
+    let a = load_model(&sides.before)?;
+    let b = load_model(&sides.after)?;
+    let depth = sides.depth.unwrap_or_else(|| smaller(&a, &b)).bound();
     let report = behaviour::run(
         &a,
         &b,
         BehaviourOptions {
             depth,
-            threads,
+            threads: sides.threads,
             observer: progress::observer(),
         },
     )
-    .map_err(|e| CliError(format!("{} and {}: {e}", shown(&a), shown(&b))))?;
+    .map_err(|e| {
+        let (a_shown, b_shown) = (a.source_or(&a.name), b.source_or(&b.name));
+        CliError(format!("{a_shown} and {b_shown}: {e}"))
+    })?;
     let trace = report.parting.as_ref().map(|p| &p.trace);
     write_behaviour(
         plan,
@@ -589,13 +559,6 @@ fn smaller(a: &ModelConfig, b: &ModelConfig) -> Depth {
     }
 }
 
-fn shown(config: &ModelConfig) -> String {
-    config
-        .source_path
-        .as_deref()
-        .map_or_else(|| config.name.clone(), |p: &Path| p.display().to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -610,20 +573,20 @@ mod tests {
         let p = plan(&["a.json", "b.json", "--depth", "4", "--threads", "2"]).unwrap();
         assert_eq!(
             p.mode,
-            DiffMode::Results {
+            DiffMode::Results(Sides {
                 before: "a.json".into(),
                 after: "b.json".into(),
                 depth: Some(Depth::Bounded(4)),
                 threads: 2
-            }
+            })
         );
         let p = plan(&["a.json", "b.json", "--behaviour", "--depth", "full"]).unwrap();
         assert!(matches!(
             p.mode,
-            DiffMode::Behaviour {
+            DiffMode::Behaviour(Sides {
                 depth: Some(Depth::Full),
                 ..
-            }
+            })
         ));
         let p = plan(&[
             "m.json",

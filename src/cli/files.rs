@@ -4,6 +4,7 @@
 
 use super::exit::CliError;
 use crate::check::summary::Written;
+use crate::check::Counterexample;
 use crate::config::{Compiled, ModelConfig};
 use crate::invariants::Invariant;
 use crate::outputs::{
@@ -203,6 +204,18 @@ pub fn write_trace(
         trace: trace_path.display().to_string(),
         itf: itf_path.display().to_string(),
     })
+}
+
+/// Adds each of `counterexamples`, a stem and its counterexample, to
+/// `set`'s traces ([`write_trace`]).
+pub fn write_counterexamples<'a>(
+    set: &mut ReportSet,
+    compiled: &Compiled,
+    counterexamples: impl Iterator<Item = (String, &'a Counterexample)>,
+) -> Result<Vec<Written>, CliError> {
+    counterexamples
+        .map(|(stem, c)| write_trace(set, &stem, &c.trace, &c.stores, compiled))
+        .collect()
 }
 
 /// Tells `set` which traces earlier runs may have left: one per

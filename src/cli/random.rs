@@ -1,14 +1,13 @@
-//! `memtx-check random [MODEL]`: random walks through the model's actions,
-//! within its record and transaction bounds (overridable, as for `check`);
-//! `--steps` replaces the depth. Writes `random.csv`, `random-coverage.csv`
-//! and `random-summary.json`, a shrunk, replayable trace (and its ITF twin)
-//! per violated invariant, as one report set (`outputs::ReportSet`), and
-//! prints a summary with the branch coverage over the walks and the command
-//! that replays each failure.
+//! `memtx-check random [MODEL]`: the flags ([`RandomPlan`]; `--steps`
+//! replaces the depth, the bounds are overridable as for `check`) and the
+//! run: the walks, their report set (`outputs::ReportSet`) and summary.
+//! What it writes and exits with is docs/random.md's.
 
 use super::args::{overrides, BoundArgs, PropertiesArg, ThreadsArg};
 use super::exit::{CliError, Verdict};
-use super::files::{prepare_report_dir, report_dir, report_set, retire_traces, write_trace};
+use super::files::{
+    prepare_report_dir, report_dir, report_set, retire_traces, write_counterexamples,
+};
 use super::model::load_model;
 use super::output::print;
 use crate::check::summary::coverage_csv;
@@ -16,9 +15,8 @@ use crate::config::limits::{MAX_STEPS, MAX_TRACES};
 use crate::config::BoundOverrides;
 use crate::input::flag::whole_number;
 use crate::invariants::Invariant;
-use crate::outputs::ReportSet;
-use crate::random::report::{csv_bytes, human_summary, summary_json, Written};
-use crate::random::{self, Failure, RandomOptions, RandomReport};
+use crate::random::report::{csv_bytes, human_summary, summary_json};
+use crate::random::{self, Failure, RandomOptions};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -176,7 +174,11 @@ pub fn run(plan: &RandomPlan) -> Result<Verdict, CliError> {
     };
     let report = random::run(&config, &plan.options, Some(&progress));
     let mut set = report_set(&out, &plan.traces, "random", &config);
-    let written = write_failures(&mut set, &report)?;
+    let failures = report
+        .failures
+        .iter()
+        .map(|f| (f.stem(), &f.counterexample));
+    let written = write_counterexamples(&mut set, &report.model.spec.compiled, failures)?;
     retire_traces(&mut set, |inv| Failure::stem_for(&config.name, inv));
     let csv = csv_bytes(&report)
         .map_err(|e| CliError(format!("{}: {e}", out.join("random.csv").display())))?;
@@ -229,23 +231,6 @@ fn expect_line(unexpected: &[Invariant]) -> String {
         "expect: UNEXPECTED: {} violated, expected to hold\n",
         names.join(", ")
     )
-}
-
-fn write_failures(set: &mut ReportSet, report: &RandomReport) -> Result<Vec<Written>, CliError> {
-    report
-        .failures
-        .iter()
-        .map(|f| {
-            let c = &f.counterexample;
-            write_trace(
-                set,
-                &f.stem(),
-                &c.trace,
-                &c.stores,
-                &report.model.spec.compiled,
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]

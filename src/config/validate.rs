@@ -31,6 +31,14 @@ impl ModelConfig {
         Ok(config)
     }
 
+    /// The file it was loaded from, as shown in text, or `otherwise`.
+    pub fn source_or(&self, otherwise: &str) -> String {
+        let shown = |p: &std::path::PathBuf| p.display().to_string();
+        self.source_path
+            .as_ref()
+            .map_or_else(|| otherwise.to_owned(), shown)
+    }
+
     /// Parses configuration text; `origin` names the file in messages and
     /// gives the default name (its stem).
     pub fn parse(text: &str, origin: &str) -> Result<ModelConfig, InputError> {
@@ -41,10 +49,7 @@ impl ModelConfig {
     /// What is allowed but probably not meant, one line each: a model with
     /// no templates stages no record, so its checks are vacuous.
     pub fn warnings(&self) -> Vec<String> {
-        let origin = self
-            .source_path
-            .as_ref()
-            .map_or_else(|| self.name.clone(), |p| p.display().to_string());
+        let origin = self.source_or(&self.name);
         let mut warnings = Vec::new();
         if self.templates.is_empty() {
             warnings.push(format!(

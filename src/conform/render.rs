@@ -34,10 +34,7 @@ pub fn render(r: &ConformReport, written: &[String]) -> String {
         out,
         "conform: {} ({}), suite {}, driver `{}`{}",
         r.config.name,
-        r.config
-            .source_path
-            .as_deref()
-            .map_or_else(|| "inline".to_owned(), |p| p.display().to_string()),
+        r.config.source_or("inline"),
         suite_line(r),
         r.driver,
         implementation(r)

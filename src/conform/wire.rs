@@ -6,6 +6,7 @@
 //! and each kind of departure with its shrunk trace's files.
 
 use super::{ConformReport, Suite};
+use crate::check::summary::Written;
 use crate::driver::compare::decision_change;
 use serde::Serialize;
 use serde_json::Value;
@@ -89,14 +90,8 @@ struct DifferenceJson<'a> {
     implementation: &'a Option<Value>,
 }
 
-/// Where one divergence's trace was written.
-pub struct Files {
-    pub trace: String,
-    pub itf: String,
-}
-
 /// `conform.json`; `files[k]` are divergence `k`'s trace files.
-pub fn conform_json(r: &ConformReport, files: &[Files]) -> String {
+pub fn conform_json(r: &ConformReport, files: &[Written]) -> String {
     let suite = match r.suite {
         Suite::Branches { depth } => SuiteJson {
             name: "branches",

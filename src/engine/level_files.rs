@@ -8,6 +8,7 @@
 
 use super::fingerprint::{scheme_mismatch, unnumbered_scheme, FINGERPRINT_SCHEME};
 use super::labels::TallyCounts;
+use super::parallel::map_dynamic;
 use super::report::LevelStats;
 use super::seal::{damaged, seal_of, Seal, SealingWriter};
 use serde::de::DeserializeOwned;
@@ -49,38 +50,56 @@ pub(crate) fn complete_levels(dir: &Path) -> Vec<usize> {
     levels
 }
 
+/// The temporary directory level `depth` of `dir` is written in.
+pub(crate) fn tmp_level_dir(dir: &Path, depth: usize) -> PathBuf {
+    dir.join(format!(".level-{depth:04}.tmp"))
+}
+
 /// Writes level `depth`'s directory in `dir`: `write` fills a temporary
-/// directory, which is then renamed, so the level is complete or absent.
-/// The levels shallower than `keep_from` are removed afterwards, and only
-/// then: a level that fails to be written (`Err`, one line naming the file
-/// and the cause) leaves no temporary directory and the levels before it
-/// as they were, so the run can be resumed from the last one.
+/// directory, which is then renamed ([`seal_level`]).
 pub(crate) fn save_level(
     dir: &Path,
     depth: usize,
     keep_from: usize,
     write: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), String> {
-    let tmp = dir.join(format!(".level-{depth:04}.tmp"));
+    let tmp = tmp_level_dir(dir, depth);
     let _ = fs::remove_dir_all(&tmp);
     clear_discarded(dir, remove_all);
-    let done = level_dir(dir, depth);
     let written = fs::create_dir_all(&tmp)
         .map_err(|e| cannot_write(&tmp, e))
-        .and_then(|()| write(&tmp))
-        .and_then(|()| {
-            // A level redone after a resume from an earlier one replaces
-            // its old copy.
-            discard_level(&done, remove_all);
-            fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
-        });
-    if written.is_err() {
-        let _ = fs::remove_dir_all(&tmp);
-        return written;
+        .and_then(|()| write(&tmp));
+    seal_level(dir, depth, keep_from, written, remove_all)
+}
+
+/// Renames level `depth`'s temporary directory in `dir`, once `written`
+/// says its files are, to the level's name, so the level is complete or
+/// absent. The levels shallower than `keep_from` are removed afterwards
+/// with `remove`, and only then: a level that fails to be written (`Err`,
+/// one line naming the file and the cause) leaves no temporary directory
+/// and the levels before it as they were, so the run can be resumed from
+/// the last one.
+pub(crate) fn seal_level(
+    dir: &Path,
+    depth: usize,
+    keep_from: usize,
+    written: Result<(), String>,
+    remove: impl Fn(&Path),
+) -> Result<(), String> {
+    let (tmp, done) = (tmp_level_dir(dir, depth), level_dir(dir, depth));
+    let sealed = written.and_then(|()| {
+        // A level redone after a resume from an earlier one replaces its
+        // old copy.
+        discard_level(&done, &remove);
+        fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
+    });
+    if sealed.is_err() {
+        remove(&tmp);
+        return sealed;
     }
     for old in complete_levels(dir) {
         if old < keep_from {
-            discard_level(&level_dir(dir, old), remove_all);
+            discard_level(&level_dir(dir, old), &remove);
         }
     }
     Ok(())
@@ -176,12 +195,18 @@ fn fill(
 
 /// Flushes and syncs a sealed file, returning its seal.
 fn seal_and_sync(out: SealedFile) -> std::io::Result<Seal> {
+    let (seal, file) = flush(out)?;
+    file.sync_all()?;
+    Ok(seal)
+}
+
+/// Flushes a sealed file: its seal, and the file.
+fn flush(out: SealedFile) -> std::io::Result<(Seal, File)> {
     #[cfg(test)]
     inject::fault()?;
     let seal = out.seal();
     let file = out.into_inner().into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    Ok(seal)
+    Ok((seal, file))
 }
 
 /// A file written piece by piece, as [`write_file`] writes one in a
@@ -247,14 +272,7 @@ impl SealedOut {
     pub(crate) fn finish_unsynced(mut self) -> Result<Seal, String> {
         self.write_pending()?;
         let out = self.out.take().expect("finished once");
-        #[cfg(test)]
-        let faulted = inject::fault();
-        #[cfg(not(test))]
-        let faulted = Ok(());
-        let seal = out.seal();
-        let flushed =
-            faulted.and_then(|()| out.into_inner().into_inner().map_err(|e| e.into_error()));
-        flushed.map(|_| seal).map_err(|e| {
+        flush(out).map(|(seal, _)| seal).map_err(|e| {
             let _ = fs::remove_file(&self.path);
             cannot_write(&self.path, e)
         })
@@ -272,29 +290,15 @@ impl Drop for SealedOut {
 /// Syncs `paths` (files, and the folders that name them) to the disk,
 /// many at once: the file system then commits them together, where one
 /// sync after another waits for a commit each (a `--disk` level has a
-/// hundred and more files). `Err` names the first that failed.
+/// hundred and more files). `Err` names the first in `paths` that failed.
 pub(crate) fn sync_files(paths: &[PathBuf]) -> Result<(), String> {
     const AT_ONCE: usize = 16;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed = std::sync::Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..AT_ONCE.min(paths.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = paths.get(i) else { return };
-                if let Err(e) = File::open(path).and_then(|f| f.sync_all()) {
-                    failed
-                        .lock()
-                        .expect("sync results")
-                        .get_or_insert_with(|| cannot_write(path, e));
-                }
-            });
-        }
+    let synced = map_dynamic(AT_ONCE, paths.iter().collect(), &|path| {
+        File::open(path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| cannot_write(path, e))
     });
-    failed
-        .into_inner()
-        .expect("sync results")
-        .map_or(Ok(()), Err)
+    synced.into_iter().collect()
 }
 
 /// Test support: a full disk, injected into [`write_file`] on this thread.

@@ -18,6 +18,24 @@ pub(super) fn threads_for(work: usize, threads: usize) -> usize {
     }
 }
 
+/// [`for_each_dynamic`] keeping what `f` returns, in item order.
+pub(super) fn map_dynamic<T: Send, R: Send>(
+    threads: usize,
+    items: Vec<T>,
+    f: &(dyn Fn(T) -> R + Sync),
+) -> Vec<R> {
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let work = items.into_iter().enumerate().collect();
+    for_each_dynamic(threads, work, &|(i, item)| {
+        *slots[i].lock().expect("results poisoned") = Some(f(item));
+    });
+    let done = |slot: Mutex<Option<R>>| slot.into_inner().expect("results poisoned");
+    slots
+        .into_iter()
+        .map(|s| done(s).expect("every item done"))
+        .collect()
+}
+
 /// Calls `f` on every item, on up to `threads` threads (the caller's
 /// included), each claiming the next unclaimed item.
 pub(super) fn for_each_dynamic<T: Send>(threads: usize, items: Vec<T>, f: &(dyn Fn(T) + Sync)) {

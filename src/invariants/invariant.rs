@@ -73,11 +73,6 @@ impl Invariant {
         }
     }
 
-    /// The paper's own (card §3.5), as opposed to ours.
-    pub fn is_papers(self) -> bool {
-        matches!(self, Invariant::I1 | Invariant::I2 | Invariant::G3)
-    }
-
     /// The clauses a violation of it names, in the order they are checked.
     pub fn clauses(self) -> &'static [&'static str] {
         match self {

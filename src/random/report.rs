@@ -4,7 +4,7 @@
 //! through serialize-only wire types kept apart from the logic.
 
 use super::RandomReport;
-use crate::check::summary::{coverage_lines, CoverageJson};
+use crate::check::summary::{coverage_lines, CoverageJson, Written};
 use crate::human;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,8 +19,6 @@ pub const CSV_HEADER: [&str; 6] = [
     "property",
     "violation_step",
 ];
-
-pub use crate::check::summary::Written;
 
 /// `random.csv`: one row per walk, in walk order. `property` is the
 /// walk's earliest violation (ties in I1, I2, G3 order) and

@@ -1,17 +1,7 @@
 //! `check --dump DIR`: the state space as two CSV files, streamed as the
 //! engine takes each state and transition ([`crate::engine::StateStream`]),
 //! beside a copy of the model as run (`model.json`) and, written last, a
-//! [`manifest`] (`dump.json`); `docs/dumps.md` is the format's contract:
-//!
-//! - `states.csv`:
-//!   `state,depth,parent,action,records,transactions,violations,step`,
-//!   one row per distinct state, written when the state is first reached;
-//!   `step` is the trace step (a trace file's step JSON) from the parent,
-//!   so a trace is built from the dump alone, without the protocol;
-//! - `transitions.csv`: `from,action,to,outcome`, one row per transition
-//!   counted in growth.csv;
-//! - `dump.json`: the format version, the build, the totals, and whether
-//!   the run reached its bound.
+//! [`manifest`] (`dump.json`); `docs/dumps.md` is the format's contract.
 //!
 //! A state is named by its [`canonical`] fingerprint, which depends on the
 //! store's content only, not on Rust's `Hash`, the build, the thread count

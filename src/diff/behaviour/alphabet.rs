@@ -11,6 +11,7 @@
 //! different alphabets is not.
 
 use crate::config::ModelConfig;
+use crate::input::locate::{index, join};
 use serde_json::Value;
 
 /// The configuration fields that are not part of the alphabet.
@@ -41,13 +42,6 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
     if a == b {
         return None;
     }
-    let join = |key: &str| {
-        if path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{path}.{key}")
-        }
-    };
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
@@ -56,7 +50,7 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
             keys.into_iter().find_map(|k| {
                 let null = Value::Null;
                 first_difference(
-                    &join(k),
+                    &join(path, k),
                     x.get(k).unwrap_or(&null),
                     y.get(k).unwrap_or(&null),
                 )
@@ -64,7 +58,7 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
         }
         (Value::Array(x), Value::Array(y)) => {
             for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_difference(&format!("{path}[{i}]"), u, v) {
+                if let Some(d) = first_difference(&index(path, i), u, v) {
                     return Some(d);
                 }
             }

@@ -53,10 +53,7 @@ pub fn render(r: &BehaviourReport, trace: Option<&str>) -> String {
     out.push_str(&side_by_side(&left, &right));
     let _ = writeln!(out, "differs in: {}", differs_in(on_a, on_b));
     if let Some(path) = trace {
-        let b_model =
-            r.b.source_path
-                .as_ref()
-                .map_or_else(|| "B.json".to_owned(), |p| p.display().to_string());
+        let b_model = r.b.source_or("B.json");
         let _ = writeln!(
             out,
             "wrote {path}; replay it under each model:\n  memtx-check replay {path}\n  memtx-check replay {path} --model {b_model}"

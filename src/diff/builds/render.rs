@@ -17,10 +17,7 @@ pub fn render(r: &BuildsReport, trace: Option<&str>) -> String {
         out,
         "behaviour across builds: {} ({}), lockstep to depth {}",
         r.config.name,
-        r.config
-            .source_path
-            .as_deref()
-            .map_or_else(|| "inline".to_owned(), |p| p.display().to_string()),
+        r.config.source_or("inline"),
         r.depth
     );
     let _ = writeln!(out, "  before: {} — {}", r.other.shown, other_build(r));

@@ -23,8 +23,10 @@ mod merge;
 mod runs;
 
 use super::fp::{Fp, SHARDS};
-use super::level_files::{cannot_write, discard_level, is_discarded_name, sync_files, SealedOut};
-use super::parallel::{for_each_dynamic, threads_for};
+use super::level_files::{
+    cannot_write, is_discarded_name, seal_level, sync_files, tmp_level_dir, SealedOut,
+};
+use super::parallel::{for_each_dynamic, map_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
 use buffer::ShardBuffer;
@@ -33,7 +35,6 @@ use runs::{Candidate, CandidateMerge, CandidateReader, CandidateSource, Candidat
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 pub(super) use super::absorb::LeafHits;
 
@@ -61,9 +62,6 @@ pub(super) struct LevelEnd<W> {
     /// Below it: the links files of the new level, in shard order.
     pub(super) links: Vec<PathBuf>,
 }
-
-/// Where a shard's merge leaves what it found.
-type MergeSlot<W> = Mutex<Option<Result<Merged<W>, String>>>;
 
 /// The most candidate runs of one shard merged at once (see `narrow`):
 /// far below the usual limit of 1,024 open files, with a shard merged on
@@ -141,10 +139,6 @@ impl<W: Fp> DiskLevels<W> {
         }
     }
 
-    fn tmp_level(&self, depth: usize) -> PathBuf {
-        self.dir.join(format!(".level-{depth:04}.tmp"))
-    }
-
     fn scratch(&self) -> PathBuf {
         self.dir.join(".scratch")
     }
@@ -160,7 +154,7 @@ impl<W: Fp> DiskLevels<W> {
 
     /// The level directory being built for `depth`, made afresh.
     fn begin_level(&self, depth: usize) -> Result<PathBuf, String> {
-        let tmp = self.tmp_level(depth);
+        let tmp = tmp_level_dir(&self.dir, depth);
         remove_level_dir(&tmp);
         fs::create_dir_all(&tmp).map_err(|e| cannot_write(&tmp, e))?;
         Ok(tmp)
@@ -259,23 +253,17 @@ impl<W: Fp> DiskLevels<W> {
         fs::create_dir_all(&scratch).map_err(|e| cannot_write(&scratch, e))?;
         let n = self.flushes;
         self.flushes += 1;
-        let results = Mutex::new(Vec::new());
         let work: Vec<_> = self
             .buffers
             .iter_mut()
             .enumerate()
             .filter(|(_, b)| b.len() > 0)
             .collect();
-        for_each_dynamic(threads, work, &|(s, buffer)| {
+        let results = map_dynamic(threads, work, &|(s, buffer)| {
             let path = scratch.join(format!("cand-{s:02}-{n:04}.bin"));
             let written = buffer.flush(&path, leaf);
-            results
-                .lock()
-                .expect("flush results")
-                .push((s, path, written));
+            (s, path, written)
         });
-        let mut results = results.into_inner().expect("flush results");
-        results.sort_by_key(|r| r.0);
         let mut failed = None;
         for (s, path, written) in results {
             match written {
@@ -330,40 +318,26 @@ impl<W: Fp> DiskLevels<W> {
                 })
             })
             .collect();
-        let results: Vec<MergeSlot<W>> = (0..SHARDS).map(|_| Mutex::new(None)).collect();
-        {
-            let this = &*self;
-            let work: Vec<usize> = (0..SHARDS).collect();
-            for_each_dynamic(threads, work, &|s| {
-                let merged = this.merge(s, leaf, outputs[s].as_ref(), properties);
-                *results[s].lock().expect("merge results") = Some(merged);
-            });
-        }
-        let mut merged = Vec::with_capacity(SHARDS);
-        let mut failed = None;
-        for r in results {
-            match r
-                .into_inner()
-                .expect("merge results")
-                .expect("every shard merged")
-            {
-                Ok(m) => merged.push(m),
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            }
-        }
+        let this = &*self;
+        let merge = |s| this.merge(s, leaf, outputs[s].as_ref(), properties);
+        // The first shard's error, once every shard is merged.
+        let merged: Result<Vec<_>, _> = map_dynamic(threads, (0..SHARDS).collect(), &merge)
+            .into_iter()
+            .collect();
         self.clear_scratch();
-        if let Some(e) = failed {
-            // What this level wrote goes; the level before it stands.
-            for o in outputs.iter().flatten() {
-                let _ = fs::remove_file(&o.run);
+        let merged = match merged {
+            Ok(merged) => merged,
+            Err(e) => {
+                // What this level wrote goes; the level before it stands.
+                for o in outputs.iter().flatten() {
+                    let _ = fs::remove_file(&o.run);
+                }
+                if let Some(tmp) = &tmp {
+                    remove_level_dir(tmp);
+                }
+                return Err(e);
             }
-            if let Some(tmp) = &tmp {
-                remove_level_dir(tmp);
-            }
-            return Err(e);
-        }
+        };
         let new = merged.iter().map(|m| m.new).sum();
         self.read += merged.iter().map(|m| m.read).sum::<u64>();
         if leaf {
@@ -420,7 +394,7 @@ impl<W: Fp> DiskLevels<W> {
     /// folder holds the last sealed level alone. The runs a compaction
     /// retired stay: the sealed level still names them.
     pub(super) fn discard_built(&mut self, next: usize) {
-        remove_level_dir(&self.tmp_level(next));
+        remove_level_dir(&tmp_level_dir(&self.dir, next));
         let built = format!("-{next:04}.bin");
         for runs in &mut self.runs {
             if runs.last().is_some_and(|r| r.name.ends_with(&built)) {
@@ -534,8 +508,7 @@ impl<W: Fp> DiskLevels<W> {
         depth: usize,
         write_meta: impl FnOnce(&Path) -> Result<(), String>,
     ) -> Result<(), String> {
-        let tmp = self.tmp_level(depth);
-        let done = super::level_files::level_dir(&self.dir, depth);
+        let tmp = tmp_level_dir(&self.dir, depth);
         // Links files were copied into the link store.
         for s in 0..SHARDS {
             let _ = fs::remove_file(tmp.join(format!("links-{s:02}.bin")));
@@ -553,24 +526,8 @@ impl<W: Fp> DiskLevels<W> {
                 .map(|r| runs.join(&r.name)),
         );
         files.extend([tmp.clone(), runs, self.dir.clone()]);
-        let sealed = sync_files(&files)
-            .and_then(|()| write_meta(&tmp))
-            .and_then(|()| {
-                discard_level(&done, remove_level_dir);
-                fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
-            });
-        if sealed.is_err() {
-            remove_level_dir(&tmp);
-            return sealed;
-        }
-        for old in super::level_files::complete_levels(&self.dir) {
-            if old < depth {
-                discard_level(
-                    &super::level_files::level_dir(&self.dir, old),
-                    remove_level_dir,
-                );
-            }
-        }
+        let written = sync_files(&files).and_then(|()| write_meta(&tmp));
+        seal_level(&self.dir, depth, depth, written, remove_level_dir)?;
         for path in self.retired.drain(..) {
             let _ = fs::remove_file(path);
         }
