@@ -114,6 +114,13 @@ fn a_dump_has_a_row_per_state_and_transition_of_growth_csv() {
             fnv1a128(b"monitor breached={} retracted={} covered={} unquarantinable={}\n")
         )
     );
+    // docs/dumps.md states that fingerprint.
+    let page = std::fs::read_to_string(crate::support::root().join("docs/dumps.md")).unwrap();
+    assert!(
+        page.contains(&format!("`{}`", roots[0].state)),
+        "docs/dumps.md does not give the empty store's fingerprint {}",
+        roots[0].state
+    );
     assert_eq!(
         (roots[0].records.as_str(), roots[0].parent.as_str()),
         ("", "")
