@@ -93,7 +93,8 @@ impl fmt::Display for Depth {
 }
 
 /// A domain tool and whether its effect can be undone (card §3.3).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Serialized as a configuration writes it (`wire`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ToolConfig {
     pub name: String,
     pub irreversible: bool,

@@ -2,7 +2,7 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::model_config::{Depth, ModelConfig, ParentRule};
+use super::model_config::{Depth, ModelConfig, ParentRule, ToolConfig};
 use super::record::RecordJson;
 use super::verdicts::VerdictsJson;
 use crate::protocol::{Mechanism, Tier, Variant};
@@ -29,7 +29,7 @@ pub(crate) struct ConfigJson<'a> {
     bounds: BoundsJson,
     agents: u8,
     tiers: &'a [Tier],
-    tools: Vec<ToolJson<'a>>,
+    tools: &'a [ToolConfig],
     clock: Option<i32>,
     templates: Vec<TemplateJson<'a>>,
     revalidate: bool,
@@ -49,12 +49,6 @@ struct BoundsJson {
     records: usize,
     transactions: usize,
     depth: Value,
-}
-
-#[derive(Serialize)]
-struct ToolJson<'a> {
-    name: &'a str,
-    irreversible: bool,
 }
 
 #[derive(Serialize)]
@@ -89,14 +83,7 @@ impl<'a> ConfigJson<'a> {
             },
             agents: c.agents,
             tiers: &c.tiers,
-            tools: c
-                .tools
-                .iter()
-                .map(|t| ToolJson {
-                    name: &t.name,
-                    irreversible: t.irreversible,
-                })
-                .collect(),
+            tools: &c.tools,
             clock: c.clock,
             templates: c
                 .templates
