@@ -231,7 +231,7 @@ fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, Inp
     Ok(Template {
         name,
         record: record_spec(t, raw.record, Vec::new(), agents)?,
-        parent: raw.parent.unwrap_or_default(),
+        parent: raw.parent.unwrap_or(ParentRule::None),
     })
 }
 
