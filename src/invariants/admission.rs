@@ -198,13 +198,23 @@ fn judge(ctx: &Context, at: &AtCheck<'_>, id: RecordId, given: Reason) -> Option
     ))
 }
 
-/// The reason the first failing check in the card's order (`Check`'s
-/// declaration order, card §3.2) gives, or `None` when every check passes.
+/// The reason the first failing check in the card's order gives, or
+/// `None` when every check passes.
 fn first_failure(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Reason> {
-    Check::ALL
-        .into_iter()
-        .find_map(|check| failure_of(ctx, at, id, check))
+    CHECKS
+        .iter()
+        .find_map(|&check| failure_of(ctx, at, id, check))
 }
+
+/// The checks in the card's order.
+const CHECKS: &[Check] = &[
+    Check::Evidence,
+    Check::Validity,
+    Check::Conflict,
+    Check::DependencyStability,
+    #[cfg(feature = "tutorial-committed-parents")]
+    Check::CommittedParents,
+];
 
 /// The reason `check` gives record `id`, or `None` when it passes (or is
 /// ablated).
