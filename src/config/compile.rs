@@ -9,7 +9,32 @@ use crate::protocol::{Proposal, Protocol, Symbols, Tool};
 impl ModelConfig {
     /// Interns every string and builds the protocol and invariant context.
     pub fn compile(&self) -> Compiled {
-        Compiled::of(self)
+        // Validation bounds tools and templates far below the symbol
+        // table's capacity, so interning cannot overflow here.
+        let mut symbols = Symbols::new();
+        let tools: Vec<Tool> = self
+            .tools
+            .iter()
+            .map(|t| Tool {
+                name: symbols.intern(&t.name),
+                irreversible: t.irreversible,
+            })
+            .collect();
+        let templates = self
+            .templates
+            .iter()
+            .map(|t| {
+                t.record
+                    .to_proposal(&mut symbols)
+                    .expect("validation bounds templates far below the symbol table's capacity")
+            })
+            .collect();
+        Compiled {
+            invariant_context: Context::new(&tools, self.clock, &self.variant),
+            protocol: Protocol::new(tools, self.clock, self.variant),
+            symbols,
+            templates,
+        }
     }
 }
 
@@ -26,35 +51,6 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    fn of(config: &ModelConfig) -> Compiled {
-        // Validation bounds tools and templates far below the symbol
-        // table's capacity, so interning cannot overflow here.
-        let mut symbols = Symbols::new();
-        let tools: Vec<Tool> = config
-            .tools
-            .iter()
-            .map(|t| Tool {
-                name: symbols.intern(&t.name),
-                irreversible: t.irreversible,
-            })
-            .collect();
-        let templates = config
-            .templates
-            .iter()
-            .map(|t| {
-                t.record
-                    .to_proposal(&mut symbols)
-                    .expect("validation bounds templates far below the symbol table's capacity")
-            })
-            .collect();
-        Compiled {
-            invariant_context: Context::new(&tools, config.clock, &config.variant),
-            protocol: Protocol::new(tools, config.clock, config.variant),
-            symbols,
-            templates,
-        }
-    }
-
     /// The index of the tool called `name`.
     pub fn tool_index(&self, name: &str) -> Option<u8> {
         let sym = self.symbols.lookup(name)?;

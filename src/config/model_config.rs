@@ -5,7 +5,7 @@
 
 use super::record::RecordSpec;
 use crate::invariants::Invariant;
-use crate::protocol::{Tier, Variant};
+use crate::protocol::{enumerated, Tier, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
@@ -93,32 +93,24 @@ impl fmt::Display for Depth {
 }
 
 /// A domain tool and whether its effect can be undone (card §3.3).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Serialized as a configuration writes it (`wire`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ToolConfig {
     pub name: String,
     pub irreversible: bool,
 }
 
-/// Whether a record staged from a template may, or must, name a parent,
-/// or must name two (distinct existing records).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ParentRule {
-    #[default]
-    None,
-    Optional,
-    Required,
-    Two,
-}
-
-impl ParentRule {
-    pub fn name(self) -> &'static str {
-        match self {
-            ParentRule::None => "none",
-            ParentRule::Optional => "optional",
-            ParentRule::Required => "required",
-            ParentRule::Two => "two",
-        }
+enumerated! {
+    /// Whether a record staged from a template may, or must, name a parent,
+    /// or must name two (distinct existing records); a template that says
+    /// nothing takes `none`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ParentRule {
+        None = "none",
+        Optional = "optional",
+        Required = "required",
+        Two = "two",
     }
 }
 

@@ -236,20 +236,18 @@ fn template(t: &Validator, raw: RawTemplate, agents: u8) -> Result<Template, Inp
     Ok(Template {
         name,
         record: record_spec(t, raw.record, Vec::new(), agents)?,
-        parent: raw.parent.unwrap_or_default(),
+        parent: raw.parent.unwrap_or(ParentRule::None),
     })
 }
 
 fn variant(v: &Validator, raw: Option<RawVariant>) -> Result<Variant, InputError> {
     let raw = raw.unwrap_or_default();
+    // A switch not given keeps its default (the authors' code).
     let mut variant = Variant::default();
-    let default = variant;
-    variant.same_source_tie = raw.same_source_tie.unwrap_or(default.same_source_tie);
-    variant.stale_check_empty_snapshot = raw
-        .stale_check_empty_snapshot
-        .unwrap_or(default.stale_check_empty_snapshot);
-    variant.laundering_parents = raw.laundering_parents.unwrap_or(default.laundering_parents);
-    variant.tool_basis = raw.tool_basis.unwrap_or(default.tool_basis);
+    variant.same_source_tie = raw.same_source_tie.unwrap_or_default();
+    variant.stale_check_empty_snapshot = raw.stale_check_empty_snapshot.unwrap_or_default();
+    variant.laundering_parents = raw.laundering_parents.unwrap_or_default();
+    variant.tool_basis = raw.tool_basis.unwrap_or_default();
     for (i, ablation) in raw.ablate.unwrap_or_default().into_iter().enumerate() {
         if !variant.has(ablation) {
             return Err(v.err(

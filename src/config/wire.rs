@@ -2,7 +2,7 @@
 //! field order is the documented one, every field explicit, so that a trace
 //! can inline its configuration and read it back unchanged.
 
-use super::model_config::{Depth, ModelConfig, ParentRule};
+use super::model_config::{Depth, ModelConfig, ParentRule, ToolConfig};
 use super::record::RecordJson;
 use super::verdicts::VerdictsJson;
 use crate::protocol::{Mechanism, Tier, Variant};
@@ -18,7 +18,36 @@ impl ModelConfig {
 
     /// The serialize-only form, fields in the documented order.
     pub(crate) fn wire(&self) -> ConfigJson<'_> {
-        ConfigJson::of(self)
+        ConfigJson {
+            name: &self.name,
+            description: &self.description,
+            bounds: BoundsJson {
+                records: self.bounds.records,
+                transactions: self.bounds.transactions,
+                depth: match self.bounds.depth {
+                    Depth::Bounded(d) => Value::from(d),
+                    Depth::Full => Value::from("full"),
+                },
+            },
+            agents: self.agents,
+            tiers: &self.tiers,
+            tools: &self.tools,
+            clock: self.clock,
+            templates: self
+                .templates
+                .iter()
+                .map(|t| TemplateJson {
+                    name: &t.name,
+                    record: RecordJson::of(&t.record, false),
+                    parent: t.parent,
+                })
+                .collect(),
+            revalidate: self.revalidate,
+            rebuild: self.rebuild,
+            variant: variant_json(&self.variant),
+            expect: VerdictsJson(&self.expect),
+            symmetry: self.symmetry,
+        }
     }
 }
 
@@ -29,7 +58,7 @@ pub(crate) struct ConfigJson<'a> {
     bounds: BoundsJson,
     agents: u8,
     tiers: &'a [Tier],
-    tools: Vec<ToolJson<'a>>,
+    tools: &'a [ToolConfig],
     clock: Option<i32>,
     templates: Vec<TemplateJson<'a>>,
     revalidate: bool,
@@ -52,12 +81,6 @@ struct BoundsJson {
 }
 
 #[derive(Serialize)]
-struct ToolJson<'a> {
-    name: &'a str,
-    irreversible: bool,
-}
-
-#[derive(Serialize)]
 struct TemplateJson<'a> {
     name: &'a str,
     #[serde(flatten)]
@@ -72,48 +95,6 @@ struct VariantJson {
     laundering_parents: crate::protocol::LaunderingParents,
     tool_basis: crate::protocol::ToolBasis,
     ablate: Vec<Mechanism>,
-}
-
-impl<'a> ConfigJson<'a> {
-    fn of(c: &'a ModelConfig) -> Self {
-        ConfigJson {
-            name: &c.name,
-            description: &c.description,
-            bounds: BoundsJson {
-                records: c.bounds.records,
-                transactions: c.bounds.transactions,
-                depth: match c.bounds.depth {
-                    Depth::Bounded(d) => Value::from(d),
-                    Depth::Full => Value::from("full"),
-                },
-            },
-            agents: c.agents,
-            tiers: &c.tiers,
-            tools: c
-                .tools
-                .iter()
-                .map(|t| ToolJson {
-                    name: &t.name,
-                    irreversible: t.irreversible,
-                })
-                .collect(),
-            clock: c.clock,
-            templates: c
-                .templates
-                .iter()
-                .map(|t| TemplateJson {
-                    name: &t.name,
-                    record: RecordJson::of(&t.record, false),
-                    parent: t.parent,
-                })
-                .collect(),
-            revalidate: c.revalidate,
-            rebuild: c.rebuild,
-            variant: variant_json(&c.variant),
-            expect: VerdictsJson(&c.expect),
-            symmetry: c.symmetry,
-        }
-    }
 }
 
 fn variant_json(v: &Variant) -> VariantJson {

@@ -1,6 +1,7 @@
 //! [`InputError`]: what every bad input becomes, one line naming the file,
 //! the field path and the value (exit code 2 at the command line).
 
+use super::locate::at;
 use std::fmt;
 
 /// A bad input: one line naming the file, the field path and the value.
@@ -16,11 +17,7 @@ impl InputError {
 
     /// `origin: path: message`, the path left out when empty.
     pub fn at(origin: &str, path: &str, message: impl fmt::Display) -> Self {
-        if path.is_empty() {
-            InputError::new(format!("{origin}: {message}"))
-        } else {
-            InputError::new(format!("{origin}: {path}: {message}"))
-        }
+        InputError::new(format!("{origin}: {}", at(path, &message.to_string())))
     }
 
     pub fn message(&self) -> &str {

@@ -39,8 +39,8 @@ use super::fields::settled;
 use super::fields::{active, effective_authority, window_holds_at, windows_overlap};
 use super::fields::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 use super::invariant::Invariant;
-use super::monitor::Monitor;
 use super::violation::Violation;
+use super::Transition;
 use crate::protocol::{
     Check, CommitResult, Kind, LaunderingParents, Lifecycle, Mechanism, Op, Outcome, Reason,
     RecordId, RecordSet, SameSourceTie, Scope, StoreView, MAX_RECORDS,
@@ -55,15 +55,14 @@ struct AtCheck<'a> {
     snapshot: RecordSet,
 }
 
-pub fn check(
-    ctx: &Context,
-    monitor: &Monitor,
-    before: StoreView<'_>,
-    op: &Op,
-    outcome: &Outcome,
-    after: StoreView<'_>,
-) -> Option<Violation> {
-    let (Op::Commit { tx }, Outcome::Committed(commit)) = (op, outcome) else {
+pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
+    let Transition {
+        before,
+        after,
+        monitor,
+        ..
+    } = t;
+    let (Op::Commit { tx }, Outcome::Committed(commit)) = (t.op, t.outcome) else {
         return None;
     };
     let snapshot = before.transaction(*tx)?.snapshot();

@@ -16,19 +16,17 @@ use super::fields::active;
 use super::invariant::Invariant;
 use super::monitor::retracted_by;
 use super::violation::Violation;
+use super::Transition;
 use crate::protocol::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Kind, Lifecycle, Op, Outcome, RecordId,
     RecordSet, Repair, StoreView, TxId, TxStatus,
 };
 
-pub fn check(
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    outcome: &Outcome,
-    after: StoreView<'_>,
-) -> Option<Violation> {
-    let named = match (op, outcome) {
+pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
+    let Transition {
+        before, op, after, ..
+    } = t;
+    let named = match (op, t.outcome) {
         (Op::Commit { tx }, Outcome::Committed(c)) => commit(before, *tx, c, after)?,
         (Op::ToolCall { tool, .. }, Outcome::ToolCall(g)) => gate(before, *tool, g, after)?,
         (Op::Abort { .. } | Op::Revoke { .. }, Outcome::Retracted { roots, repairs }) => {

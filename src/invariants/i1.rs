@@ -8,6 +8,7 @@
 use super::context::Context;
 use super::invariant::Invariant;
 use super::violation::Violation;
+use super::Transition;
 use crate::protocol::{Kind, Lifecycle, Op, RecordId, RecordSet, StoreView, Tier};
 
 /// Whether the gate conditions allow an irreversible call by `tx` in
@@ -52,13 +53,9 @@ fn created_tool_action(before: StoreView<'_>, after: StoreView<'_>) -> Option<Re
         .map(|i| (n + i) as RecordId)
 }
 
-pub fn check(
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    after: StoreView<'_>,
-) -> Option<Violation> {
-    let Op::ToolCall { tx, tool, .. } = *op else {
+pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
+    let Transition { before, after, .. } = t;
+    let Op::ToolCall { tx, tool, .. } = *t.op else {
         return None;
     };
     let executed = created_tool_action(before, after);

@@ -71,20 +71,16 @@ pub struct Transition<'a> {
 /// `inv` on one accepted operation, if it is judged on transitions.
 pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> Option<Violation> {
     let Transition {
-        before,
-        op,
-        outcome,
-        after,
-        monitor,
+        before, op, after, ..
     } = t;
     let found = match inv {
-        Invariant::I1 => i1::check(ctx, before, op, after),
+        Invariant::I1 => i1::check(ctx, t),
         Invariant::Lifecycle => lifecycle::check(before, op, after),
-        Invariant::StaleWrite => stale::check(ctx, before, op, after),
+        Invariant::StaleWrite => stale::check(ctx, t),
         Invariant::TxHygiene => hygiene::check_commit(before, op, after),
         Invariant::Snapshot => snapshot::check(before, op, after),
-        Invariant::Admission => admission::check(ctx, monitor, before, op, outcome, after),
-        Invariant::HonestOutcome => honest_outcome::check(ctx, before, op, outcome, after),
+        Invariant::Admission => admission::check(ctx, t),
+        Invariant::HonestOutcome => honest_outcome::check(ctx, t),
         Invariant::Refusals => refusals::check_admitted(ctx, before, op),
         _ => None,
     };

@@ -44,7 +44,8 @@ use super::context::Context;
 use super::fields::{active, settled, where_state, windows_overlap};
 use super::invariant::Invariant;
 use super::violation::Violation;
-use crate::protocol::{Check, Kind, Lifecycle, Op, Record, RecordSet, StoreView};
+use super::Transition;
+use crate::protocol::{Check, Kind, Lifecycle, Op, Record, RecordSet};
 
 /// Whether `r` is a same-slot rival of `c` (both read from one store).
 fn same_slot(c: &Record, r: &Record) -> bool {
@@ -70,13 +71,9 @@ fn got_past_check_3(after: &Record) -> bool {
             && after.reason().is_some_and(|r| r.check() > Check::Conflict))
 }
 
-pub fn check(
-    ctx: &Context,
-    before: StoreView<'_>,
-    op: &Op,
-    after: StoreView<'_>,
-) -> Option<Violation> {
-    let Op::Commit { tx } = *op else {
+pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
+    let Transition { before, after, .. } = t;
+    let Op::Commit { tx } = *t.op else {
         return None;
     };
     let snapshot = before.transaction(tx)?.snapshot();

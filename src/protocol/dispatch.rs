@@ -80,12 +80,12 @@ impl Protocol {
             Op::Open { agent, tier } => self.open(next, agent, tier),
             Op::Stage { tx, proposal } => self.stage(next, tx, proposal)?,
             Op::Commit { tx } => Outcome::Committed(self.commit(next, tx)?),
-            Op::Abort { tx } => self.abort(next, tx)?,
-            Op::Revoke { record } => self.revoke(next, record)?,
+            Op::Abort { tx } => self.rules().abort(self, next, tx)?,
+            Op::Revoke { record } => self.rules().revoke(self, next, record)?,
             Op::ToolCall { tx, tool, basis } => {
                 Outcome::ToolCall(self.tool_call(next, tx, tool, basis)?)
             }
-            Op::Revalidate { tx, record } => self.revalidate(next, tx, record)?,
+            Op::Revalidate { tx, record } => self.rules().revalidate(next, tx, record)?,
             Op::Rebuild { tx, record } => self.rebuild(next, tx, record)?,
         })
     }

@@ -16,25 +16,6 @@ use super::transaction::{TxId, TxStatus};
 use super::variant::Mechanism;
 
 impl Protocol {
-    /// Aborts an open transaction (the rule book's [`abort`]).
-    pub(in crate::protocol) fn abort(
-        &self,
-        store: &mut Store,
-        tx: TxId,
-    ) -> Result<Outcome, ProtocolError> {
-        self.rules().abort(self, store, tx)
-    }
-
-    /// Revokes one committed or action_safe record, checked beforehand
-    /// (the rule book's [`revoke`]).
-    pub(in crate::protocol) fn revoke(
-        &self,
-        store: &mut Store,
-        record: RecordId,
-    ) -> Result<Outcome, ProtocolError> {
-        self.rules().revoke(self, store, record)
-    }
-
     /// Card §3.4 `retract`: retracts `roots` and repairs their
     /// descendants; returns each repair, the roots first, then
     /// descendants in id order.

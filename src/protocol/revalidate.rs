@@ -12,7 +12,6 @@
 //! independent checker can read); it is judged at commit in id order with
 //! the other staged records.
 
-use super::dispatch::Protocol;
 use super::lifecycle::Lifecycle;
 use super::operation::ProtocolError;
 use super::outcome::Outcome;
@@ -40,19 +39,6 @@ pub(in crate::protocol) fn refusal(
         });
     }
     not_staged_elsewhere(store, "revalidate", tx, record)
-}
-
-impl Protocol {
-    /// Takes quarantined `record` back to tentative into `tx`'s staging,
-    /// checked beforehand (the rule book's [`revalidate`]).
-    pub(in crate::protocol) fn revalidate(
-        &self,
-        store: &mut Store,
-        tx: TxId,
-        record: RecordId,
-    ) -> Result<Outcome, ProtocolError> {
-        self.rules().revalidate(store, tx, record)
-    }
 }
 
 /// Card §3.1: a quarantined record "may be revalidated": back to tentative

@@ -16,9 +16,7 @@
 use super::document::{Step, StepArgs};
 use crate::config::Compiled;
 use crate::config::RecordSpec;
-use crate::protocol::{
-    LogEntry, Operands, Record, RecordSet, Store, Tier, Transaction, Translate, Verb,
-};
+use crate::protocol::{LogEntry, Operands, Record, Store, Tier, Transaction, Translate, Verb};
 use serde_json::{json, Value};
 use std::convert::Infallible;
 
@@ -90,12 +88,9 @@ fn int(n: impl Into<i64>) -> Value {
     json!({"#bigint": n.into().to_string()})
 }
 
-fn set(ids: RecordSet) -> Value {
-    json!({"#set": ids.iter().map(int).collect::<Vec<_>>()})
-}
-
-fn id_set(ids: &[u8]) -> Value {
-    json!({"#set": ids.iter().map(|&id| int(id)).collect::<Vec<_>>()})
+/// Record ids, in the order given, as an ITF set.
+fn set(ids: impl Iterator<Item = u8>) -> Value {
+    json!({"#set": ids.map(int).collect::<Vec<_>>()})
 }
 
 fn some(value: Value) -> Value {
@@ -124,7 +119,7 @@ fn record(id: usize, r: &Record, compiled: &Compiled) -> Value {
         "confidence": int(r.confidence().0),
         "owner": int(r.owner()),
         "scope": r.scope().name(),
-        "derived_from": set(r.derived_from()),
+        "derived_from": set(r.derived_from().iter()),
         "valid_from": option(r.window().from.map(int)),
         "valid_to": option(r.window().to.map(int)),
         "reason": option(r.reason().map(|x| Value::from(x.name()))),
@@ -139,8 +134,8 @@ fn transaction(id: usize, t: &Transaction) -> Value {
         "agent": int(t.agent()),
         "tier": t.tier().name(),
         "status": status,
-        "snapshot": set(t.snapshot()),
-        "staged": set(t.staged()),
+        "snapshot": set(t.snapshot().iter()),
+        "staged": set(t.staged().iter()),
     })
 }
 
@@ -201,7 +196,7 @@ impl Translate<StepArgs, ItfArgs> for Itf {
         tool: &String,
         basis: &Vec<u8>,
     ) -> Result<(Value, Value), Infallible> {
-        Ok((Value::from(tool.as_str()), id_set(basis)))
+        Ok((Value::from(tool.as_str()), set(basis.iter().copied())))
     }
 }
 
@@ -215,7 +210,7 @@ fn spec(r: &RecordSpec) -> Value {
         "authority": int(r.authority.0),
         "confidence": int(r.confidence.0),
         "scope": r.scope.name(),
-        "derived_from": id_set(&r.derived_from),
+        "derived_from": set(r.derived_from.iter().copied()),
         "valid_from": option(r.valid_from.map(int)),
         "valid_to": option(r.valid_to.map(int)),
         "owner": option(r.owner.map(int)),

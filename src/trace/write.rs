@@ -19,7 +19,44 @@ impl Trace {
     /// The trace as pretty JSON with a stable field order; it parses back
     /// to an equal trace.
     pub fn to_json_string(&self) -> String {
-        to_json_string(self)
+        let mut out = String::from("{\n");
+        match &self.config_ref {
+            ConfigRef::Inline => {
+                let config = serde_json::to_string_pretty(&self.config.wire())
+                    .unwrap_or_else(|_| "{}".to_owned());
+                out.push_str("  \"config\": ");
+                out.push_str(&config.replace('\n', "\n  "));
+            }
+            ConfigRef::Path(path) => {
+                out.push_str("  \"model\": ");
+                out.push_str(&one_line(path));
+            }
+        }
+        out.push_str(",\n  \"steps\": [");
+        for (i, step) in self.steps.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            out.push_str(&one_line(step));
+        }
+        out.push_str(if self.steps.is_empty() {
+            "],\n"
+        } else {
+            "\n  ],\n"
+        });
+        out.push_str("  \"violation\": ");
+        out.push_str(&match &self.violation {
+            None => "null".to_owned(),
+            Some(TraceViolation {
+                property,
+                step,
+                detail,
+            }) => one_line(&ViolationJson {
+                property: property.name(),
+                step: *step,
+                detail,
+            }),
+        });
+        out.push_str("\n}\n");
+        out
     }
 }
 
@@ -54,47 +91,6 @@ pub(crate) fn one_line<T: Serialize>(value: &T) -> String {
         return "null".to_owned();
     }
     String::from_utf8(out).unwrap_or_default()
-}
-
-fn to_json_string(trace: &Trace) -> String {
-    let mut out = String::from("{\n");
-    match &trace.config_ref {
-        ConfigRef::Inline => {
-            let config = serde_json::to_string_pretty(&trace.config.wire())
-                .unwrap_or_else(|_| "{}".to_owned());
-            out.push_str("  \"config\": ");
-            out.push_str(&config.replace('\n', "\n  "));
-        }
-        ConfigRef::Path(path) => {
-            out.push_str("  \"model\": ");
-            out.push_str(&one_line(path));
-        }
-    }
-    out.push_str(",\n  \"steps\": [");
-    for (i, step) in trace.steps.iter().enumerate() {
-        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        out.push_str(&one_line(step));
-    }
-    out.push_str(if trace.steps.is_empty() {
-        "],\n"
-    } else {
-        "\n  ],\n"
-    });
-    out.push_str("  \"violation\": ");
-    out.push_str(&match &trace.violation {
-        None => "null".to_owned(),
-        Some(TraceViolation {
-            property,
-            step,
-            detail,
-        }) => one_line(&ViolationJson {
-            property: property.name(),
-            step: *step,
-            detail,
-        }),
-    });
-    out.push_str("\n}\n");
-    out
 }
 
 /// serde_json's compact output with a space after `:` and `,`.

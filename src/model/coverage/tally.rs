@@ -8,19 +8,10 @@ use super::BRANCHES;
 use crate::config::ExpectCoverage;
 use crate::engine::LabelCount;
 
-/// One branch's count.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BranchCount {
-    pub name: &'static str,
-    /// Transitions (attempts, for a refusal) that took the branch.
-    pub transitions: u64,
-    /// The depth of the first: the number of actions up to and including
-    /// it. `None` when no transition took the branch.
-    pub first_depth: Option<usize>,
-    /// Per depth `d`, the transitions (attempts) of that depth that took
-    /// it; `None` when unknown (a run resumed from an old checkpoint).
-    pub by_depth: Option<Vec<u64>>,
-}
+/// One branch's count: the engine's count of its label, whoever counts
+/// (for a refusal, its transitions are attempts; a depth is the number of
+/// actions up to and including the step).
+pub type BranchCount = LabelCount;
 
 /// Counts for every branch, in [`BRANCHES`] order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,9 +47,7 @@ impl Coverage {
         let mut coverage = Coverage::new();
         for (branch, label) in coverage.branches.iter_mut().zip(labels) {
             assert_eq!(branch.name, label.name, "labels in BRANCHES order");
-            branch.transitions = label.transitions;
-            branch.first_depth = label.first_depth;
-            branch.by_depth = label.by_depth.clone();
+            branch.clone_from(label);
         }
         coverage
     }
