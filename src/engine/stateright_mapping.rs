@@ -1,56 +1,10 @@
 //! How stateright 0.31's own BFS (`CheckerBuilder::spawn_bfs`) relates to
-//! this engine, and the helpers that cross-check the two.
-//!
-//! All statements below were established by running stateright 0.31.0 and
-//! are asserted by tests (in this module and in `engine::tests`), except the
-//! multi-threaded one, which is non-deterministic and was only observed.
-//!
-//! Stateright numbers BFS levels from 1: an initial state has "depth" 1,
-//! which is our depth 0. With `target_max_depth(d)` (d ≥ 1; 0 means no
-//! bound), a state popped with stateright-depth ≥ d is skipped: not checked,
-//! not passed to the visitor, not expanded. Hence, single-threaded:
-//!
-//! * it **checks and expands exactly our depths 0..=d−2**;
-//! * the successors of those states (our depth d−1) still enter its visited
-//!   set, so `unique_state_count() == levels[d−1].total_states` of our
-//!   report (or our `unique_states` once d−1 is past the fixpoint);
-//! * `state_count() == (in-boundary initial states, duplicates included) +
-//!   levels[d−1].total_transitions`: it counts every in-boundary successor
-//!   of every expanded state, like our `transitions`. A duplicated initial
-//!   state is expanded once per copy, so its transitions count once per copy;
-//! * a property first violated at depth k is found by our engine with
-//!   `max_depth = Some(k)`, by stateright only with `target_max_depth(k+2)`
-//!   (with k+1 the depth-k states are counted but not checked);
-//! * so our `max_depth = Some(D)` discovers the same states as its
-//!   `target_max_depth(D+1)` but checks one level more;
-//! * unbounded, it agrees with our complete `unique_states`, *provided* it
-//!   is not stopped early: by default (`HasDiscoveries::All`) it stops as
-//!   soon as every property has a discovery — at once if the model has no
-//!   property. [`EnumerateOnly`] replaces the properties by one that never
-//!   holds, for counting;
-//! * boundary: out-of-boundary initial states and successors are dropped
-//!   before counting, as in our engine;
-//! * counterexamples are **not shortest**: every checked violating state
-//!   overwrites the stored path while the checker keeps running (until all
-//!   properties have a discovery), so the reported path ends at the *last*
-//!   violating state checked (6×6 grid: shortest violation 6 actions,
-//!   stateright reports a 10-action path to the far corner);
-//! * `spawn_bfs` ignores `symmetry()`/`symmetry_fn` (6×6 grid with the
-//!   (x, y) ~ (y, x) symmetry: 36 states with or without it; `spawn_dfs`
-//!   gives 21);
-//! * a visitor costs a full replay per visited state: `Path` is rebuilt from
-//!   the initial state through the action indices, i.e. `depth` extra
-//!   `next_state` calls per state (Σ depth in total).
-//!
-//! With several threads its BFS is **not level-exact**: a thread can pop a
-//! deeper state before another thread has discovered a shallower path to
-//! one of its successors, which is then recorded at a larger depth and may
-//! be cut off by the bound. Observed: `Counter { m: 200_003 }` with
-//! `target_max_depth(14)`, 2 threads, 10 runs: `unique_state_count` was
-//! 10–169 lower than single-threaded in 6 runs, and differed between runs.
-//!
-//! Stateright's fingerprint is `ahash` with fixed keys; ours
-//! ([`super::fingerprint`](mod@super::fingerprint)) differs, so the two are compared on counts only.
+//! this engine, and the helpers that cross-check the two. What it does —
+//! its depths, counts, counterexamples, symmetry and threads against ours
+//! — is docs/architecture.md's "Stateright's own BFS"; every statement
+//! there but the multi-threaded one (observed, being non-deterministic)
+//! is asserted by tests in this module and in `engine::tests`, with the
+//! helpers below.
 
 use stateright::{Checker, Model, Property};
 use std::hash::Hash;
