@@ -15,7 +15,8 @@
 //! level's totals, so all of them stop together. Results — growth counts,
 //! verdicts, counterexample traces — are the engine's for every number of
 //! processes and threads, because every choice follows the engine's
-//! order-independent rules (see `engine`'s module docs and `worker`).
+//! order-independent rules (docs/architecture.md, "The engine's
+//! semantics"; `worker`).
 //! Traces are walked back through the owners of their states (`chain`)
 //! and replayed forward on worker 0 by the engine's report.
 //!

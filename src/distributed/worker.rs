@@ -3,7 +3,7 @@
 //! one thread, its levels in the store across processes ([`Peers`]),
 //! which keeps the states this worker owns (see `word::Word::owner`) and
 //! exchanges the rest with the other workers. The rules are the
-//! engine's (see `engine`'s module docs): a level's counts are sums, a
+//! engine's (docs/architecture.md, "The engine's semantics"): a level's counts are sums, a
 //! property is decided by the smallest deciding fingerprint at the
 //! shallowest depth, a state's parent is its smallest (parent
 //! fingerprint, action index).

@@ -151,7 +151,8 @@ where
     T: Transitions<M>,
 {
     /// Enumerates the states of the model breadth-first, level by level;
-    /// see the module docs of [`engine`](super) for the exact semantics.
+    /// docs/architecture.md, "The engine's semantics", says exactly what
+    /// it promises.
     ///
     /// Panics if a trace cannot be replayed, which means the model is not
     /// deterministic (`init_states`/`actions`/`next_state` vary between

@@ -4,8 +4,8 @@
 //!
 //! A word's top six bits select its visited-set shard, so "shard by shard,
 //! then by value within the shard" is plain ascending order: a level sorted
-//! by fingerprint is in the canonical order the parent rule needs (see the
-//! module docs of `engine`). The bits below the shard bits place the word in
+//! by fingerprint is in the canonical order the parent rule needs (see
+//! docs/architecture.md, "The engine's semantics"). The bits below the shard bits place the word in
 //! its shard's table ([`Fp::key`]).
 
 use super::fingerprint::{fingerprint, narrow_writes, StableHasher};

@@ -12,76 +12,15 @@
 //! symmetry, the report, fingerprints; the run loop `bfs` and its phases;
 //! the stores of visited states and levels; links, decisions, trace
 //! replay, the memory guard, checkpoints), are mapped in
-//! docs/architecture.md; the relation to stateright's own BFS is in
-//! [`stateright_mapping`].
+//! docs/architecture.md.
 //!
-//! # Semantics
+//! What a run promises — depth, transitions, the boundary, properties,
+//! the parent rule, determinism, symmetry, labels, the observer and the
+//! stream, fingerprints, stopping early, checkpoints — is
+//! docs/architecture.md's "The engine's semantics": one statement of it,
+//! which the engine's tests (`engine/tests/`) hold it to.
 //!
-//! * **Depth** is the number of actions from an initial state. A state's depth
-//!   is its shortest distance, and it is counted exactly once, at that depth.
-//! * With `max_depth = Some(D)` every state reachable in ≤ D actions is
-//!   discovered and checked against every property (level D included), and
-//!   successors are generated from every state at depth < D, never from a
-//!   state at depth D. `None` explores to the fixpoint.
-//! * `transitions` of level d counts the (state at depth d−1, action) pairs
-//!   for which `next_state` returned `Some` *and* the successor is within the
-//!   boundary — edges to already-seen states included. Actions whose
-//!   `next_state` is `None` are not transitions.
-//! * **Boundary** (mirrors stateright's BFS): initial states and successors
-//!   for which `Model::within_boundary` is false are discarded outright — not
-//!   counted as states, not counted as transitions, not checked, not
-//!   expanded.
-//! * **Properties**: each state is checked when its level is processed;
-//!   a state of the last level is checked as it is generated, once per
-//!   transition reaching it, and the result counts only for the
-//!   transition that finds it new (holding the last level's successors
-//!   until then was measured slower; see `chunk`). `Always` reports
-//!   the shallowest violation, `Sometimes` the shallowest example.
-//!   `Eventually` is reported as [`Verdict::Unsupported`]: it is a path
-//!   property that this state-based enumerator does not evaluate. Once a
-//!   property is decided it is no longer evaluated (its verdict cannot
-//!   change).
-//! * **The parent rule** (order-independent, so that any engine exploring
-//!   the same levels — more threads, or several processes owning shards —
-//!   gives the same traces): the parent of a state is the smallest
-//!   (parent fingerprint, action index) among its discoverers at its depth,
-//!   where the action index is the position of the action in the parent's
-//!   `actions` list; among the states deciding a property at the shallowest
-//!   depth, the one with the smallest fingerprint is reported. Fingerprints
-//!   compare as unsigned integers of the width used. This engine gets the
-//!   rule for free: each level is held in fingerprint order, so its states
-//!   are expanded in that order, and the first discoverer of a state is the
-//!   smallest.
-//! * **Determinism**: counts, verdicts and traces are identical for every
-//!   thread count and run (only `elapsed_ms` varies), and do not depend on
-//!   the order in which states are found.
-//! * **Symmetry** ([`Engine::symmetric`]): states are replaced by their
-//!   representatives before they are fingerprinted, so counts are of
-//!   classes; traces are real traces of the unreduced model (see
-//!   `symmetry`). Stateright's own `symmetry` option is not read.
-//! * The level at the depth bound is never held in memory: its states are
-//!   checked as they are discovered and only their fingerprints kept.
-//! * **Labels** (a [`LabelledModel`] through [`Engine::labelled`]): every
-//!   counted transition's label bits are counted, per label the number of
-//!   transitions carrying it and the first depth at which one was taken
-//!   (the depth the transition is counted under); an offered action that
-//!   is no transition may carry labels of its own (an *attempt*), counted
-//!   the same way but never as a transition; see `labels`.
-//! * **Observer**: [`EngineOptions::observer`] is told of each level as it
-//!   is discovered and, about once a second, of the progress within a level.
-//! * **Stream** ([`Engine::stream`]): a [`StateStream`] is told of every
-//!   state processed and every transition counted, as the run takes them.
-//! * Visited states are stored only as fingerprints of 64 or 128 bits
-//!   ([`EngineOptions::fingerprint`]), so distinct states with equal
-//!   fingerprints would be merged; see [`collision_probability`].
-//! * **Stopping early**: the memory guard ([`EngineOptions::max_memory`])
-//!   stops before a level whose estimated peak passes the bound, after
-//!   checking that level's states; [`EngineReport::stopped`] says so.
-//! * **Checkpoints** ([`EngineOptions::checkpoint`], `resume`): a resumed
-//!   run ends exactly as an uninterrupted one. A caller resuming calls
-//!   [`check_resumable`] first: it refuses, in one line, a checkpoint of
-//!   another run or one whose files are damaged, which a resume would
-//!   otherwise end on with a panic.
+//! The relation to stateright's own BFS is in [`stateright_mapping`].
 
 mod absorb;
 pub(crate) mod allocator;

@@ -122,7 +122,8 @@ pub struct EngineReport<S, A> {
     pub complete: bool,
     /// Distinct states discovered.
     pub unique_states: u64,
-    /// Transitions taken (see the module docs).
+    /// Transitions taken (docs/architecture.md, "The engine's
+    /// semantics").
     pub transitions: u64,
     /// One entry per `model.properties()`, in that order.
     pub properties: Vec<PropertyResult<S, A>>,

@@ -16,7 +16,7 @@
 //! merged against its visited runs (`merge`): what is new becomes the
 //! shard's part of the next level. Discovery order is kept through the
 //! runs, so the parent rule, the counts and the traces are those of the
-//! in-memory engine (see the module docs of `engine`).
+//! in-memory engine (docs/architecture.md, "The engine's semantics").
 
 mod buffer;
 mod merge;
