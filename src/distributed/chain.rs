@@ -5,7 +5,7 @@
 //! and, at level 0, to worker 0. One round per hop; every worker runs the
 //! same number of rounds (the deepest chain's depth plus one).
 
-use super::links::{find, LinkLevels};
+use super::links::LinkLevels;
 use super::net::Net;
 use super::wire::{Packet, CHAINS};
 use super::word::Word;
@@ -44,7 +44,7 @@ impl<W: Word> Chain<W> {
     /// Steps back while this worker owns the state reached.
     fn resolve(&mut self, links: &LinkLevels<W>, me: usize, peers: usize) {
         while self.depth > 0 && self.fp.owner(peers) == me {
-            let (parent, action) = find(links, self.depth as usize, self.fp)
+            let (_, (parent, action)) = (links.find_by(self.depth as usize, self.fp, |(at, _)| at))
                 .expect("a chain reaches a state its owner holds");
             self.actions.push(action);
             self.fp = parent;

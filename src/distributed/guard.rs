@@ -17,24 +17,28 @@ use crate::engine::{over_bound, Stopped};
 use std::mem::size_of;
 
 impl Estimate {
-    /// The estimate as sent to every worker.
-    pub(crate) fn packet(&self) -> Packet {
+    /// The estimate as sent to every worker, with the `batches` the
+    /// sender's part of the level takes.
+    pub(crate) fn packet(&self, batches: usize) -> Packet {
         let mut p = Packet::new(GUARD);
         p.u64(self.process)
             .u64(self.resident)
             .u64(self.added)
-            .u64(self.limit);
+            .u64(self.limit)
+            .u64(batches as u64);
         p
     }
 
-    pub(crate) fn read(packet: &Packet) -> Self {
+    /// An estimate [`Estimate::packet`] sent, with its batches.
+    pub(crate) fn read(packet: &Packet) -> (Self, usize) {
         let mut r = packet.body();
-        Estimate {
+        let estimate = Estimate {
             process: r.u64(),
             resident: r.u64(),
             added: r.u64(),
             limit: r.u64(),
-        }
+        };
+        (estimate, r.u64() as usize)
     }
 }
 

@@ -35,15 +35,14 @@ impl<W: Word> Record for Linked<W> {
     }
 }
 
-/// The link of the state `fp` of level `depth` (≥ 1), if this worker
-/// holds it.
-pub(crate) fn find<W: Word>(links: &LinkLevels<W>, depth: usize, fp: W) -> Option<Link<W>> {
-    links.find_by(depth, fp, |(at, _)| at).map(|(_, link)| link)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The link of the state `fp` of level `depth`, if `links` hold it.
+    fn find(links: &LinkLevels<u64>, depth: usize, fp: u64) -> Option<Link<u64>> {
+        links.find_by(depth, fp, |(at, _)| at).map(|(_, link)| link)
+    }
 
     fn level(n: u64) -> Vec<Linked<u64>> {
         (0..n).map(|i| (i * 7 + 3, (i, i as u32 % 5))).collect()

@@ -7,9 +7,10 @@
 //! every worker so that what is in flight stays bounded; after the level
 //! every worker sends its counts and hits to every worker (`totals`), so
 //! that all add the same totals, decide the same properties and go on or
-//! stop together. The memory guard (`guard`) and the way back to a
-//! deciding state (`chain`) take a round each, and the checkpoint is the
-//! worker's own part (`checkpoint`).
+//! stop together. Before a level one round agrees on its batches and
+//! judges the memory guard (`guard`); the way back to a deciding state
+//! takes a round a hop (`chain`); the checkpoint is the worker's own part
+//! (`checkpoint`).
 
 use super::chain::walk_chains;
 use super::checkpoint::{self, worker_dir, SavedPart};
@@ -17,11 +18,11 @@ use super::guard::{self, Estimate};
 use super::links::LinkLevels;
 use super::net::Net;
 use super::outbox::Outbox;
-use super::setup::{Checkpointing, Setup};
 use super::shard::Shard;
 use super::totals::LevelReport;
-use super::wire::{Packet, BATCHES, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
+use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
+use super::{Checkpointing, Setup};
 use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
 use crate::engine::{Found, LevelStats, LevelStore, Link, LinkStore, Part, Restored, Snapshot};
 use crate::engine::{Stopped, Transitions, WaysBack, WriteMeta};
@@ -179,16 +180,17 @@ where
         panic!("{error}");
     }
 
-    /// With a memory bound: every worker's estimate for building the
-    /// level after `at.depth`, expecting `expected` new states, and why
-    /// all stop before it, if they must (see `guard`).
-    fn guard(
+    /// Before building the level after `at.depth`, expecting `expected`
+    /// new states: one round in which every worker sends its batches and
+    /// its estimate of what the level adds to its process's memory (see
+    /// `guard`). The most batches any worker takes, and why all stop
+    /// before the level, if one process would pass its bound.
+    fn agree_level(
         &mut self,
         at: Building,
         expected: u64,
         frontier: &[Part<M::State, W>],
-    ) -> Option<Stopped> {
-        let limit = self.setup.opts.max_memory?;
+    ) -> (usize, Option<Stopped>) {
         let building = guard::building::<W>(self.links.held_in_memory());
         let shard = self.net.shard.borrow();
         let added = engine::added(shard.visited(), expected, frontier, at.leaf, building);
@@ -197,27 +199,15 @@ where
             process: (self.me / self.setup.threads) as u64,
             resident: resident_bytes(),
             added,
-            limit,
+            // Without a bound, one no estimate passes.
+            limit: self.setup.opts.max_memory.unwrap_or(u64::MAX),
         };
-        let all =
-            self.net
-                .round_with_all(self.worker, &mine.packet(), "a process left the run early");
-        let all: Vec<Estimate> = all.iter().map(Estimate::read).collect();
-        guard::verdict(&all, at.depth + 1)
-    }
-
-    /// The most batches any worker's part of the level takes, this
-    /// worker's being `batches`.
-    fn most_batches(&mut self, batches: usize) -> usize {
-        let mut mine = Packet::new(BATCHES);
-        mine.u64(batches as u64);
-        let all = self
-            .net
-            .round_with_all(self.worker, &mine, "a process left the run early");
-        all.iter()
-            .map(|p| p.body().u64() as usize)
-            .max()
-            .unwrap_or(batches)
+        let packet = mine.packet(at.batches);
+        let gone = "a process left the run early";
+        let all = self.net.round_with_all(self.worker, &packet, gone);
+        let (all, batches): (Vec<Estimate>, Vec<usize>) = all.iter().map(Estimate::read).unzip();
+        let most = batches.into_iter().max().unwrap_or(at.batches);
+        (most, guard::verdict(&all, at.depth + 1))
     }
 }
 
@@ -254,10 +244,11 @@ where
         // This worker's share of the engine's prediction from the growth
         // so far.
         let expected = predict_new(levels).div_ceil(self.peers as u64);
-        if let Some(stop) = self.guard(at, expected, frontier) {
-            return Some(stop);
+        let (rounds, stop) = self.agree_level(at, expected, frontier);
+        if stop.is_some() {
+            return stop;
         }
-        self.rounds = self.most_batches(at.batches);
+        self.rounds = rounds;
         let mut shard = self.net.shard.borrow_mut();
         shard.prepare(expected);
         shard.leaf_new = 0;

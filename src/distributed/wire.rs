@@ -21,7 +21,8 @@ pub(crate) const IDENTITY: u8 = 3;
 /// The levels a worker has checkpointed, as `u64`s (see
 /// `peers::Peers::resume`).
 pub(crate) const LEVELS: u8 = 4;
-/// A worker's memory estimate for the level ahead (see `guard`).
+/// A worker's memory estimate for the level ahead and the batches its
+/// part of it takes (see `guard`, `peers::Peers::agree_level`).
 pub(crate) const GUARD: u8 = 5;
 /// Candidates of the last level: (fingerprint, parent fingerprint,
 /// action index, the undecided properties the state decides as a `u64`
@@ -29,9 +30,6 @@ pub(crate) const GUARD: u8 = 5;
 /// the sender checks them (it has the state in hand) and sends no bytes
 /// of the state.
 pub(crate) const LEAF_CANDIDATES: u8 = 6;
-/// The batches a worker's part of a level takes, as a `u64` (see
-/// `peers::Peers::begin_level`).
-pub(crate) const BATCHES: u8 = 7;
 
 /// A packet of bytes.
 #[derive(Clone, Debug, Default)]

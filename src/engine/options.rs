@@ -94,10 +94,4 @@ impl EngineOptions {
             ..Default::default()
         }
     }
-
-    /// These options, watched by `observer`.
-    pub fn with_observer(mut self, observer: impl RunObserver + 'static) -> Self {
-        self.observer = Box::new(observer);
-        self
-    }
 }

@@ -145,11 +145,6 @@ impl<S, A> EngineReport<S, A> {
         self.levels.last().map_or(0, |l| l.depth)
     }
 
-    /// The levels without timings, for comparing runs.
-    pub fn level_counts(&self) -> Vec<(usize, u64, u64, u64, u64)> {
-        self.levels.iter().map(LevelStats::counts).collect()
-    }
-
     /// [`super::collision_probability`] for this run, at the width it
     /// used.
     pub fn collision_probability(&self) -> f64 {

@@ -20,6 +20,14 @@ use models::*;
 use oracle::{assert_parent_rule, naive_bfs};
 use two_phase::TwoPhase;
 
+impl<S, A> EngineReport<S, A> {
+    /// The levels without timings, for comparing runs (the model's tests
+    /// use it too).
+    pub(crate) fn level_counts(&self) -> Vec<(usize, u64, u64, u64, u64)> {
+        self.levels.iter().map(LevelStats::counts).collect()
+    }
+}
+
 fn run<M>(model: &M, max_depth: Option<usize>, threads: usize) -> EngineReport<M::State, M::Action>
 where
     M: Model + Sync,

@@ -32,7 +32,10 @@ fn every_level_is_reported_in_order() {
         max_x: None,
         limit: 100,
     };
-    let opts = EngineOptions::new(Some(3), 1).with_observer(seen.clone());
+    let opts = EngineOptions {
+        observer: Box::new(seen.clone()),
+        ..EngineOptions::new(Some(3), 1)
+    };
     Engine::new(&grid).options(&opts).run();
     assert_eq!(*seen.levels.lock().unwrap(), vec![0, 1, 2, 3]);
     assert!(
@@ -70,7 +73,10 @@ fn a_slow_level_reports_its_progress() {
     // batch after the one holding state 0 starts more than a second into
     // the level; each state expanded so far has added one new state.
     let seen = Arc::new(Recorder::default());
-    let opts = EngineOptions::new(Some(1), 1).with_observer(seen.clone());
+    let opts = EngineOptions {
+        observer: Box::new(seen.clone()),
+        ..EngineOptions::new(Some(1), 1)
+    };
     let report = Engine::new(&SlowStart).options(&opts).run();
     assert_eq!(report.unique_states, 4000);
     let beats = seen.beats.lock().unwrap();
