@@ -24,7 +24,7 @@ use crate::engine::level_files::{
 };
 use crate::engine::seal::{check_file, damaged, Seal};
 use crate::engine::Visited;
-use crate::engine::{read_memory_level, save_memory_level, LevelRecord, Restored, Snapshot};
+use crate::engine::{read_memory_level, save_memory_level, LevelRecord, Restored};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -70,16 +70,6 @@ pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
         .join(format!("worker-{thread}"))
 }
 
-/// A worker's part of a completed level, as [`save`] writes it: what
-/// the run knows, the worker's part of the level, and the seals of its
-/// links files of levels 1 to the level's depth (`links`, which writes
-/// them into the worker's directory).
-pub(crate) struct Part<'a, S, W> {
-    pub(crate) run: &'a Snapshot<'a, W>,
-    pub(crate) frontier: &'a [crate::engine::Part<S, W>],
-    pub(crate) link_seals: &'a [Seal],
-}
-
 /// A worker's part of a completed level, as [`load`] reads it: the run
 /// to continue, the fingerprints the worker owns, and the seals of its
 /// links files (checked before the run, `check_resumable`, and read as
@@ -90,21 +80,22 @@ pub(crate) struct SavedPart<S, W> {
     pub(crate) link_seals: Vec<Seal>,
 }
 
-/// Writes the worker's part `part` of a level into its directory `dir`
-/// (its links files are there already); a failed write is `Err`, one
-/// line naming the file and the cause, and leaves the level absent.
+/// Writes the worker's part of a level into its directory `dir`: what
+/// the run knows, `record`, its states of the level, `frontier`, and its
+/// visited set; its links files are there already (sealed as `record`
+/// says). A failed write is `Err`, one line naming the file and the
+/// cause, and leaves the level absent.
 pub(crate) fn save<S: Clone, W: Word>(
     dir: &Path,
     part_of: [usize; 2],
     layout: &Layout,
-    part: &Part<'_, S, W>,
+    mut record: LevelRecord,
+    frontier: &[crate::engine::Part<S, W>],
     visited: &Visited<W>,
 ) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| cannot_write(dir, e))?;
-    let run = part.run;
-    let at = (run.depth, run.depth.saturating_sub(1));
-    save_memory_level(dir, at, visited, part.frontier, |tmp, visited, frontier| {
-        let mut record = LevelRecord::of(run, part.link_seals);
+    let at = (record.depth, record.depth.saturating_sub(1));
+    save_memory_level(dir, at, visited, frontier, |tmp, visited, frontier| {
         (record.seals.visited, record.seals.frontier) = (visited, frontier);
         let meta = Meta {
             layout: layout.clone(),

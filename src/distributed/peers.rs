@@ -24,7 +24,7 @@ use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
 use super::{Checkpointing, Setup};
 use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
-use crate::engine::{Found, LevelStats, LevelStore, Link, LinkStore, Part, Restored, Snapshot};
+use crate::engine::{Found, LevelRecord, LevelStats, LevelStore, Link, LinkStore, Part, Restored};
 use crate::engine::{Stopped, Transitions, WaysBack, WriteMeta};
 use stateright::Model;
 use std::hash::Hash;
@@ -339,28 +339,21 @@ where
 
     fn checkpoint(
         &mut self,
-        run: &Snapshot<'_, W>,
+        record: &LevelRecord,
         frontier: &[Part<M::State, W>],
         _: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
         let Some(c) = &self.setup.checkpoint else {
             return Ok(());
         };
+        // The run's record, with this worker's links files.
+        let mut record = record.clone();
+        record.seals.links = self.links.seals().to_vec();
         let threads = self.setup.threads;
         let part_of = [self.me / threads, self.me % threads];
-        let part = checkpoint::Part {
-            run,
-            frontier,
-            link_seals: self.links.seals(),
-        };
+        let dir = self.worker_dir(&c.dir);
         let shard = self.net.shard.borrow();
-        let saved = checkpoint::save(
-            &self.worker_dir(&c.dir),
-            part_of,
-            &c.layout,
-            &part,
-            shard.visited(),
-        );
+        let saved = checkpoint::save(&dir, part_of, &c.layout, record, frontier, shard.visited());
         drop(shard);
         saved.unwrap_or_else(|e| self.abandon(e));
         Ok(())

@@ -30,7 +30,7 @@ use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
-use super::store::{pick, Snapshot, Stored};
+use super::store::{pick, Stored};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};
@@ -56,7 +56,7 @@ struct Meta {
 
 /// What a checkpoint level records of the run, whichever store wrote it
 /// (a distributed worker's part records it too).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct LevelRecord {
     pub(crate) depth: usize,
     /// Per level: depth, new, total, transitions, total transitions, ms.
@@ -325,12 +325,12 @@ impl LevelRecord {
     /// The record of `run`'s completed level, whose links files are
     /// sealed `links` (the seals of the level's own files are filled in
     /// once they are written).
-    pub(crate) fn of<W: Fp>(run: &Snapshot<'_, W>, links: &[Seal]) -> Self {
+    fn of<M: Model, T, W: Fp>(run: &Run<'_, M, T, W>, links: &[Seal]) -> Self {
         LevelRecord {
             depth: run.depth,
             levels: run.levels.iter().map(level_row).collect(),
-            decisions: encode_decisions(run.decisions),
-            seals: LevelSeals::new(run.labels.clone(), links),
+            decisions: encode_decisions(&run.decisions),
+            seals: LevelSeals::new(run.labels.counts(), links),
         }
     }
 
@@ -463,23 +463,18 @@ where
     /// checkpoints: its store writes its files and the meta goes beside
     /// them (see the module docs).
     pub(super) fn checkpoint(&mut self) -> Result<(), String> {
-        let snapshot = Snapshot {
-            depth: self.depth,
-            levels: &self.levels,
-            decisions: &self.decisions,
-            labels: self.labels.counts(),
-        };
+        let record = LevelRecord::of(self, self.links.seals());
         let mut meta = Meta {
             run: RunIdentity::new(
                 &self.opts.identity,
                 self.opts.max_depth,
                 8 * W::BYTES as u32,
             ),
-            record: LevelRecord::of(&snapshot, self.links.seals()),
+            record: record.clone(),
             disk: None,
         };
         self.store
-            .checkpoint(&snapshot, &self.frontier, &mut |tmp, stored| {
+            .checkpoint(&record, &self.frontier, &mut |tmp, stored| {
                 meta.fill(stored);
                 write_meta(tmp, &meta).map(drop)
             })

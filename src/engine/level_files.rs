@@ -379,7 +379,7 @@ const MAX_META_BYTES: u64 = 64 << 20;
 /// label counts, and the seals of the level's `visited.bin` and
 /// `frontier.bin` (empty in a `--disk` run's) and of the links files of
 /// levels 1 to its depth.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct LevelSeals {
     label_transitions: Vec<u64>,
     label_first_depths: Vec<Option<usize>>,

@@ -81,7 +81,7 @@ pub use options::EngineOptions;
 pub(crate) use part::Part;
 pub(crate) use path::initial_level;
 pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
-pub(crate) use store::{Batch, Building, Found, LevelStore, Snapshot, WaysBack, WriteMeta};
+pub(crate) use store::{Batch, Building, Found, LevelStore, WaysBack, WriteMeta};
 pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;
 

@@ -5,8 +5,9 @@
 //! level is sealed as the folder's checkpoint. It has no memory guard: its
 //! batches are bounded by its budget instead.
 
-use super::{Batch, Building, LevelStore, Snapshot, Stored, WriteMeta};
+use super::{Batch, Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::LeafHits;
+use crate::engine::checkpoint::LevelRecord;
 use crate::engine::disk::DiskLevels;
 use crate::engine::fp::Fp;
 use crate::engine::level::Chunk;
@@ -72,12 +73,12 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
 
     fn checkpoint(
         &mut self,
-        run: &Snapshot<'_, W>,
+        record: &LevelRecord,
         _: &[Part<S, W>],
         write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
         let stored = self.meta();
-        self.seal(run.depth, |tmp| write_meta(tmp, Stored::Disk(stored)))
+        self.seal(record.depth, |tmp| write_meta(tmp, Stored::Disk(stored)))
     }
 
     fn disk_io(&self) -> Option<DiskIo> {

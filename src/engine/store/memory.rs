@@ -4,8 +4,9 @@
 //! checkpoint, when the run keeps one, writes the tables and the frontier
 //! (`checkpoint`). Before a level the memory guard is asked (`guard`).
 
-use super::{Batch, Building, LevelStore, Snapshot, Stored, WriteMeta};
+use super::{Batch, Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::{absorb_batch, LeafHits};
+use crate::engine::checkpoint::LevelRecord;
 use crate::engine::checkpoint::{
     read_frontier, read_memory_level, read_visited, save_memory_level,
 };
@@ -155,14 +156,14 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
 
     fn checkpoint(
         &mut self,
-        run: &Snapshot<'_, W>,
+        record: &LevelRecord,
         frontier: &[Part<S, W>],
         write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String> {
         let Some(dir) = &self.checkpoint else {
             return Ok(());
         };
-        let depth = run.depth;
+        let depth = record.depth;
         save_memory_level(
             dir,
             (depth, depth),

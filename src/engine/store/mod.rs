@@ -19,10 +19,10 @@ mod memory;
 pub(super) mod pick;
 
 use super::absorb::LeafHits;
+use super::checkpoint::LevelRecord;
 use super::chunk::{ChunkSlot, Hit};
 use super::decisions::Decisions;
 use super::disk::DiskMeta;
-use super::labels::TallyCounts;
 use super::level::Chunk;
 use super::links::LinkStore;
 use super::part::Part;
@@ -74,14 +74,6 @@ pub(crate) struct Found<W> {
     pub(crate) leaf_hits: Vec<LeafHits<W>>,
     pub(crate) transitions: u64,
     pub(crate) labels: Vec<u64>,
-}
-
-/// What a run knows after a completed level, for its checkpoint.
-pub(crate) struct Snapshot<'s, W> {
-    pub(crate) depth: usize,
-    pub(crate) levels: &'s [LevelStats],
-    pub(crate) decisions: &'s Decisions<W>,
-    pub(crate) labels: TallyCounts,
 }
 
 /// Per property: the way back to its deciding state, the position of its
@@ -169,10 +161,11 @@ pub(crate) trait LevelStore<S, W> {
     /// Checkpoints the level just completed, `frontier`, if the run
     /// keeps checkpoints: `write_meta` writes the run's meta into the
     /// level's directory once the store's files are there (a store that
-    /// keeps a meta of its own writes it from `run`).
+    /// keeps a meta of its own writes it around `record`, what the run
+    /// knows).
     fn checkpoint(
         &mut self,
-        run: &Snapshot<'_, W>,
+        record: &LevelRecord,
         frontier: &[Part<S, W>],
         write_meta: &mut WriteMeta<'_>,
     ) -> Result<(), String>;
