@@ -60,3 +60,18 @@ pub(super) fn for_each_dynamic<T: Send>(threads: usize, items: Vec<T>, f: &(dyn 
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_dynamic_keeps_the_results_in_item_order_on_any_thread_count() {
+        let items: Vec<u64> = (0..1000).collect();
+        let squares: Vec<u64> = items.iter().map(|i| i * i).collect();
+        for threads in [1, 2, 7] {
+            assert_eq!(map_dynamic(threads, items.clone(), &|i| i * i), squares);
+        }
+        assert!(map_dynamic(3, Vec::<u64>::new(), &|i| i).is_empty());
+    }
+}
