@@ -47,6 +47,7 @@ mod links;
 mod net;
 mod outbox;
 mod peers;
+mod setup;
 mod shard;
 mod totals;
 mod wire;
@@ -58,12 +59,12 @@ mod tests;
 
 pub use checkpoint::{check_resumable, Layout};
 pub use hosts::{Hosts, MAX_PROCESSES};
+use setup::{Checkpointing, Setup};
 
 use crate::engine::level_files::RunIdentity;
 use crate::engine::{EngineOptions, EngineReport, FingerprintWidth, StateCodec, Transitions};
 use stateright::Model;
 use std::hash::Hash;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,29 +72,6 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use timely::communication::Hooks;
 use timely::WorkerConfig;
-
-/// What every worker of a process shares.
-pub(crate) struct Setup<M: Model> {
-    pub(crate) model: Arc<M>,
-    pub(crate) codec: Arc<dyn StateCodec<M::State> + Send + Sync>,
-    /// The engine's options: bounds, fingerprint width, memory bound
-    /// (this process's, see `guard`), where links are spilled without a
-    /// checkpoint (see `links`), and the observer told of each level's
-    /// totals on the first worker of each process.
-    pub(crate) opts: EngineOptions,
-    pub(crate) threads: usize,
-    pub(crate) identity: String,
-    pub(crate) checkpoint: Option<Checkpointing>,
-}
-
-/// Where and how a run checkpoints.
-pub(crate) struct Checkpointing {
-    /// The directory all of this process's workers write under.
-    pub(crate) dir: PathBuf,
-    /// Continue from the checkpoint rather than start afresh.
-    pub(crate) resume: bool,
-    pub(crate) layout: Layout,
-}
 
 /// The engine's report on a model.
 pub type Report<M> = EngineReport<<M as Model>::State, <M as Model>::Action>;

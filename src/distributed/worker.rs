@@ -9,8 +9,8 @@
 //! fingerprint, action index).
 
 use super::peers::Peers;
+use super::setup::Setup;
 use super::word::Word;
-use super::Setup;
 use crate::engine::{EngineOptions, EngineReport, LevelStats, Run, RunObserver, Silent};
 use crate::engine::{StateCodec, Transitions};
 use stateright::Model;

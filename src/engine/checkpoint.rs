@@ -30,7 +30,7 @@ use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
 use super::seal::{check_file, damaged, Seal, SealedReader};
-use super::store::{pick, Stored};
+use super::store::pick::{self, Stored};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
 use serde::{Deserialize, Serialize};

@@ -39,8 +39,8 @@ use super::fields::settled;
 use super::fields::{active, effective_authority, window_holds_at, windows_overlap};
 use super::fields::{AUTHORITY_BYPASS, EVIDENCE_THRESHOLD};
 use super::invariant::Invariant;
+use super::transition::Transition;
 use super::violation::Violation;
-use super::Transition;
 use crate::protocol::{
     Check, CommitResult, Kind, LaunderingParents, Lifecycle, Mechanism, Op, Outcome, Reason,
     RecordId, RecordSet, SameSourceTie, Scope, StoreView, MAX_RECORDS,

@@ -15,8 +15,8 @@ use super::context::Context;
 use super::fields::active;
 use super::invariant::Invariant;
 use super::monitor::retracted_by;
+use super::transition::Transition;
 use super::violation::Violation;
-use super::Transition;
 use crate::protocol::{
     CommitOutcome, CommitResult, CommitStatus, GateOutcome, Kind, Lifecycle, Op, Outcome, RecordId,
     RecordSet, Repair, StoreView, TxId, TxStatus,

@@ -7,8 +7,8 @@
 
 use super::context::Context;
 use super::invariant::Invariant;
+use super::transition::Transition;
 use super::violation::Violation;
-use super::Transition;
 use crate::protocol::{Kind, Lifecycle, Op, RecordId, RecordSet, StoreView, Tier};
 
 /// Whether the gate conditions allow an irreversible call by `tx` in

@@ -40,11 +40,13 @@ pub mod scope;
 pub mod slot;
 pub mod snapshot;
 pub mod stale;
+mod transition;
 pub mod validity;
 
 pub use context::Context;
 pub use invariant::{Invariant, Selection, Timing};
 pub use monitor::Monitor;
+pub use transition::Transition;
 pub use violation::Violation;
 
 #[cfg(test)]
@@ -53,20 +55,7 @@ pub(crate) mod broken;
 mod tests;
 mod violation;
 
-use crate::protocol::{Op, Outcome, ProtocolError, StoreView};
-
-/// One accepted operation as the transition properties judge it: the
-/// store before and after, the operation, the outcome the protocol
-/// reported, and the monitor of the state it left.
-#[derive(Clone, Copy)]
-pub struct Transition<'a> {
-    pub before: StoreView<'a>,
-    pub op: &'a Op,
-    pub outcome: &'a Outcome,
-    pub after: StoreView<'a>,
-    /// What the actions before this one left (see [`Monitor`]).
-    pub monitor: &'a Monitor,
-}
+use crate::protocol::{Op, ProtocolError, StoreView};
 
 /// `inv` on one accepted operation, if it is judged on transitions.
 pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> Option<Violation> {

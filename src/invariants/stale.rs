@@ -43,8 +43,8 @@
 use super::context::Context;
 use super::fields::{active, settled, where_state, windows_overlap};
 use super::invariant::Invariant;
+use super::transition::Transition;
 use super::violation::Violation;
-use super::Transition;
 use crate::protocol::{Check, Kind, Lifecycle, Op, Record, RecordSet};
 
 /// Whether `r` is a same-slot rival of `c` (both read from one store).

@@ -3,7 +3,9 @@
 //! that asks).
 
 use super::memory::{self, MemoryLevels};
-use super::{Store, Stored};
+use super::Store;
+/// What a store put into a checkpoint level (for the checkpoint's meta).
+pub(in crate::engine) use super::Stored;
 use crate::engine::disk::DiskLevels;
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::options::EngineOptions;
