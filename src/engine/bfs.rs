@@ -318,8 +318,8 @@ where
             failed: None,
             write_failed: None,
         };
-        let chunks = level.chunks();
-        assert_eq!(chunks.len(), level.chunk_count(), "the chunks counted");
+        // A copy: the batches below change the level's `expanding`.
+        let chunks = level.chunks.clone();
         let at = self.building(level);
         // As many batches as the store asks for (its peers' number, across
         // processes), the chunks spread evenly over them.
@@ -371,7 +371,7 @@ where
             leaf: level.leaf,
             threads: self.threads,
             properties: self.properties.len(),
-            batches: level.chunk_count().div_ceil(self.slots.len()),
+            batches: level.chunks.len().div_ceil(self.slots.len()),
         }
     }
 

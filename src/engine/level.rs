@@ -37,6 +37,8 @@ pub(super) struct Level<'a, M: Model, T, W> {
     /// `offsets[s]` = position of the first state of part `s`; one more
     /// entry holding the level's size.
     pub(super) offsets: Vec<u64>,
+    /// The level's chunks, in position order, never straddling parts.
+    pub(super) chunks: Vec<Chunk>,
     marker: PhantomData<fn() -> (T, W)>,
 }
 
@@ -69,6 +71,7 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
             expanding: true,
             threads,
             stream: None,
+            chunks: chunks_of(&offsets),
             offsets,
             marker: PhantomData,
         }
@@ -78,24 +81,18 @@ impl<'a, M: Model, T, W> Level<'a, M, T, W> {
     pub(super) fn size(&self) -> u64 {
         self.offsets[SHARDS]
     }
+}
 
-    /// The number of the level's [`chunks`](Self::chunks).
-    pub(super) fn chunk_count(&self) -> usize {
-        let len = |s: usize| (self.offsets[s + 1] - self.offsets[s]) as usize;
-        (0..SHARDS).map(|s| len(s).div_ceil(CHUNK_STATES)).sum()
-    }
-
-    /// The level's chunks, in position order, never straddling parts.
-    pub(super) fn chunks(&self) -> Vec<Chunk> {
-        (0..SHARDS)
-            .flat_map(|s| {
-                let len = (self.offsets[s + 1] - self.offsets[s]) as usize;
-                (0..len)
-                    .step_by(CHUNK_STATES)
-                    .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
-            })
-            .collect()
-    }
+/// The chunks of a level whose parts start at `offsets`.
+fn chunks_of(offsets: &[u64]) -> Vec<Chunk> {
+    (0..SHARDS)
+        .flat_map(|s| {
+            let len = (offsets[s + 1] - offsets[s]) as usize;
+            (0..len)
+                .step_by(CHUNK_STATES)
+                .map(move |lo| (s, lo, len.min(lo + CHUNK_STATES)))
+        })
+        .collect()
 }
 
 /// Judging states against the properties still undecided.
