@@ -89,17 +89,18 @@ impl Protocol {
             return quarantine(store, id, Reason::OutsideValidity, RecordSet::EMPTY, None);
         }
         *verifier_calls += 1;
+        let verdict = self.conflict_verdict(store, tx, id);
         let mut superseded = RecordSet::EMPTY;
-        let admission = match self.conflict_verdict(store, tx, id) {
+        // As in the card's pseudocode, superseding happens before check 4.
+        if rules.displaces(verdict) {
+            superseded = rules.supersede_rivals(store, id)?;
+        }
+        let admission = match verdict {
             Verdict::Commit(admission) => admission,
+            Verdict::SupersedeOld(admission) => Some(admission),
             Verdict::Abort(reason) => return quarantine(store, id, reason, superseded, None),
             Verdict::AskUser => {
                 return quarantine(store, id, Reason::NeedsReview, superseded, None)
-            }
-            // As in the card's pseudocode, superseding happens before check 4.
-            Verdict::SupersedeOld(admission) => {
-                superseded = rules.supersede_rivals(store, id)?;
-                Some(admission)
             }
         };
         if self.has(Mechanism::DependencyStability) && !rules.dependencies_stable(store, id) {

@@ -47,7 +47,7 @@ impl Protocol {
         if !self.has(Mechanism::Conflict) {
             return Verdict::Commit(None);
         }
-        let holders = slot_holders(store, id);
+        let holders = rules.slot_holders(store, id);
         let Some(rival_id) = rivals_among(store, id, holders).iter().next() else {
             // Values that hold in non-overlapping windows coexist (card §3.2).
             return Verdict::Commit(Some(if holders.is_empty() {
@@ -129,6 +129,12 @@ pub(in crate::protocol) fn rival_verdict(
     } else {
         by_authority
     }
+}
+
+/// Card §3.2, `if verdict == "supersede_old": supersede_rivals(...)`:
+/// only a supersede displaces the rivals; a refusal leaves them standing.
+pub(in crate::protocol) fn displaces(verdict: Verdict) -> bool {
+    matches!(verdict, Verdict::SupersedeOld(_))
 }
 
 /// Card §3.2: a stale late write, the rival not in the snapshot. The code

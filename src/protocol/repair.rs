@@ -77,12 +77,6 @@ impl Protocol {
     /// revocation registry, the rollback log gets `entry`, and the
     /// outcome reports the repair.
     fn record_repair(&self, store: &mut Store, entry: LogEntry, repairs: &mut Repairs) {
-        let record = &mut store.records[entry.record as usize];
-        if record.state == Lifecycle::Quarantined {
-            // Held back by the cascade now, whatever a commit check once
-            // said of it (a revalidated view): a rebuild takes it back.
-            record.reason = None;
-        }
         store.registry.insert(entry.record);
         let rules = self.rules();
         rules.log_repair(store, entry);
@@ -136,6 +130,9 @@ pub(in crate::protocol) fn repair_by_type(
             return Ok(None); // already held back for rebuilding
         }
         if state.may_move_to(Lifecycle::Quarantined) {
+            // Held back by the cascade now, whatever a commit check once
+            // said of it (a revalidated view): a rebuild takes it back.
+            store.records[id as usize].reason = None;
             (Repair::Quarantined, Lifecycle::Quarantined)
         } else {
             (Repair::Revoked, Lifecycle::Revoked)

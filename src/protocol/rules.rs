@@ -105,6 +105,10 @@ rule_book! {
     /// Check 3, permission laundering.
     fn laundered(store: &Store, id: RecordId, parents: LaunderingParents) -> bool =
         conflict::laundered;
+    /// Check 3, the records holding the candidate's slot: active, of every
+    /// kind but tool_action, on its entity and attribute (its rivals are
+    /// those whose windows overlap its own).
+    fn slot_holders(store: &Store, id: RecordId) -> RecordSet = conflict::slot_holders;
     /// Check 3, what the first rival decides, in the card's order: same
     /// value, stale late write, authority.
     fn rival_verdict(same_value: bool, stale: bool, by_authority: Verdict) -> Verdict =
@@ -114,6 +118,9 @@ rule_book! {
     /// source supersede.
     fn by_authority(candidate: &Record, rival: &Record, tie: SameSourceTie) -> Verdict =
         conflict::by_authority;
+    /// Check 3, whether its verdict displaces the rivals: `supersede_old`
+    /// alone.
+    fn displaces(verdict: Verdict) -> bool = conflict::displaces;
     /// Check 3, `supersede_old`: the rivals it displaces.
     fn supersede_rivals(store: &mut Store, id: RecordId) -> Result<RecordSet, ProtocolError> =
         conflict::supersede_rivals;
