@@ -18,20 +18,36 @@
 //!   rollback log's root entries and horizons;
 //! - the records a retraction moved to revoked from a state the lifecycle
 //!   allows no quarantine from (I2: a view is revoked only where it could
-//!   not be quarantined, card pitfall).
+//!   not be quarantined, card pitfall);
+//! - the records a retraction *held back*: quarantined records whose move
+//!   into quarantine a retraction made (not a commit check), for as long
+//!   as they stay quarantined (`refusals`: a rebuild takes a view a
+//!   cascade held back, never one a commit check quarantined);
+//! - the records a retraction reached and left *unrepaired*: with the
+//!   cascade in force, each record a retraction reached that it left
+//!   neither quarantined nor revoked, until a later retraction repairs it
+//!   (I2: a reached view found tentative again was held back and then
+//!   restaged, unless it is here).
 //!
-//! In a correct protocol every part is a function of the store (its
-//! rollback log says the same), so the monitor adds no state: the model's
-//! codec stores only where it departs from the log.
+//! None of it is read back from what the protocol wrote (a quarantine
+//! reason, a log entry's flags): it is what the operations did to the
+//! records' states. In a correct protocol every part is a function of
+//! the store (its rollback log and its records say the same: a record is
+//! held back exactly when it is quarantined without a commit check's
+//! reason, and nothing is left unrepaired), so the monitor adds no state:
+//! the model's codec, its fingerprint and the dumps' canonical text store
+//! only where it departs from that.
 //!
-//! It is four words, inline and `Copy`: every state carries one.
+//! It is six words, inline and `Copy`: every state carries one.
 
 use super::ancestry::Graph;
 use super::context::Context;
 use super::fields::where_state;
 use super::invariant::Invariant;
 use super::lifecycle::quarantine_allowed_from;
-use crate::protocol::{Lifecycle, Op, Outcome, ProtocolError, RecordId, RecordSet, StoreView};
+use crate::protocol::{
+    Lifecycle, Mechanism, Op, Outcome, ProtocolError, RecordId, RecordSet, StoreView,
+};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Monitor {
@@ -45,6 +61,11 @@ pub struct Monitor {
     /// Records a retraction moved to revoked from a state that allows no
     /// quarantine.
     pub(crate) revoked_unquarantinable: RecordSet,
+    /// Quarantined records whose move into quarantine a retraction made.
+    pub(crate) held_back: RecordSet,
+    /// Records a retraction reached and left neither quarantined nor
+    /// revoked (tracked with the cascade in force).
+    pub(crate) unrepaired: RecordSet,
 }
 
 impl Monitor {
@@ -76,6 +97,20 @@ impl Monitor {
         self.revoked_unquarantinable
     }
 
+    /// Quarantined records a retraction held back: its cascade (or the
+    /// retraction itself) moved them into quarantine, and they have not
+    /// left it since. Every other quarantined record is one a commit
+    /// check quarantined (card §3.2, §3.4).
+    pub fn held_back(&self) -> RecordSet {
+        self.held_back
+    }
+
+    /// Records a retraction reached and left neither quarantined nor
+    /// revoked, the cascade being in force.
+    pub fn unrepaired(&self) -> RecordSet {
+        self.unrepaired
+    }
+
     /// The monitor after the accepted operation `op` took `before` to
     /// `after`: the transition properties the context selects are judged
     /// on the transition, and the retraction it performs is recorded.
@@ -90,16 +125,16 @@ impl Monitor {
         let mut next = *self;
         next.breached |=
             super::transition_breaches(ctx, self.transition(before, op, outcome, after));
-        let Some(roots) = retracted_by(before, op) else {
+        let roots = retracted_by(before, op).filter(|roots| !roots.is_empty());
+        if roots.is_some() || !self.held_back.is_empty() {
+            next.held_back = held_back_after(self.held_back, before, after, roots.is_some());
+        }
+        let Some(roots) = roots else {
             return next;
         };
-        if roots.is_empty() {
-            return next;
-        }
+        let descendants = Graph::of(before).descendants_of_any(roots);
         next.retracted = next.retracted.union(roots);
-        next.covered = next
-            .covered
-            .union(Graph::of(before).descendants_of_any(roots));
+        next.covered = next.covered.union(descendants);
         for (id, was) in before.records().iter().enumerate() {
             let now = after.record(id as RecordId).map(|r| r.state());
             if now == Some(Lifecycle::Revoked)
@@ -107,6 +142,20 @@ impl Monitor {
                 && !quarantine_allowed_from(was.state())
             {
                 next.revoked_unquarantinable.insert(id as RecordId);
+            }
+        }
+        if ctx.has(Mechanism::Cascade) {
+            // Card §3.4: the retracted records end revoked, every
+            // descendant revoked or held back; a record reached now and
+            // repaired is no longer unrepaired, whatever an earlier
+            // retraction left of it.
+            for id in roots.union(descendants).iter() {
+                let now = after.record(id).map(|r| r.state());
+                if matches!(now, Some(Lifecycle::Quarantined | Lifecycle::Revoked)) {
+                    next.unrepaired.remove(id);
+                } else {
+                    next.unrepaired.insert(id);
+                }
             }
         }
         next
@@ -139,7 +188,7 @@ impl Monitor {
         op: &Op,
         error: &ProtocolError,
     ) -> Option<super::Violation> {
-        let found = super::check_refusal(ctx, before, op, error)?;
+        let found = super::check_refusal(ctx, before, self, op, error)?;
         self.breached |= Invariant::Refusals.bit();
         Some(found)
     }
@@ -182,7 +231,10 @@ impl Monitor {
 }
 
 /// The common case, nothing retracted or breached, is one word; any other
-/// monitor writes its four parts.
+/// monitor writes its first four parts, and the unrepaired records when
+/// there are any (never, in a correct protocol). The records held back
+/// are a function of the store in a correct protocol, and the model's
+/// state hashes only their departure from it (`model::ModelState`).
 impl std::hash::Hash for Monitor {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         if *self == Monitor::default() {
@@ -192,8 +244,38 @@ impl std::hash::Hash for Monitor {
             h.write_u64(self.retracted.bits());
             h.write_u64(self.covered.bits());
             h.write_u64(self.revoked_unquarantinable.bits());
+            if !self.unrepaired.is_empty() {
+                h.write_u64(self.unrepaired.bits());
+            }
         }
     }
+}
+
+/// The records held back after a step from `before` to `after` that
+/// started with `held_back`: a record the step moved into quarantine
+/// joins them when the step is a retraction and leaves them otherwise (a
+/// commit check quarantined it); a record that left quarantine leaves
+/// them.
+fn held_back_after(
+    mut held_back: RecordSet,
+    before: StoreView<'_>,
+    after: StoreView<'_>,
+    retraction: bool,
+) -> RecordSet {
+    for (id, r) in after.records().iter().enumerate() {
+        let id = id as RecordId;
+        let was = before.record(id).map(|b| b.state());
+        if r.state() != Lifecycle::Quarantined {
+            held_back.remove(id);
+        } else if was != Some(Lifecycle::Quarantined) {
+            if retraction {
+                held_back.insert(id);
+            } else {
+                held_back.remove(id);
+            }
+        }
+    }
+    held_back
 }
 
 /// The records `op` retracts, read from the store before it: an abort the

@@ -4,7 +4,7 @@
 //! invariants' monitor ([`encode_monitor`]).
 
 use super::spec::ModelSpec;
-use super::state::ModelState;
+use super::state::{implied_held_back, ModelState};
 use crate::engine::StateCodec;
 use crate::invariants::lifecycle::quarantine_allowed_from;
 use crate::invariants::Monitor;
@@ -52,20 +52,23 @@ impl StateCodec<ModelState> for ModelCodec {
     }
 }
 
-// The monitor as its departure from what the store's rollback log says:
-// in a correct protocol the two agree, and the monitor costs the one flag
-// byte the I1 bit used to. The encoding is exact whatever the protocol
-// does; only its length depends on the agreement.
+// The monitor as its departure from what the store's rollback log and
+// records say: in a correct protocol the two agree, and the monitor costs
+// the one flag byte the I1 bit used to. The encoding is exact whatever
+// the protocol does; only its length depends on the agreement.
 const BREACHED: u8 = 1;
 const RETRACTED: u8 = 2;
 const COVERED: u8 = 4;
 const UNQUARANTINABLE: u8 = 8;
+const HELD_BACK: u8 = 16;
+const UNREPAIRED: u8 = 32;
 
-/// The monitor the rollback log of `store` implies: its root entries,
-/// their descendants below each entry's horizon (parents precede their
-/// children in a store the protocol built, so one pass closes each), and
-/// the records its entries revoked from a state that allows no
-/// quarantine.
+/// The monitor the rollback log and the records of `store` imply: the
+/// log's root entries, their descendants below each entry's horizon
+/// (parents precede their children in a store the protocol built, so one
+/// pass closes each), the records its entries revoked from a state that
+/// allows no quarantine, the records quarantined without a commit
+/// check's reason as held back, and nothing unrepaired.
 fn implied_by_log(store: StoreView<'_>) -> Monitor {
     let mut m = Monitor::default();
     let records = store.records();
@@ -92,12 +95,14 @@ fn implied_by_log(store: StoreView<'_>) -> Monitor {
             m.revoked_unquarantinable.insert(e.record);
         }
     }
+    m.held_back = implied_held_back(store);
     m
 }
 
 /// Appends `monitor`: a flag byte, then each part that differs from what
-/// `store`'s log implies (the breached bits, then the retracted, covered
-/// and unquarantinable sets as XORs with the log's).
+/// `store`'s log and records imply (the breached bits, then the
+/// retracted, covered, unquarantinable, held-back and unrepaired sets as
+/// XORs with the implied ones).
 pub fn encode_monitor(monitor: &Monitor, store: StoreView<'_>, out: &mut Vec<u8>) {
     let log = implied_by_log(store);
     let parts = [
@@ -106,6 +111,11 @@ pub fn encode_monitor(monitor: &Monitor, store: StoreView<'_>, out: &mut Vec<u8>
         (
             UNQUARANTINABLE,
             monitor.revoked_unquarantinable.bits() ^ log.revoked_unquarantinable.bits(),
+        ),
+        (HELD_BACK, monitor.held_back.bits() ^ log.held_back.bits()),
+        (
+            UNREPAIRED,
+            monitor.unrepaired.bits() ^ log.unrepaired.bits(),
         ),
     ];
     let mut flags = if monitor.breached != 0 { BREACHED } else { 0 };
@@ -139,6 +149,8 @@ pub fn decode_monitor(bytes: &[u8], store: StoreView<'_>) -> (Monitor, usize) {
         (RETRACTED, &mut m.retracted),
         (COVERED, &mut m.covered),
         (UNQUARANTINABLE, &mut m.revoked_unquarantinable),
+        (HELD_BACK, &mut m.held_back),
+        (UNREPAIRED, &mut m.unrepaired),
     ] {
         if flags & flag != 0 {
             let word: [u8; 8] = bytes[at..at + 8].try_into().expect("eight bytes");
@@ -165,6 +177,8 @@ mod tests {
         m.retracted = [1, 5, 63].into_iter().collect::<RecordSet>();
         m.covered = [2, 6].into_iter().collect::<RecordSet>();
         m.revoked_unquarantinable = RecordSet::single(7);
+        m.held_back = RecordSet::single(3);
+        m.unrepaired = [4, 9].into_iter().collect::<RecordSet>();
         bytes.clear();
         encode_monitor(&m, store.view(), &mut bytes);
         bytes.push(0xAA); // what follows is not read

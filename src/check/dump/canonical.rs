@@ -3,7 +3,7 @@
 //! content by name, never from interned numbers or Rust's `Hash`:
 //!
 //! ```text
-//! monitor breached={<names>} retracted={<ids>} covered={<ids>} unquarantinable={<ids>}
+//! monitor breached={<names>} retracted={<ids>} covered={<ids>} unquarantinable={<ids>}[ held_back={<ids>}][ unrepaired={<ids>}]
 //! r<i> <kind> <lifecycle> reason=<r|-> entity=<e> attribute=<a> value=<v>
 //!      source=<s|-> authority=<n> confidence=<n> owner=<agent> scope=<s>
 //!      window=<from|->..<to|-> parents={<ids>} tool=<name|->
@@ -39,12 +39,22 @@ pub fn encode(spec: &ModelSpec, state: &ModelState) -> String {
         .map(Invariant::name)
         .collect();
     let mut out = format!(
-        "monitor breached={{{}}} retracted={} covered={} unquarantinable={}\n",
+        "monitor breached={{{}}} retracted={} covered={} unquarantinable={}",
         breached.join(","),
         ids(m.retracted()),
         ids(m.covered()),
         ids(m.revoked_unquarantinable())
     );
+    // The records held back and left unrepaired, only where they depart
+    // from what the store says (never, in a correct protocol), so that
+    // every state of a correct protocol keeps its fingerprint.
+    if !state.held_back_departure().is_empty() {
+        let _ = write!(out, " held_back={}", ids(m.held_back()));
+    }
+    if !m.unrepaired().is_empty() {
+        let _ = write!(out, " unrepaired={}", ids(m.unrepaired()));
+    }
+    out.push('\n');
     for (i, r) in store.records().iter().enumerate() {
         let w = r.window();
         let _ = writeln!(
