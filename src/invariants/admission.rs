@@ -29,8 +29,11 @@
 //! judge a quarantine with reason R (R's own check passes; R's check
 //! fails but an earlier one in the card's order gives another reason),
 //! `committed` a record let through that some check fails, `supersede` a
-//! reported supersede that check 3's `supersede_old` does not make (in
-//! full: docs/admission-and-outcomes.md).
+//! reported supersede that check 3's `supersede_old` does not make, and
+//! `rival_kept` the converse: a rival `supersede_old` displaces that the
+//! commit left standing, even when check 4 then quarantines the
+//! candidate (the card supersedes before check 4; in full:
+//! docs/admission-and-outcomes.md).
 
 use super::ancestry::ancestors;
 use super::context::Context;
@@ -72,6 +75,17 @@ pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
         monitor.retracted()
     };
     let n = before.records().len().min(MAX_RECORDS);
+    // Rivals this commit moved to superseded that no verdict reports are
+    // honest-outcome's `unreported`, not a rival kept.
+    let reported = commit
+        .records
+        .iter()
+        .fold(RecordSet::EMPTY, |all, v| all.union(v.superseded));
+    let moved_unreported = |x: RecordId| {
+        !reported.contains(x)
+            && after.record(x).map(|r| r.state()) == Some(Lifecycle::Superseded)
+            && before.record(x).map(|r| r.state()) != Some(Lifecycle::Superseded)
+    };
     let mut states = [Lifecycle::Raw; MAX_RECORDS];
     for (id, r) in before.records().iter().enumerate().take(n) {
         states[id] = r.state();
@@ -94,7 +108,10 @@ pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
                 CommitResult::Committed | CommitResult::ActionSafe => passed(ctx, &at, id),
                 CommitResult::Revoked => None,
             };
-            if let Some(v) = found.or_else(|| supersede(ctx, &at, id, verdict.superseded)) {
+            let found = found
+                .or_else(|| supersede(ctx, &at, id, verdict.superseded))
+                .or_else(|| rival_kept(ctx, &at, id, verdict.superseded, &moved_unreported));
+            if let Some(v) = found {
                 return Some(v);
             }
         }
@@ -134,8 +151,9 @@ fn passed(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> Option<Violation> {
 /// ones check 3's `supersede_old` displaces at its check (clause
 /// `supersede`): none unless checks 1 and 2 pass and check 3 decides to
 /// supersede, and then only the overlapping rivals of another value. A
-/// rival left standing is the business of one-value-per-slot, a supersede
-/// left unreported honest-outcome's.
+/// rival left standing is [`rival_kept`]'s (and, if the candidate
+/// commits, one-value-per-slot's), a supersede left unreported
+/// honest-outcome's.
 fn supersede(
     ctx: &Context,
     at: &AtCheck<'_>,
@@ -145,11 +163,7 @@ fn supersede(
     if superseded.is_empty() {
         return None;
     }
-    let earlier = [Check::Evidence, Check::Validity];
-    let decides = earlier
-        .iter()
-        .all(|&check| failure_of(ctx, at, id, check).is_none())
-        && conflict(ctx, at, id) == Some(Check3::Supersede);
+    let decides = decides_to_supersede(ctx, at, id);
     let displaced = if decides {
         displaced(at, id)
     } else {
@@ -167,6 +181,46 @@ fn supersede(
         RecordSet::single(id).union(RecordSet::single(wrong)),
         format!("r{id} superseded r{wrong}, but {why}"),
     ))
+}
+
+/// The violation, if check 3 decides `supersede_old` for record `id`
+/// (checks 1 and 2 passing) and a rival it displaces is not among
+/// `superseded`, what the verdict reports it superseded, nor one the
+/// commit moved without reporting it (clause `rival_kept`). The card supersedes
+/// before check 4 runs, so this holds of a record check 4 then
+/// quarantines as much as of one committed.
+fn rival_kept(
+    ctx: &Context,
+    at: &AtCheck<'_>,
+    id: RecordId,
+    superseded: RecordSet,
+    moved_unreported: &dyn Fn(RecordId) -> bool,
+) -> Option<Violation> {
+    // The rivals first: a scan, where check 3 may walk ancestors.
+    let kept = displaced(at, id)
+        .difference(superseded)
+        .iter()
+        .find(|&x| !moved_unreported(x))?;
+    if !decides_to_supersede(ctx, at, id) {
+        return None;
+    }
+    Some(Violation::new(
+        Invariant::Admission,
+        "rival_kept",
+        RecordSet::single(id).union(RecordSet::single(kept)),
+        format!(
+            "check 3 decides that r{id} supersedes its rivals, but r{kept}, an overlapping rival of another value, was not superseded"
+        ),
+    ))
+}
+
+/// Whether record `id` reaches check 3 (checks 1 and 2 pass) and check
+/// 3 decides `supersede_old`.
+fn decides_to_supersede(ctx: &Context, at: &AtCheck<'_>, id: RecordId) -> bool {
+    [Check::Evidence, Check::Validity]
+        .iter()
+        .all(|&check| failure_of(ctx, at, id, check).is_none())
+        && conflict(ctx, at, id) == Some(Check3::Supersede)
 }
 
 /// The violation, if record `id`, quarantined for `given`, should not

@@ -4,26 +4,36 @@
 //! are quarantined, or revoked where quarantine is not allowed; every
 //! tool_action descendant has a compensated or leaked entry in the rollback
 //! log (compensated exactly when its tool is reversible). A record that was
-//! itself retracted is revoked, whatever its type. A view revalidated
-//! since passes when its quarantine shows (a quarantined log entry or a
-//! commit check's reason; one that shows neither was skipped by the
-//! repair), and one rebuilt since is outside the retraction's reach
-//! (docs/properties.md, "I2 and a revalidated or rebuilt view").
+//! itself retracted is revoked, whatever its type. A view found tentative
+//! again passes when the retraction that reached it left it held back (it
+//! was revalidated since), and one rebuilt since is outside the
+//! retraction's reach (docs/properties.md, "I2 and a revalidated or
+//! rebuilt view").
+//!
+//! And the other direction (card §3.4: the routine "walks every
+//! transitive descendant"): a retraction repairs nothing else. Every
+//! revoked record, and every record a retraction held back, was reached by
+//! one: retracted itself, or a descendant of a retracted record when it
+//! was retracted. Only retractions revoke or hold back, so a record
+//! revoked or held back that none reached is one a cascade went past its
+//! descendants to repair.
 //!
 //! Clauses: `belief`, `view` and `tool_action` for a record of that type
 //! left in the wrong state (a retracted record by its own type), `log` for
-//! a tool action whose compensated or leaked entry is missing.
+//! a tool action whose compensated or leaked entry is missing, `unreached`
+//! for a record repaired that no retraction reached.
 //!
-//! Which records were retracted, and which descendants each retraction
-//! covered, comes from the actions taken (the model's [`Monitor`]: an
-//! abort retracts what its transaction staged, a revoke its record), not
-//! from the log the protocol writes: a protocol that forgot to log a
-//! retraction would otherwise leave I2 nothing to check. Records created
-//! after a retraction are judged by commit, not by repair. Whether a
-//! revoked view could have been quarantined comes from the monitor too
-//! (the state it was revoked from). Only the compensated or leaked entries
-//! of tool actions are read from the log: they are what the card asks the
-//! log to hold.
+//! Which records were retracted, which descendants each retraction
+//! covered, which it left unrepaired and which it held back comes from
+//! the actions taken (the model's [`Monitor`]: an abort retracts what its
+//! transaction staged, a revoke its record), not from the log the protocol
+//! writes or the quarantine reasons it keeps: a protocol that forgot to
+//! log a retraction, or left a stale reason on a view it skipped, would
+//! otherwise leave I2 nothing to check. Records created after a retraction
+//! are judged by commit, not by repair. Whether a revoked view could have
+//! been quarantined comes from the monitor too (the state it was revoked
+//! from). Only the compensated or leaked entries of tool actions are read
+//! from the log: they are what the card asks the log to hold.
 
 use super::ancestry::ancestors;
 use super::context::Context;
@@ -31,12 +41,14 @@ use super::fields::{active, is_view};
 use super::invariant::Invariant;
 use super::monitor::Monitor;
 use super::violation::Violation;
-use crate::protocol::{Kind, Lifecycle, LogEntry, Record, RecordId, RecordSet, Repair, StoreView};
+use crate::protocol::{
+    Kind, Lifecycle, LogEntry, Mechanism, Record, RecordId, RecordSet, Repair, StoreView,
+};
 
 pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<Violation> {
     let retracted = monitor.retracted();
     if retracted.is_empty() {
-        return None;
+        return unreached(store, monitor);
     }
     let log = store.rollback_log();
     for root in retracted.iter() {
@@ -78,7 +90,36 @@ pub fn check(ctx: &Context, store: StoreView<'_>, monitor: &Monitor) -> Option<V
             ));
         }
     }
-    None
+    unreached(store, monitor)
+}
+
+/// Clause `unreached`: a record revoked, or held back by a retraction,
+/// that no retraction reached.
+fn unreached(store: StoreView<'_>, monitor: &Monitor) -> Option<Violation> {
+    // Every state asks: one pass, no set built.
+    let reached = monitor.reached();
+    let stray = store
+        .records()
+        .iter()
+        .enumerate()
+        .map(|(id, r)| (id as RecordId, r))
+        .find(|&(id, r)| {
+            (r.state() == Lifecycle::Revoked || monitor.held_back().contains(id))
+                && !reached.contains(id)
+        })?
+        .0;
+    let how = if monitor.held_back().contains(stray) {
+        "held back by a retraction"
+    } else {
+        "revoked"
+    };
+    Some(fail(
+        "unreached",
+        RecordSet::single(stray),
+        format!(
+            "r{stray} was {how}, but no retraction reached it: it was neither retracted nor a descendant of a retracted record when that was retracted"
+        ),
+    ))
 }
 
 /// Whether `d`, a record a retraction covered, is a view rebuilt from
@@ -113,12 +154,11 @@ fn misrepaired(
         )),
         kind if is_view(kind) => match state {
             Lifecycle::Quarantined => None,
-            // Held back, then revalidated: being rebuilt.
+            // Held back (or already quarantined) when its retraction
+            // reached it, then revalidated.
+            // (Without the cascade nothing holds a record back.)
             Lifecycle::Tentative
-                if record.reason().is_some()
-                    || log
-                        .iter()
-                        .any(|e| e.record == d && e.repair == Repair::Quarantined) =>
+                if ctx.has(Mechanism::Cascade) && !monitor.unrepaired().contains(d) =>
             {
                 None
             }

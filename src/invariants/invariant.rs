@@ -77,7 +77,7 @@ impl Invariant {
     pub fn clauses(self) -> &'static [&'static str] {
         match self {
             Invariant::I1 => &["in_flight", "unsupported", "blocked"],
-            Invariant::I2 => &["belief", "view", "tool_action", "log"],
+            Invariant::I2 => &["belief", "view", "tool_action", "log", "unreached"],
             Invariant::G3 => &["revoked_ancestor"],
             Invariant::Evidence => &["low_evidence"],
             Invariant::Validity => &["outside_window"],
@@ -90,9 +90,18 @@ impl Invariant {
                 "provenance",
                 "rebuilt_from_survivors",
             ],
-            Invariant::LogCompleteness => &["root_entry", "tool_action_entry"],
+            Invariant::LogCompleteness => &[
+                "root_entry",
+                "tool_action_entry",
+                "repair_entry",
+                "stray_entry",
+            ],
             Invariant::StaleWrite => &["stale_win"],
-            Invariant::TxHygiene => &["orphan_tentative", "not_action_safe"],
+            Invariant::TxHygiene => &[
+                "orphan_tentative",
+                "not_action_safe",
+                "unearned_action_safe",
+            ],
             Invariant::Snapshot => &["at_open", "changed"],
             Invariant::Admission => &[
                 "evidence",
@@ -102,6 +111,7 @@ impl Invariant {
                 "order",
                 "committed",
                 "supersede",
+                "rival_kept",
             ],
             Invariant::HonestOutcome => &[
                 "verdict",

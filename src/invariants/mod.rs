@@ -1,10 +1,17 @@
 //! Independent invariant checkers (card §3.5, DESIGN.md "Invariants").
 //!
 //! They read record fields only (lifecycle state, type, `derived_from`,
-//! scope, confidence and authority, the validity window, the quarantine
-//! reason, the tool a tool_action called), the transactions' tier, status,
-//! staging and snapshot, the rollback log, and what the model's
-//! [`Monitor`] kept of the actions taken; they recompute ancestry and
+//! scope, confidence and authority, the validity window, the tool a
+//! tool_action called), the transactions' tier, status, staging and
+//! snapshot, and what the model's [`Monitor`] kept of the actions taken;
+//! a mark the protocol wrote (a quarantine reason, the rollback log, an
+//! operation's outcome) only where it is what they judge (admission the
+//! reason a quarantine gives, honest-outcome an outcome against the
+//! store, log completeness the log), never to decide what to expect of
+//! something else; the one exception is a commit's report of what each
+//! verdict did (its result, the rivals it superseded), which
+//! honest-outcome holds to the store and admission and stale-write read
+//! (docs/properties.md, "Both directions"). They recompute ancestry and
 //! descendant sets themselves ([`ancestry`]) and read fields their own way
 //! ([`fields`], [`lifecycle`]'s table). The protocol's revocation registry
 //! and dependency walks are private to `crate::protocol`, so the compiler
@@ -60,17 +67,21 @@ use crate::protocol::{Op, ProtocolError, StoreView};
 /// `inv` on one accepted operation, if it is judged on transitions.
 pub fn check_transition_of(inv: Invariant, ctx: &Context, t: Transition<'_>) -> Option<Violation> {
     let Transition {
-        before, op, after, ..
+        before,
+        op,
+        after,
+        monitor,
+        ..
     } = t;
     let found = match inv {
         Invariant::I1 => i1::check(ctx, t),
         Invariant::Lifecycle => lifecycle::check(before, op, after),
         Invariant::StaleWrite => stale::check(ctx, t),
-        Invariant::TxHygiene => hygiene::check_commit(before, op, after),
+        Invariant::TxHygiene => hygiene::check_transition(before, op, after),
         Invariant::Snapshot => snapshot::check(before, op, after),
         Invariant::Admission => admission::check(ctx, t),
         Invariant::HonestOutcome => honest_outcome::check(ctx, t),
-        Invariant::Refusals => refusals::check_admitted(ctx, before, op),
+        Invariant::Refusals => refusals::check_admitted(ctx, before, monitor, op),
         _ => None,
     };
     #[cfg(test)]
@@ -118,11 +129,12 @@ pub fn transition_breaches(ctx: &Context, t: Transition<'_>) -> u16 {
     judge(Invariant::Snapshot);
     judge(Invariant::HonestOutcome);
     judge(Invariant::Refusals);
+    // Any operation could make a record action_safe.
+    judge(Invariant::TxHygiene);
     match t.op {
         Op::ToolCall { .. } => judge(Invariant::I1),
         Op::Commit { .. } => {
             judge(Invariant::StaleWrite);
-            judge(Invariant::TxHygiene);
             judge(Invariant::Admission);
         }
         _ => {}
@@ -130,19 +142,20 @@ pub fn transition_breaches(ctx: &Context, t: Transition<'_>) -> u16 {
     bits
 }
 
-/// `refusals` on one attempt the protocol refused with `error`, if the run
-/// judges it: the refusal's violation when no rule refuses `op` on
+/// `refusals` on one attempt the protocol refused with `error`, from a
+/// state reached with `monitor`, if the run judges it: the refusal's violation when no rule refuses `op` on
 /// `before`, or the first that does is another ([`refusals`]).
 pub fn check_refusal(
     ctx: &Context,
     before: StoreView<'_>,
+    monitor: &Monitor,
     op: &Op,
     error: &ProtocolError,
 ) -> Option<Violation> {
     if !ctx.transition_selection().contains(Invariant::Refusals) {
         return None;
     }
-    let found = refusals::check_refused(ctx, before, op, error);
+    let found = refusals::check_refused(ctx, before, monitor, op, error);
     #[cfg(test)]
     let found = found.filter(|v| !ctx.mutes(v));
     found
