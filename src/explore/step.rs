@@ -73,7 +73,7 @@ fn misjudged_refusal(
 ) -> Option<String> {
     let ctx = model.spec.context();
     let op = model.op(action);
-    let v = invariants::check_refusal(ctx, store(state).view(), &op, error)?;
+    let v = invariants::check_refusal(ctx, store(state).view(), &state.monitor, &op, error)?;
     Some(format!(
         "{}\nrefused: {error}\n\ninvariants after this step:\n{}\n",
         action.describe(&model.spec),

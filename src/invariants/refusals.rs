@@ -10,11 +10,14 @@
 //!
 //! The rules are recomputed here, in the order the protocol documents
 //! them (DESIGN.md, docs/readings.md "Revalidation" and "Rebuild"), from
-//! the records' fields (state, kind, the quarantine reason,
-//! `derived_from`), the transactions' status, staging and snapshot, and
-//! the [`Context`] (how many tools, which are irreversible, the
-//! tool-basis switch, the gate in force): never from the protocol's own
-//! walks. A rule is compared by [`ProtocolError::name`] and the record it
+//! the records' fields (state, kind, `derived_from`), the transactions'
+//! status, staging and snapshot, what the model's [`Monitor`] kept of the
+//! actions taken (which quarantined records a retraction held back, and
+//! so which a commit check quarantined), and the [`Context`] (how many
+//! tools, which are irreversible, the tool-basis switch, the gate in
+//! force): never from the protocol's own walks, nor from the quarantine
+//! reason it stored, so that a stale reason cannot give the refusal it
+//! names. A rule is compared by [`ProtocolError::name`] and the record it
 //! names ([`ProtocolError::record`]); an expected refusal is written as the
 //! protocol's error so that the two share one list of names. The rules
 //! per operation, first one that applies, are [`applies`]'s.
@@ -23,15 +26,22 @@ use super::context::Context;
 use super::fields::{active, is_view, settled};
 use super::i1::irreversible_allowed;
 use super::invariant::Invariant;
+use super::monitor::Monitor;
 use super::violation::Violation;
 use crate::protocol::{
     Kind, Lifecycle, Mechanism, Op, ProtocolError, Record, RecordId, RecordSet, StoreView,
     ToolBasis, Transaction, TxId, TxStatus, MAX_RECORDS,
 };
 
-/// The first refusal rule that applies to `op` on `store`, written as the
-/// error the protocol should give; `Ok` when none does.
-pub fn applies(ctx: &Context, store: StoreView<'_>, op: &Op) -> Result<(), ProtocolError> {
+/// The first refusal rule that applies to `op` on `store`, reached with
+/// `monitor`, written as the error the protocol should give; `Ok` when
+/// none does.
+pub fn applies(
+    ctx: &Context,
+    store: StoreView<'_>,
+    monitor: &Monitor,
+    op: &Op,
+) -> Result<(), ProtocolError> {
     let verb = op.verb().name();
     match *op {
         Op::Open { .. } if store.transactions().len() > TxId::MAX as usize => {
@@ -95,10 +105,12 @@ pub fn applies(ctx: &Context, store: StoreView<'_>, op: &Op) -> Result<(), Proto
                 });
             }
             quarantined(r, record, verb)?;
-            if let Some(reason) = r.reason() {
+            // Card §3.4: a rebuild takes what a cascade held back; any
+            // other quarantine is a commit check's.
+            if !monitor.held_back().contains(record) {
                 return Err(ProtocolError::QuarantinedByCheck {
                     record,
-                    reason: reason.name(),
+                    reason: "a commit check",
                 });
             }
             staged_nowhere_else(store, tx, record, verb)?;
@@ -118,8 +130,13 @@ pub fn applies(ctx: &Context, store: StoreView<'_>, op: &Op) -> Result<(), Proto
 
 /// Clause `admitted`: the protocol accepted `op` on `before`, but a
 /// refusal rule applies.
-pub fn check_admitted(ctx: &Context, before: StoreView<'_>, op: &Op) -> Option<Violation> {
-    let rule = applies(ctx, before, op).err()?;
+pub fn check_admitted(
+    ctx: &Context,
+    before: StoreView<'_>,
+    monitor: &Monitor,
+    op: &Op,
+) -> Option<Violation> {
+    let rule = applies(ctx, before, monitor, op).err()?;
     Some(Violation::new(
         Invariant::Refusals,
         "admitted",
@@ -138,11 +155,12 @@ pub fn check_admitted(ctx: &Context, before: StoreView<'_>, op: &Op) -> Option<V
 pub fn check_refused(
     ctx: &Context,
     before: StoreView<'_>,
+    monitor: &Monitor,
     op: &Op,
     error: &ProtocolError,
 ) -> Option<Violation> {
     let verb = op.verb().name();
-    match applies(ctx, before, op) {
+    match applies(ctx, before, monitor, op) {
         Ok(()) => Some(Violation::new(
             Invariant::Refusals,
             "refused",
@@ -288,7 +306,8 @@ mod tests {
     #[test]
     fn the_first_rule_that_applies_is_found() {
         let (ctx, store) = one_staged();
-        let first = |op: Op| applies(&ctx, store.view(), &op).map_err(|e| e.name());
+        let first =
+            |op: Op| applies(&ctx, store.view(), &Monitor::default(), &op).map_err(|e| e.name());
         assert_eq!(first(Op::Commit { tx: 0 }), Ok(()));
         assert_eq!(first(Op::Commit { tx: 1 }), Err("unknown_transaction"));
         assert_eq!(first(Op::Revoke { record: 0 }), Err("not_revocable"));
@@ -315,9 +334,11 @@ mod tests {
             record: 0,
             state: "tentative",
         };
-        assert_eq!(check_refused(&ctx, before, &revoke, &right), None);
-        let clause =
-            |op: &Op, e: &ProtocolError| check_refused(&ctx, before, op, e).map(|v| v.clause);
+        let none = Monitor::default();
+        assert_eq!(check_refused(&ctx, before, &none, &revoke, &right), None);
+        let clause = |op: &Op, e: &ProtocolError| {
+            check_refused(&ctx, before, &none, op, e).map(|v| v.clause)
+        };
         assert_eq!(
             clause(&revoke, &ProtocolError::UnknownRecord(0)),
             Some("named")
@@ -331,8 +352,9 @@ mod tests {
             clause(&Op::Commit { tx: 0 }, &ProtocolError::StoreFull),
             Some("refused")
         );
-        let admitted = check_admitted(&ctx, before, &revoke).map(|v| v.clause);
+        let admitted = check_admitted(&ctx, before, &none, &revoke).map(|v| v.clause);
         assert_eq!(admitted, Some("admitted"));
-        assert_eq!(check_admitted(&ctx, before, &Op::Commit { tx: 0 }), None);
+        let commit = Op::Commit { tx: 0 };
+        assert_eq!(check_admitted(&ctx, before, &none, &commit), None);
     }
 }

@@ -16,9 +16,14 @@
 //! not tool actions, on c's entity and attribute, whose windows overlap
 //! c's; its *deciding rival* d is the first of them in id order (the
 //! card's rule: the first rival decides). c **wins over** d when d's value
-//! differs from c's and c gets past check 3: it is committed at its turn,
-//! or quarantined by a later check (check 4, unstable dependency), which
-//! runs only once check 3 has let it through, and after it superseded.
+//! differs from c's and c gets past check 3, as its effects show: it is
+//! committed at its turn, or its turn displaced rivals (the card's
+//! `supersede_old` runs before check 4, so a candidate that check 4 then
+//! quarantines has won too). Which rivals a turn displaced is what the
+//! commit's verdict for c reports, which honest-outcome holds to the
+//! store; the quarantine reason the protocol wrote is never read, so a
+//! stale write that displaced its rivals and was then refused "for
+//! staleness" is still seen.
 //! **No commit lets a candidate win over a deciding rival that S does not
 //! hold** — committed after S was taken (T's own earlier candidates
 //! included: DESIGN.md, "a rival committed earlier in the same transaction
@@ -45,7 +50,7 @@ use super::fields::{active, settled, where_state, windows_overlap};
 use super::invariant::Invariant;
 use super::transition::Transition;
 use super::violation::Violation;
-use crate::protocol::{Check, Kind, Lifecycle, Op, Record, RecordSet};
+use crate::protocol::{Kind, Lifecycle, Op, Outcome, Record, RecordSet};
 
 /// Whether `r` is a same-slot rival of `c` (both read from one store).
 fn same_slot(c: &Record, r: &Record) -> bool {
@@ -63,17 +68,14 @@ fn committed_at_its_turn(after: &Record) -> bool {
 }
 
 /// Whether a candidate that ended as `after` got past check 3: committed
-/// at its turn, or quarantined by a check the pipeline runs after check 3
-/// (read against the check order, so a check added after it counts too).
-fn got_past_check_3(after: &Record) -> bool {
-    committed_at_its_turn(after)
-        || (after.state() == Lifecycle::Quarantined
-            && after.reason().is_some_and(|r| r.check() > Check::Conflict))
+/// at its turn, or its turn `displaced` rivals.
+fn got_past_check_3(after: &Record, displaced: bool) -> bool {
+    committed_at_its_turn(after) || displaced
 }
 
 pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
     let Transition { before, after, .. } = t;
-    let Op::Commit { tx } = *t.op else {
+    let (Op::Commit { tx }, Outcome::Committed(commit)) = (*t.op, t.outcome) else {
         return None;
     };
     let snapshot = before.transaction(tx)?.snapshot();
@@ -90,7 +92,11 @@ pub fn check(ctx: &Context, t: Transition<'_>) -> Option<Violation> {
         if was.state() != Lifecycle::Tentative {
             continue;
         }
-        if got_past_check_3(rc) {
+        let displaced = commit
+            .records
+            .iter()
+            .any(|v| v.id == c && !v.superseded.is_empty());
+        if got_past_check_3(rc, displaced) {
             let mut rivals = RecordSet::EMPTY;
             let mut differing = RecordSet::EMPTY;
             for r in live.iter().filter(|&r| r != c) {
