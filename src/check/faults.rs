@@ -255,12 +255,14 @@ fn a_supersede_that_moves_no_rival_breaks_one_value_per_slot() {
         r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
     );
     let config = model((2, 1, 4), r#""low""#, "null", &[lookup(), correction]);
-    only_clause_catches(
+    // Admission judges the rival that `supersede_old` had to move.
+    only_clauses_catch(
         config,
         Fault::SupersedeForgetsRivals,
-        Invariant::OneValuePerSlot,
-        "two_values",
-        4,
+        &[
+            (Invariant::OneValuePerSlot, "two_values", 4),
+            (Invariant::Admission, "rival_kept", 4),
+        ],
     );
 }
 
@@ -1040,5 +1042,245 @@ fn a_rebuild_that_ignores_the_commit_check_breaks_refusals_named_alone() {
         Invariant::Refusals,
         "named",
         8,
+    );
+}
+
+// Both directions (issue 49): where the card says "if and only if" or
+// "only", each property reads it both ways; each new direction has a
+// fault here that it catches, and each property that stopped reading a
+// mark the protocol wrote has a fault whose stale mark the old reading
+// believed.
+
+#[test]
+fn slot_holders_filtered_to_beliefs_break_one_value_per_slot_over_views() {
+    // Two summaries of one slot with different values, one source: the
+    // card's check 3 holds the second to the first (a tie of one source
+    // supersedes). Read over beliefs only, the second has no rival and
+    // commits beside it: two values stand, both views, which only the
+    // reading of every kind sees; admission, recomputing check 3 over
+    // every kind, sees the rival the view never superseded.
+    let view = |name: &str, value: &str| {
+        template(
+            name,
+            &format!(
+                r#""kind": "summary", "attribute": "summary", "value": "{value}", "parent": "none""#
+            ),
+        )
+    };
+    let config = untooled(
+        (2, 1, 4),
+        r#""low""#,
+        "null",
+        &[
+            view("eligible", "eligible"),
+            view("ineligible", "ineligible"),
+        ],
+    );
+    let report = only_clauses_catch(
+        config,
+        Fault::SlotHoldersBeliefsOnly,
+        &[
+            (Invariant::OneValuePerSlot, "two_values", 4),
+            (Invariant::Admission, "rival_kept", 4),
+        ],
+    );
+    let c = report
+        .counterexamples
+        .iter()
+        .find(|c| c.invariant == Invariant::OneValuePerSlot)
+        .expect("a counterexample");
+    let last = c.stores.last().expect("a path");
+    assert!(
+        last.records()
+            .iter()
+            .all(|r| r.kind() == crate::protocol::Kind::Summary),
+        "the two values are views: {last:?}"
+    );
+}
+
+#[test]
+fn check_3_on_claimed_authority_breaks_admission_committed() {
+    // The card's pitfall: a record without a source counts 0.5, whatever
+    // it claims. The anonymous record claiming 0.95 must lose to the CRM's
+    // 0.9; compared by its claim, it supersedes it and commits (and the
+    // supersede it reports is one check 3 does not decide).
+    let crm = template(
+        "crm",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5, "parent": "none""#,
+    );
+    let anonymous = template(
+        "anonymous",
+        r#""source": null, "authority": 0.95, "parent": "none""#,
+    );
+    let config = untooled((2, 1, 4), r#""low""#, "null", &[crm, anonymous]);
+    let report = caught(
+        config,
+        Fault::ClaimedAuthorityDecides,
+        Invariant::Admission,
+        "committed",
+        4,
+    );
+    assert_eq!(
+        report.outcome(Invariant::OneValuePerSlot),
+        Some(Outcome::Holds)
+    );
+}
+
+#[test]
+fn rivals_superseded_after_check_4_break_admission_rival_kept_alone() {
+    // T0 stages a lookup (r0) and aborts: r0 is revoked. T1, its snapshot
+    // empty, stages a lookup (r1), a reason derived from r0 (r2) and a
+    // correction derived from r2 (r3), and commits: r1 commits; r2 is
+    // refused (revoked parent); r3's parent is in no registry, so check 3
+    // lets it supersede r1, and check 4 (r0 an ancestor) quarantines it.
+    // The card supersedes before check 4: r1 ends superseded. Moved only
+    // once check 4 passes, r1 stands alone, reported truly: only the
+    // clause that recomputes what `supersede_old` had to displace sees it.
+    let reason = template(
+        "reason",
+        r#""attribute": "refund_reason", "value": "damaged", "parent": "required""#,
+    );
+    let correction = template(
+        "correction",
+        r#""value": "no", "source": "crm", "authority": 0.9, "confidence": 0.5,
+            "parent": "required""#,
+    );
+    let config = untooled(
+        (4, 2, 8),
+        r#""low""#,
+        "null",
+        &[lookup(), reason, correction],
+    );
+    only_clause_catches(
+        config,
+        Fault::SupersedeAfterCheck4,
+        Invariant::Admission,
+        "rival_kept",
+        8,
+    );
+}
+
+#[test]
+fn a_high_commit_that_makes_records_action_safe_breaks_tx_hygiene_unearned_alone() {
+    let config = model((1, 1, 3), r#""high""#, "null", &[lookup()]);
+    only_clause_catches(
+        config,
+        Fault::HighCommitActionSafe,
+        Invariant::TxHygiene,
+        "unearned_action_safe",
+        3,
+    );
+}
+
+#[test]
+fn a_cascade_that_reaches_later_records_breaks_i2_and_log_completeness_unreached() {
+    // Two lookups committed, the first revoked: the second, created after
+    // it and derived from nothing, is revoked too. Every repair is
+    // logged and reported as made; only the clauses that read the
+    // retraction's reach the other way see it.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup()]);
+    only_clauses_catch(
+        config,
+        Fault::CascadeReachesLaterRecords,
+        &[
+            (Invariant::I2, "unreached", 5),
+            (Invariant::LogCompleteness, "stray_entry", 5),
+        ],
+    );
+}
+
+#[test]
+fn every_repair_logged_as_a_root_breaks_log_completeness_stray_entry_alone() {
+    // Revoking a committed lookup holds back its committed summary: the
+    // summary's entry says it was retracted, which no action did.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup(), summary()]);
+    only_clause_catches(
+        config,
+        Fault::EveryRepairLoggedAsRoot,
+        Invariant::LogCompleteness,
+        "stray_entry",
+        5,
+    );
+}
+
+#[test]
+fn a_log_of_roots_and_tool_actions_only_breaks_log_completeness_repair_entry_alone() {
+    // The summary held back has no entry (card §3.4: every repair writes
+    // one); I2 reads the hold-back from the actions, not the log.
+    let config = untooled((2, 1, 5), r#""low""#, "null", &[lookup(), summary()]);
+    only_clause_catches(
+        config,
+        Fault::LogKeepsRootsAndToolActions,
+        Invariant::LogCompleteness,
+        "repair_entry",
+        5,
+    );
+}
+
+/// A lookup and a summary of it too weak to commit (confidence 0.4):
+/// where a view carries a commit check's reason into a retraction.
+fn weak_summary() -> Vec<String> {
+    let weak = template(
+        "summary",
+        r#""kind": "summary", "attribute": "summary", "value": "eligible",
+            "confidence": 0.4, "parent": "required""#,
+    );
+    vec![lookup(), weak]
+}
+
+#[test]
+fn a_cascade_that_skips_a_view_with_a_reason_breaks_i2_view_alone() {
+    // T0 stages a lookup (r0) and a weak summary of it (r1) and commits:
+    // r1 is quarantined for low evidence. T1 revalidates r1 (tentative,
+    // its reason kept) and r0 is revoked: the cascade must hold r1 back.
+    // Skipped, r1 stays tentative with its stale reason, which the old
+    // reading of I2 took for a hold-back; the monitor saw the retraction
+    // leave r1 unrepaired.
+    let mut config = untooled((2, 2, 7), r#""low""#, "null", &weak_summary());
+    config.revalidate = true;
+    only_clause_catches(
+        config,
+        Fault::ViewWithAReasonSkipped,
+        Invariant::I2,
+        "view",
+        7,
+    );
+}
+
+#[test]
+fn a_hold_back_that_keeps_a_stale_reason_breaks_refusals_named_alone() {
+    // As above, but the cascade holds r1 back keeping its low-evidence
+    // reason; T1 then rebuilds r1. Its only source is revoked: the first
+    // rule that applies is "no surviving source". The protocol, reading
+    // the stale reason, refuses it as quarantined by a commit check, which
+    // the old reading of `refusals` (the same reason) agreed with; the
+    // monitor saw the retraction hold r1 back.
+    let mut config = untooled((2, 2, 8), r#""low""#, "null", &weak_summary());
+    config.revalidate = true;
+    config.rebuild = true;
+    only_clause_catches(
+        config,
+        Fault::HoldBackKeepsReason,
+        Invariant::Refusals,
+        "named",
+        8,
+    );
+}
+
+#[test]
+fn a_stale_write_that_displaces_its_rivals_breaks_stale_writes_read_from_its_effects() {
+    // The stale-write model: T1's recheck meets the correction, committed
+    // after T1's snapshot, as its deciding rival. It is refused for
+    // staleness, as the card says, but only after it superseded the
+    // correction. Its reason names check 3, which the old reading took as
+    // proof it never got past check 3; the supersede its verdict reports
+    // shows it did. Admission sees a supersede check 3 does not decide.
+    only_clauses_catch(
+        stale_write_model(),
+        Fault::StaleWriteDisplacesRivals,
+        &[
+            (Invariant::StaleWrite, "stale_win", 7),
+            (Invariant::Admission, "supersede", 7),
+        ],
     );
 }

@@ -3,8 +3,9 @@
 //! the rule `refusals` finds, and every accepted operation keeps every
 //! invariant on its transition and its state, except where the correct
 //! protocol itself breaks one (its findings, each shown below by a
-//! scenario of its own): G3 under the `snapshot` tool basis, as DESIGN.md
-//! expects; scope, and one value per slot.
+//! scenario of its own, docs/findings.md): G3 under the `snapshot` tool
+//! basis, as DESIGN.md expects; scope, and one value per slot (the first
+//! rival decides).
 
 use super::context::Context;
 use super::invariant::Invariant;
@@ -100,39 +101,49 @@ fn stage(tx: u8, proposal: Proposal) -> Op {
     Op::Stage { tx, proposal }
 }
 
-/// Finding: the first rival decides (card §3.2 `conflict_verdict`). A
-/// candidate whose first rival holds its own value commits, although a
-/// later rival, in another window that also overlaps the candidate's,
-/// holds another value: two values then stand for one slot at one time.
+/// Finding: the first rival decides (card §3.2 `conflict_verdict` returns
+/// on the first rival; docs/findings.md). A candidate whose first rival
+/// holds its own value commits, although a later rival, in another window
+/// that also overlaps the candidate's, holds another value: two values
+/// then stand for one slot at one time. The two rivals stood together
+/// because their own windows do not overlap. Views are held to the same
+/// rules as beliefs (every kind but tool_action has a slot), and show the
+/// same.
 #[test]
 fn finding_the_first_rival_lets_a_value_commit_beside_a_contradiction() {
-    let mut s = Symbols::new();
     let w = |from, to| Window { from, to };
-    let early_yes = belief(&mut s, "yes", Scope::Shared, w(None, Some(2)));
-    let late_no = belief(&mut s, "no", Scope::Shared, w(Some(5), None));
-    let always_yes = belief(&mut s, "yes", Scope::Shared, w(None, None));
-    let found = judged(
-        Variant::default(),
-        &[
-            OPEN,
-            stage(0, early_yes),
-            stage(0, late_no),
-            Op::Commit { tx: 0 },
-            OPEN,
-            stage(1, always_yes),
-            Op::Commit { tx: 1 },
-        ],
-    );
-    let v: Vec<_> = found
-        .iter()
-        .map(|(i, v)| (*i, v.invariant, v.clause))
-        .collect();
-    assert_eq!(
-        v,
-        [(6, Invariant::OneValuePerSlot, "two_values")],
-        "{found:?}"
-    );
-    assert_eq!(found[0].1.records, [1, 2].into_iter().collect());
+    for kind in [Kind::Belief, Kind::Summary] {
+        let mut s = Symbols::new();
+        let mut of = |value: &str, window| Proposal {
+            kind,
+            ..belief(&mut s, value, Scope::Shared, window)
+        };
+        let early_yes = of("yes", w(None, Some(2)));
+        let late_no = of("no", w(Some(5), None));
+        let always_yes = of("yes", w(None, None));
+        let found = judged(
+            Variant::default(),
+            &[
+                OPEN,
+                stage(0, early_yes),
+                stage(0, late_no),
+                Op::Commit { tx: 0 },
+                OPEN,
+                stage(1, always_yes),
+                Op::Commit { tx: 1 },
+            ],
+        );
+        let v: Vec<_> = found
+            .iter()
+            .map(|(i, v)| (*i, v.invariant, v.clause))
+            .collect();
+        assert_eq!(
+            v,
+            [(6, Invariant::OneValuePerSlot, "two_values")],
+            "{kind:?}: {found:?}"
+        );
+        assert_eq!(found[0].1.records, [1, 2].into_iter().collect());
+    }
 }
 
 /// Finding: the authors' code looks only at active parents for

@@ -71,6 +71,25 @@ pub(crate) enum Fault {
     RevokedParentFromStates,
     /// Laundering refuses only public children of private parents (scope).
     LaunderingPublicOnly,
+    /// Check 3's slot holders are the active beliefs only, as the card's
+    /// pseudocode passes `active_beliefs`: two views of one slot with
+    /// different values both commit, and a view never supersedes (one
+    /// value per slot, read over every kind; admission, rival_kept).
+    SlotHoldersBeliefsOnly,
+    /// Check 3 compares the authority the writers claim, not the
+    /// effective one (0.5 without a source): an anonymous record claiming
+    /// 0.95 supersedes a 0.9 CRM record (admission, committed).
+    ClaimedAuthorityDecides,
+    /// A stale late write displaces its rivals before it is refused for
+    /// staleness (stale writes, read from what a turn displaced; the old
+    /// reading took the quarantine reason as proof it never got past
+    /// check 3).
+    StaleWriteDisplacesRivals,
+    /// `supersede_old` moves the rivals only when check 4 will pass: a
+    /// superseding candidate that check 4 then quarantines leaves them
+    /// standing, where the card supersedes before check 4 (admission,
+    /// rival_kept).
+    SupersedeAfterCheck4,
     /// Check 3 drops its same-value rule: a rival with the same value
     /// is judged by authority (admission).
     SameValueConflicts,
@@ -92,6 +111,9 @@ pub(crate) enum Fault {
     DependencyParentsOnly,
     /// Check 4 also counts a superseded ancestor as unstable (admission).
     DependencyRejectsSuperseded,
+    /// A high-tier commit, not only an external_action one, makes its
+    /// records action_safe (transaction hygiene, unearned_action_safe).
+    HighCommitActionSafe,
     /// An external_action commit stops at committed (transaction hygiene).
     ExternalCommitNotSafe,
     /// An action_safe verdict is reported committed (honest outcome).
@@ -127,6 +149,21 @@ pub(crate) enum Fault {
     ToolActionRevokeOnlyLogs,
     /// Cascading repair reaches direct children only (I2).
     CascadeSkipsGrandchildren,
+    /// The cascade takes every record created after a root for one of its
+    /// descendants, as if ids ordered derivation: it repairs records no
+    /// retraction reached (I2, unreached; log completeness, stray_entry).
+    CascadeReachesLaterRecords,
+    /// Typed repair counts a view that carries a commit check's reason as
+    /// held back already and leaves it: a revalidated view, tentative
+    /// again, stays tentative with its stale reason (I2, view, read from
+    /// what the retraction did; the old reading took the reason as proof
+    /// of a hold-back).
+    ViewWithAReasonSkipped,
+    /// Holding a view back keeps the reason a commit check once gave it
+    /// (a revalidated view): a rebuild then refuses it as quarantined by
+    /// a commit check (refusals, named, read from what the retraction
+    /// did; the old reading agreed with the stale reason).
+    HoldBackKeepsReason,
     /// Repair quarantines an action_safe view, past the state machine
     /// (lifecycle).
     QuarantineFromActionSafe,
@@ -143,6 +180,13 @@ pub(crate) enum Fault {
     /// A cascade logs the repair of a tool action it reaches twice
     /// (log completeness, tool_action_entry).
     ToolRepairLoggedTwice,
+    /// Every repair's log entry is flagged as a retraction's root
+    /// (log completeness, stray_entry).
+    EveryRepairLoggedAsRoot,
+    /// The rollback log keeps the roots and the tool actions' repairs
+    /// only: a belief revoked or a view held back by a cascade has no
+    /// entry (log completeness, repair_entry).
+    LogKeepsRootsAndToolActions,
     /// A quarantined view is reported revoked (honest outcome, repair).
     QuarantineReportedRevoked,
     /// A revalidation quietly drops the record's revoked parents, as a
@@ -282,6 +326,44 @@ impl Fault {
                 },
                 ..CARD
             },
+            SlotHoldersBeliefsOnly => &Rules {
+                slot_holders: |store, id| {
+                    conflict::slot_holders(store, id)
+                        .iter()
+                        .filter(|&r| store.records[r as usize].kind() == Kind::Belief)
+                        .collect()
+                },
+                ..CARD
+            },
+            ClaimedAuthorityDecides => &Rules {
+                by_authority: |candidate, rival, tie| {
+                    let (mine, theirs) = (candidate.authority(), rival.authority());
+                    if mine > theirs {
+                        Verdict::SupersedeOld(Admission::SupersededByAuthority)
+                    } else if mine < theirs {
+                        Verdict::Abort(Reason::LowerAuthority)
+                    } else {
+                        conflict::by_authority(candidate, rival, tie)
+                    }
+                },
+                ..CARD
+            },
+            StaleWriteDisplacesRivals => &Rules {
+                displaces: |verdict| {
+                    conflict::displaces(verdict) || verdict == Verdict::Abort(Reason::StaleWrite)
+                },
+                ..CARD
+            },
+            SupersedeAfterCheck4 => &Rules {
+                supersede_rivals: |store, id| {
+                    if commit::dependencies_stable(store, id) {
+                        conflict::supersede_rivals(store, id)
+                    } else {
+                        Ok(RecordSet::EMPTY)
+                    }
+                },
+                ..CARD
+            },
             SameValueConflicts => &Rules {
                 rival_verdict: |_, stale, by_authority| {
                     conflict::rival_verdict(false, stale, by_authority)
@@ -337,6 +419,16 @@ impl Fault {
                     let superseded = store.in_state(Lifecycle::Superseded);
                     commit::dependencies_stable(store, id)
                         && !store.ancestors(id).intersects(superseded)
+                },
+                ..CARD
+            },
+            HighCommitActionSafe => &Rules {
+                promote: |store, id, tier| {
+                    let tier = match tier {
+                        Tier::High => Tier::ExternalAction,
+                        other => other,
+                    };
+                    commit::promote(store, id, tier)
                 },
                 ..CARD
             },
@@ -404,6 +496,33 @@ impl Fault {
                 reached: children,
                 ..CARD
             },
+            CascadeReachesLaterRecords => &Rules {
+                reached: |store, roots| {
+                    let first = roots.iter().next().map_or(0, |r| r as usize + 1);
+                    let later =
+                        RecordSet::below(store.records.len()).difference(RecordSet::below(first));
+                    store.descendants(roots).union(later.difference(roots))
+                },
+                ..CARD
+            },
+            ViewWithAReasonSkipped => &Rules {
+                repair_by_type: |tools, store, id, kind| {
+                    if kind.is_view() && store.records[id as usize].reason.is_some() {
+                        return Ok(None); // "already held back"
+                    }
+                    repair::repair_by_type(tools, store, id, kind)
+                },
+                ..CARD
+            },
+            HoldBackKeepsReason => &Rules {
+                repair_by_type: |tools, store, id, kind| {
+                    let reason = store.records[id as usize].reason;
+                    let repaired = repair::repair_by_type(tools, store, id, kind)?;
+                    store.records[id as usize].reason = reason;
+                    Ok(repaired)
+                },
+                ..CARD
+            },
             QuarantineFromActionSafe => &Rules {
                 repair_by_type: quarantine_from_action_safe,
                 ..CARD
@@ -453,6 +572,27 @@ impl Fault {
                         repair::log_repair(store, entry);
                     }
                     repair::log_repair(store, entry);
+                },
+                ..CARD
+            },
+            EveryRepairLoggedAsRoot => &Rules {
+                log_repair: |store, entry| {
+                    repair::log_repair(
+                        store,
+                        LogEntry {
+                            root: true,
+                            ..entry
+                        },
+                    );
+                },
+                ..CARD
+            },
+            LogKeepsRootsAndToolActions => &Rules {
+                log_repair: |store, entry| {
+                    let tool_repair = matches!(entry.repair, Repair::Compensated | Repair::Leaked);
+                    if entry.root || tool_repair {
+                        repair::log_repair(store, entry);
+                    }
                 },
                 ..CARD
             },
