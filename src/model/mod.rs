@@ -7,8 +7,10 @@
 //!
 //! Beside the store, the state carries the invariants' [`Monitor`]: a bit
 //! per transition property (I1 and ours), set by the transition that
-//! breaks it, and the retractions the actions performed, which I2 reads
-//! instead of the protocol's own log. `step` updates it from the
+//! breaks it, and the retractions the actions performed (what they
+//! reached, held back and left unrepaired), which I2, log completeness
+//! and `refusals` read instead of the protocol's own log and quarantine
+//! reasons. `step` updates it from the
 //! operation; the state properties read the store and the monitor.
 //! [`properties`] declares them all, once, in one table, so Stateright's
 //! checkers, its explorer and our own engine all see the same verdicts.
