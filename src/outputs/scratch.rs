@@ -7,7 +7,9 @@
 //!
 //! Only what this process registered is removed on a signal, and a file
 //! leaves the registry in the same critical section as its rename into
-//! place ([`renamed`]), so a signal never removes a finished report.
+//! place ([`renamed`]), so a signal never removes a finished report; a
+//! step of several renames that must not be cut short (a report set's
+//! commit) runs [`whole`], and a signal waits for it.
 //! Leftovers are recognised by the exact names this crate gives its
 //! temporaries, which carry the process id: in a folder this run holds
 //! locked ([`super::FolderLock`]) no other live run can be writing, so
@@ -17,7 +19,7 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 /// A registered temporary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +35,22 @@ static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
 fn registry() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held (shared) by every step that must finish or be undone before the
+/// process exits ([`whole`]), and (exclusive, for good) by a signal's
+/// removal before it begins.
+static WHOLE: RwLock<()> = RwLock::new(());
+
+/// Runs `step` (a report set's commit: its manifest marked incomplete,
+/// its files renamed, the earlier set's removed, the manifest completed)
+/// so that a signal comes wholly before or wholly after it: a signal that
+/// arrives meanwhile waits for it to end before removing anything and
+/// exiting (issue 51.3), and once a signal's removal has begun, `step`
+/// never starts.
+pub fn whole<T>(step: impl FnOnce() -> T) -> T {
+    let _held = WHOLE.read().unwrap_or_else(|e| e.into_inner());
+    step()
 }
 
 /// Registers the file `path`, which this run is about to create.
@@ -73,6 +91,8 @@ pub fn creating<T>(create: impl FnOnce() -> T) -> T {
 /// that no writer renames or registers anything after: for a process
 /// about to exit on a signal. Returns how many entries it removed.
 pub fn remove_all_and_hold() -> usize {
+    // After any step under way ends, and before any other begins.
+    std::mem::forget(WHOLE.write().unwrap_or_else(|e| e.into_inner()));
     let entries = registry();
     let mut removed = 0;
     for entry in entries.iter() {

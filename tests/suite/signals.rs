@@ -5,11 +5,11 @@
 //! removes what killed runs left there and nothing of the user's. Every
 //! process started is waited for (or killed when a test fails).
 
-use crate::support::{bin, fresh, ChildGuard as Guard};
+use crate::support::{bin, fresh, wait_until, ChildGuard as Guard};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A check long enough to be interrupted (the default model at depth 9
 /// takes minutes on one thread), its reports in `dir/out`, traces in
@@ -35,15 +35,6 @@ fn long_check(dir: &Path, extra: &[&str]) -> Guard {
             .spawn()
             .expect("start memtx-check check"),
     )
-}
-
-/// Waits until `ready` holds, for at most `limit`.
-fn wait_until(limit: Duration, what: &str, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
-        assert!(start.elapsed() < limit, "{what} within {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn send(pid: u32, signal: &str) {
@@ -289,4 +280,73 @@ fn a_signal_kills_the_drivers_and_their_escaped_children() {
             });
         }
     }
+}
+
+/// A report folder whose manifest names `n` files of an earlier `check`
+/// run, each there: committing a new set removes them one by one, which
+/// gives a signal time to land mid-commit.
+fn plant_earlier_set(out: &Path, n: usize) -> Vec<PathBuf> {
+    std::fs::create_dir_all(out).unwrap();
+    let mut files = serde_json::Map::new();
+    let mut planted = Vec::with_capacity(n);
+    for i in 0..n {
+        let name = format!("stale-{i:06}.csv");
+        std::fs::write(out.join(&name), b"").unwrap();
+        files.insert(
+            name.clone(),
+            serde_json::json!({"bytes": 0, "fnv1a64": "cbf29ce484222325"}),
+        );
+        planted.push(out.join(name));
+    }
+    let manifest = serde_json::json!({
+        "format": "memtx-check report set 1",
+        "sets": {"check": {"model": "no-gate", "model_digest": "earlier",
+                           "run": "earlier", "complete": true,
+                           "files": files, "traces": {}}}
+    });
+    std::fs::write(out.join("manifest.json"), manifest.to_string()).unwrap();
+    planted
+}
+
+/// Issue 51.3: a signal that lands while a report set is committed
+/// (its manifest marked incomplete, its files being renamed and the
+/// earlier set's removed) lets the commit finish before the process
+/// exits: the folder holds one whole set, which a reader accepts.
+#[test]
+fn a_signal_during_a_commit_lets_the_set_finish_before_exiting() {
+    let dir = fresh("commit");
+    let out = dir.join("out");
+    let planted = plant_earlier_set(&out, 60_000);
+    let mut child = Guard(
+        bin()
+            .args(["check", "models/ablations/no-gate.json", "--depth", "4"])
+            .arg("--out")
+            .arg(&out)
+            .arg("--traces")
+            .arg(dir.join("traces"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start memtx-check check"),
+    );
+    // The earlier set's files go in name order once the new set is
+    // marked in the manifest: the first gone means the commit is on.
+    wait_until(Duration::from_secs(60), "the commit begins", || {
+        !planted[0].exists()
+    });
+    send(child.0.id(), "TERM");
+    let (code, err) = wait_for(&mut child, Duration::from_secs(60));
+    assert!(
+        !planted[planted.len() - 1].exists(),
+        "the commit was cut short: {err}"
+    );
+    assert!(
+        matches!(code, Some(143) | Some(0) | Some(1)),
+        "{code:?} {err}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["sets"]["check"]["complete"], true, "{err}");
+    assert!(out.join("summary.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,7 @@
 //! What the suite's areas share, once: the binary under test and the
 //! crate root, a runner that returns a run's exit code and text, scratch
-//! folders, the shipped models (all, or one at a depth), a copy of a folder, the files under one, free loopback ports
-//! and a guard that kills a child process.
+//! folders, the shipped models (all, or one at a depth), a copy of a folder, the files under one, free loopback ports,
+//! a guard that kills a child process and a wait with a deadline.
 //!
 //! Scratch folders are `target/tmp/AREA/NAME`, AREA being the calling
 //! file's path under `tests/suite/` without `.rs` (`check`,
@@ -21,6 +21,7 @@ use std::net::TcpListener;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_memtx-check");
@@ -312,4 +313,14 @@ pub fn proxy_driver(dir: &Path, alter: &str) -> PathBuf {
     );
     std::fs::write(&script, text).expect("write the proxy driver");
     script
+}
+
+/// Waits until `ready` holds, for at most `limit` (the test fails naming
+/// `what` past it).
+pub fn wait_until(limit: Duration, what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
