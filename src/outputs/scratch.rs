@@ -1,9 +1,9 @@
 //! The temporaries of a run: what it has written and will rename or
 //! remove itself (a report or trace file staged under a temporary name,
 //! parent links spilled under `OUT/links/`, the hosts file of
-//! `--local-processes`), so that a signal can remove them before the
-//! process exits (issue 28.6), and what runs killed earlier left, which a
-//! later run into the same folder removes.
+//! `--local-processes`, the checkout of `--before-rev`), so that a signal
+//! can remove them before the process exits (issue 28.6), and what runs
+//! killed earlier left, which a later run into the same folder removes.
 //!
 //! Only what this process registered is removed on a signal, and a file
 //! leaves the registry in the same critical section as its rename into
@@ -22,13 +22,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 /// A registered temporary.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Entry {
     /// A file this run created.
     File(PathBuf),
     /// A folder of parent-link spills (`links-DDDD.bin`): those files,
     /// then the folder if it is then empty.
     Spill(PathBuf),
+    /// A folder this run made for itself alone (a revision's checkout),
+    /// removed with everything in it.
+    Dir(PathBuf),
 }
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -63,9 +66,20 @@ pub fn track_spill(dir: &Path) {
     registry().push(Entry::Spill(dir.to_path_buf()));
 }
 
+/// Registers the folder `dir`, which this run is about to make for
+/// itself alone: a signal removes it whole.
+pub fn track_dir(dir: &Path) {
+    registry().push(Entry::Dir(dir.to_path_buf()));
+}
+
+/// Forgets the folder `dir` (removed by its maker).
+pub fn forget_dir(dir: &Path) {
+    registry().retain(|e| !matches!(e, Entry::Dir(d) if d == dir));
+}
+
 /// Forgets the file `path` (removed, or renamed, by its writer).
 pub fn forget(path: &Path) {
-    registry().retain(|e| e != &Entry::File(path.to_path_buf()));
+    registry().retain(|e| !matches!(e, Entry::File(p) if p == path));
 }
 
 /// Renames the registered `tmp` onto `dest` and forgets it, with no
@@ -73,7 +87,7 @@ pub fn forget(path: &Path) {
 pub fn renamed(tmp: &Path, dest: &Path) -> io::Result<()> {
     let mut entries = registry();
     fs::rename(tmp, dest)?;
-    entries.retain(|e| e != &Entry::File(tmp.to_path_buf()));
+    entries.retain(|e| !matches!(e, Entry::File(p) if p == tmp));
     Ok(())
 }
 
@@ -99,6 +113,7 @@ pub fn remove_all_and_hold() -> usize {
         let gone = match entry {
             Entry::File(path) => fs::remove_file(path).is_ok(),
             Entry::Spill(dir) => remove_spill(dir),
+            Entry::Dir(dir) => fs::remove_dir_all(dir).is_ok(),
         };
         removed += usize::from(gone);
     }

@@ -350,3 +350,241 @@ fn a_signal_during_a_commit_lets_the_set_finish_before_exiting() {
     assert!(out.join("summary.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dir/hang.sh FILE`: a program that writes its pid and the pid of a
+/// child it starts to FILE, then waits for good (a `cargo` that takes
+/// forever).
+fn hanging_program(dir: &Path) -> PathBuf {
+    let script = dir.join("hang.sh");
+    std::fs::write(
+        &script,
+        // Its output away from the test's pipes, which a survivor would
+        // hold open.
+        "#!/bin/sh\nexec >/dev/null 2>&1\nsleep 1000 &\necho $$ $! > \"$PIDS.tmp\"\nmv \"$PIDS.tmp\" \"$PIDS\"\nwait\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// Issue 51.4: `diff --before-rev` builds the revision with cargo; a
+/// signal to memtx-check while cargo builds kills cargo (and what it
+/// started) and removes the revision's checkout.
+#[test]
+fn a_signal_during_a_before_rev_build_kills_the_build_and_removes_its_checkout() {
+    let dir = fresh("before-rev");
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git runs");
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    git(&["init", "--quiet"]);
+    std::fs::write(repo.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    git(&["add", "Cargo.toml"]);
+    git(&["commit", "--quiet", "-m", "one"]);
+    let pids = dir.join("cargo.pids");
+    let model = crate::support::root().join("models/ablations/no-gate.json");
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+        let _ = std::fs::remove_file(&pids);
+        let mut child = Guard(
+            bin()
+                .args(["diff", "--behaviour"])
+                .arg(&model)
+                .args(["--before-rev", "HEAD", "--depth", "2", "--out"])
+                .arg(dir.join("out"))
+                .arg("--traces")
+                .arg(dir.join("traces"))
+                .current_dir(&repo)
+                .env("CARGO", hanging_program(&dir))
+                .env("PIDS", &pids)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start memtx-check diff"),
+        );
+        wait_until(Duration::from_secs(30), "the build started", || {
+            pids.exists()
+        });
+        send(child.0.id(), signal);
+        let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+        assert_eq!(got, Some(code), "SIG{signal}: {err}");
+        let started: Vec<u32> = std::fs::read_to_string(&pids)
+            .unwrap()
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        wait_until(Duration::from_secs(5), "the build is gone", || {
+            started.iter().all(|&p| !runs(p))
+        });
+        let builds = repo.join("target/memtx-check-builds");
+        let checkouts: Vec<String> = std::fs::read_dir(&builds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("src").exists())
+            .map(|e| e.path().display().to_string())
+            .collect();
+        assert!(checkouts.is_empty(), "SIG{signal}: left {checkouts:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A driver that starts a child outside its process group (`setsid`),
+/// writes its pid to `$1.$$` and then serves as this build's driver
+/// does, or (with a second argument) answers garbage.
+const ESCAPING_DRIVER: &str = r#"#!/bin/sh
+setsid sleep 1000 &
+echo $! > "$1.$$.tmp"
+mv "$1.$$.tmp" "$1.$$"
+if [ -n "$2" ]; then read line; echo "not json"; sleep 1000; fi
+exec "$MEMTX_BIN" driver
+"#;
+
+/// Issue 51.8: a driver's child that left its process group goes when
+/// conform or `diff --before-exe` ends, normally or on a broken protocol,
+/// as it does on a signal.
+#[test]
+fn a_drivers_escaped_children_go_when_the_command_ends() {
+    let dir = fresh("escaped");
+    let script = dir.join("escape.sh");
+    std::fs::write(&script, ESCAPING_DRIVER).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (n, broken) in [(0, false), (1, true)] {
+        for command in ["conform", "diff"] {
+            let pids = dir.join(format!("{command}-{n}"));
+            let driver = format!(
+                "'{}' '{}'{}",
+                script.display(),
+                pids.display(),
+                if broken { " broken" } else { "" }
+            );
+            let mut cmd = bin();
+            match command {
+                "conform" => cmd
+                    .args(["conform", "models/ablations/no-gate.json", "--depth", "3"])
+                    .args(["--jobs", "2", "--driver", &driver]),
+                _ => {
+                    let exe = dir.join(format!("exe-{n}"));
+                    std::fs::write(&exe, format!("#!/bin/sh\nexec {driver}\n")).unwrap();
+                    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+                    cmd.args(["diff", "--behaviour", "models/ablations/no-gate.json"])
+                        .args(["--depth", "3", "--jobs", "2", "--before-exe"])
+                        .arg(&exe)
+                }
+            };
+            let o = cmd
+                .arg("--out")
+                .arg(dir.join(format!("out-{command}-{n}")))
+                .arg("--traces")
+                .arg(dir.join(format!("traces-{command}-{n}")))
+                .env("MEMTX_BIN", crate::support::BIN)
+                .output()
+                .expect("run memtx-check");
+            let expected = if broken { 2 } else { 0 };
+            assert_eq!(
+                o.status.code(),
+                Some(expected),
+                "{command} broken={broken}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let escaped: Vec<u32> = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.starts_with(&format!("{command}-{n}.")) && !name.ends_with(".tmp")
+                })
+                .map(|e| {
+                    std::fs::read_to_string(e.path())
+                        .unwrap()
+                        .trim()
+                        .parse()
+                        .unwrap()
+                })
+                .collect();
+            assert!(!escaped.is_empty(), "{command}: no driver started");
+            let left: Vec<u32> = escaped.iter().copied().filter(|&p| runs(p)).collect();
+            for &p in &left {
+                let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+            }
+            assert!(
+                left.is_empty(),
+                "{command} broken={broken}: left running {left:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 51.8: with `--jobs 2` every driver of the pool, and what each
+/// started, goes on a signal.
+#[test]
+fn a_signal_kills_every_driver_of_a_pool() {
+    let dir = fresh("pool");
+    let script = dir.join("hang.sh");
+    // HANGING_DRIVER, a file per driver.
+    std::fs::write(&script, HANGING_DRIVER.replace("\"$1", "\"$1.$$")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let pids = dir.join(signal);
+        let written = || -> Vec<PathBuf> {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    name.starts_with(&format!("{signal}.")) && !name.ends_with(".tmp")
+                })
+                .collect()
+        };
+        let mut child = Guard(
+            bin()
+                .args(["conform", "models/ablations/no-gate.json", "--jobs", "2"])
+                .args(["--step-timeout", "600", "--driver"])
+                .arg(format!("'{}' '{}'", script.display(), pids.display()))
+                .arg("--out")
+                .arg(dir.join(format!("out-{signal}")))
+                .arg("--traces")
+                .arg(dir.join(format!("traces-{signal}")))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start memtx-check"),
+        );
+        wait_until(Duration::from_secs(30), "both drivers started", || {
+            written().len() == 2
+        });
+        send(child.0.id(), signal);
+        let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+        assert_eq!(got, Some(code), "SIG{signal}: {err}");
+        let started: Vec<u32> = written()
+            .iter()
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap()
+                    .split_whitespace()
+                    .map(|p| p.parse::<u32>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(started.len(), 6, "{started:?}");
+        wait_until(Duration::from_secs(5), "the drivers are gone", || {
+            started.iter().all(|&p| !runs(p))
+        });
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
