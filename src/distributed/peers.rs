@@ -23,7 +23,7 @@ use super::shard::Shard;
 use super::totals::LevelReport;
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
-use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
+use crate::engine::{self, predict_new, Batch, Building, Decisions};
 use crate::engine::{Found, LevelRecord, LevelStats, LevelStore, Link, LinkStore, Part, Restored};
 use crate::engine::{Stopped, Transitions, WaysBack, WriteMeta};
 use stateright::Model;
@@ -195,12 +195,10 @@ where
         let shard = self.net.shard.borrow();
         let added = engine::added(shard.visited(), expected, frontier, at.leaf, building);
         drop(shard);
+        // Without --max-memory, only the address-space limit bounds it.
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
-            resident: resident_bytes(),
-            added,
-            // Without a bound, one no estimate passes.
-            limit: self.setup.opts.max_memory.unwrap_or(u64::MAX),
+            ..Estimate::here(added, self.setup.opts.max_memory, self.setup.threads)
         };
         let packet = mine.packet(at.batches);
         let gone = "a process left the run early";

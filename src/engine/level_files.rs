@@ -290,10 +290,12 @@ impl Drop for SealedOut {
 /// Syncs `paths` (files, and the folders that name them) to the disk,
 /// many at once: the file system then commits them together, where one
 /// sync after another waits for a commit each (a `--disk` level has a
-/// hundred and more files). `Err` names the first in `paths` that failed.
+/// hundred and more files), as many as the memory guard leaves room for
+/// (`thread_room`). `Err` names the first in `paths` that failed.
 pub(crate) fn sync_files(paths: &[PathBuf]) -> Result<(), String> {
     const AT_ONCE: usize = 16;
-    let synced = map_dynamic(AT_ONCE, paths.iter().collect(), &|path| {
+    let at_once = super::guard::thread_room(AT_ONCE);
+    let synced = map_dynamic(at_once, paths.iter().collect(), &|path| {
         File::open(path)
             .and_then(|f| f.sync_all())
             .map_err(|e| cannot_write(path, e))

@@ -72,7 +72,7 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
+pub(crate) use guard::{added, growth_over_bound, over_bound, Estimate};
 pub(crate) use labels::Transitions;
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use links::{Link, LinkStore, Record};
@@ -80,7 +80,9 @@ pub use observer::{LevelProgress, RunObserver, Silent, StateStream};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
 pub(crate) use path::initial_level;
-pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
+pub use report::{
+    DiskIo, EngineReport, LevelStats, MemoryLimit, PropertyResult, Stopped, Verdict,
+};
 pub(crate) use store::{Batch, Building, Found, LevelStore, WaysBack, WriteMeta};
 pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;

@@ -550,3 +550,32 @@ fn the_memory_guard_stops_every_process_cleanly_with_exit_3() {
     assert_eq!(summary["states"], 1, "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 51.6: under an address-space limit (`ulimit -v`) the processes'
+/// guard stops every process cleanly, as the plain guard does, whatever
+/// `--max-memory` says: no worker dies of a failed allocation.
+#[test]
+fn an_address_space_limit_stops_every_process_cleanly() {
+    let dir = fresh("ulimit-v");
+    let line = format!(
+        "check models/default.json --depth 9 --threads 1 --local-processes 2 --max-memory 2G \
+         --properties I1,I2,G3 --out '{}' --traces '{}'",
+        dir.join("out").display(),
+        dir.join("traces").display()
+    );
+    let Some(run) = crate::support::under_address_limit(600_000, &line) else {
+        return;
+    };
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("stopped before depth") && said.contains("address space"),
+        "{said}"
+    );
+    assert!(dir.join("out/summary.json").exists(), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

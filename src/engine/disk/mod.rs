@@ -126,6 +126,16 @@ impl<W: Fp> DiskLevels<W> {
         disk
     }
 
+    /// What building a level on `threads` threads adds to memory at its
+    /// peak (docs/disk.md, "Memory and disk"): the batch budget, a
+    /// frontier part being expanded and a merge's read buffers on each
+    /// thread, for the memory guard's address-space bound.
+    pub(super) fn peak_bytes(&self, threads: usize) -> u64 {
+        let part = self.parts.iter().map(|(f, e)| f.len + e.len).max();
+        let merge = (MAX_FAN_IN as u64 + 1) * runs::READ_BUFFER as u64;
+        self.budget as u64 + threads.max(1) as u64 * (part.unwrap_or(0) + merge)
+    }
+
     /// The states held in the visited runs.
     pub(super) fn visited(&self) -> u64 {
         self.runs.iter().flatten().map(|r| r.states).sum()

@@ -111,7 +111,13 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         levels: &[LevelStats],
         frontier: &[Part<S, W>],
     ) -> Option<Stopped> {
-        let bound = memory_bound(self.max_memory, &self.visited, levels, frontier, at.leaf);
+        let bound = memory_bound(
+            self.max_memory,
+            &self.visited,
+            levels,
+            frontier,
+            (at.leaf, at.threads),
+        );
         if bound.is_some() {
             return bound;
         }

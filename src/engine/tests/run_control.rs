@@ -188,7 +188,7 @@ fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
     assert!(!tight.complete);
     assert!(matches!(
         tight.stopped,
-        Some(Stopped::MemoryBound { depth: 1, limit: 1, needed, disk_needed: Some(disk) }) if needed > 1 && disk > 0
+        Some(Stopped::MemoryBound { depth: 1, limit: 1, needed, disk_needed: Some(disk), .. }) if needed > 1 && disk > 0
     ));
     assert_eq!(tight.level_counts(), vec![(0, 1, 1, 0, 0)]);
     assert!(
