@@ -32,6 +32,9 @@ enum Entry {
     /// A folder this run made for itself alone (a revision's checkout),
     /// removed with everything in it.
     Dir(PathBuf),
+    /// A folder its owner tidies with a function of its own (a
+    /// checkpoint: the links files past its last sealed level).
+    Tidy(PathBuf, fn(&Path) -> bool),
 }
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -70,6 +73,13 @@ pub fn track_spill(dir: &Path) {
 /// itself alone: a signal removes it whole.
 pub fn track_dir(dir: &Path) {
     registry().push(Entry::Dir(dir.to_path_buf()));
+}
+
+/// Registers the folder `dir`, which a signal (or the end of a process
+/// that lost a peer) leaves tidied by `tidy`, a function of the layer
+/// that knows its files (this one knows only names of its own).
+pub fn track_tidy(dir: &Path, tidy: fn(&Path) -> bool) {
+    registry().push(Entry::Tidy(dir.to_path_buf(), tidy));
 }
 
 /// Forgets the folder `dir` (removed by its maker).
@@ -114,6 +124,7 @@ pub fn remove_all_and_hold() -> usize {
             Entry::File(path) => fs::remove_file(path).is_ok(),
             Entry::Spill(dir) => remove_spill(dir),
             Entry::Dir(dir) => fs::remove_dir_all(dir).is_ok(),
+            Entry::Tidy(dir, tidy) => tidy(dir),
         };
         removed += usize::from(gone);
     }

@@ -525,3 +525,31 @@ fn an_address_space_limit_stops_a_disk_run_and_any_max_memory_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 51.12: a resume refuses up front, as a fresh run does, an entry
+/// of the wrong kind under a name the checkpoint will write (here a
+/// folder where a level's links file goes), rather than explore up to
+/// it and stop there.
+#[test]
+fn a_resume_refuses_up_front_an_entry_where_it_will_write() {
+    let dir = absent("resume-in-the-way");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let c = p("c");
+    let run = |extra: &[&str]| {
+        let (out, traces) = (p("o"), p("t"));
+        let mut args = vec!["models/ablations/no-gate.json", "--depth", "6"];
+        args.extend(["--out", &out, "--traces", &traces]);
+        args.extend_from_slice(extra);
+        check(&args)
+    };
+    let cut = run(&["--checkpoint", &c, "--max-levels", "3"]);
+    assert!(matches!(cut.status.code(), Some(1 | 3)), "{}", text(&cut));
+    std::fs::create_dir_all(dir.join("c/links-0005.bin")).unwrap();
+    let o = run(&["--resume", &c]);
+    let said = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert_eq!(said.trim_end().lines().count(), 1, "{said}");
+    assert!(said.contains("links-0005.bin"), "{said}");
+    assert!(dir.join("c/links-0005.bin").is_dir(), "kept as it was");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -418,8 +418,8 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
         vec!["models/ablations/no-gate.json", "--depth", "8"],
         vec!["models/default.json", "--depth", "7"],
     ] {
-        let c = p("c");
-        let all = [&args[..], &two[..], &["--out", &c, "--resume", &c]].concat();
+        let (c, out) = (p("c"), p("refused-out"));
+        let all = [&args[..], &two[..], &["--out", &out, "--resume", &c]].concat();
         let o = check(&all);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
@@ -464,8 +464,8 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     let mut bytes = std::fs::read(&visited).unwrap();
     bytes[9] ^= 0x40;
     std::fs::write(&visited, bytes).unwrap();
-    let d = damaged.to_str().unwrap();
-    let o = check(&[&model[..], &two[..], &["--out", d, "--resume", d]].concat());
+    let (d, out) = (damaged.to_str().unwrap(), p("damaged-out"));
+    let o = check(&[&model[..], &two[..], &["--out", &out, "--resume", d]].concat());
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
