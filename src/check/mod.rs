@@ -9,12 +9,16 @@ pub mod counterexample;
 pub mod dump;
 #[cfg(test)]
 mod faults;
+#[cfg(test)]
+mod forged;
 pub mod summary;
 
 pub use counterexample::Counterexample;
 
 use crate::config::{Expect, ModelConfig};
-use crate::engine::{self, Engine, EngineOptions, EngineReport, Labelled, LevelStats, Stopped};
+use crate::engine::{
+    self, Engine, EngineOptions, EngineReport, Labelled, LevelStats, StateCheck, Stopped,
+};
 use crate::invariants::{Invariant, Selection};
 use crate::model::coverage::Coverage;
 use crate::model::{property, Action, MemtxModel, ModelCodec, ModelSpec, ModelState, PropertyKind};
@@ -83,7 +87,9 @@ pub fn resumable(
     options: &CheckOptions,
     dir: &std::path::Path,
 ) -> Result<Vec<String>, String> {
-    engine::check_resumable(dir, &probe_options(config, options)).map(|r| r.skipped)
+    let codec = ModelCodec::new(&ModelSpec::from_config(config));
+    let states = StateCheck::new(&codec, options.engine.fingerprint);
+    engine::check_resumable(dir, &probe_options(config, options), Some(&states)).map(|r| r.skipped)
 }
 
 /// Makes `dir` ready for a fresh checkpoint of a check of `config` with

@@ -6,7 +6,7 @@
 use super::{CheckReport, Outcome, PropertyOutcome};
 use crate::build_info::BuildInfo;
 use crate::config::{ExpectCoverage, ModelConfig};
-use crate::engine::Stopped;
+use crate::engine::{MemoryLimit, Stopped};
 use crate::human;
 use crate::model::coverage::Coverage;
 use crate::model::PropertyKind;
@@ -223,6 +223,14 @@ struct StoppedJson {
     depth: Option<usize>,
     needed_bytes: Option<u64>,
     max_memory_bytes: Option<u64>,
+    /// `memory_bound`: the bound passed, `max_memory` (`needed_bytes` of
+    /// resident memory, past `max_memory_bytes`) or `address_space`
+    /// (`needed_bytes` of address space, past `address_space_bytes`,
+    /// what `ulimit -v`/`-d` leave the run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bound: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address_space_bytes: Option<u64>,
     /// `memory_bound`: the disk a `--disk` run would need (docs/disk.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     disk_needed_bytes: Option<u64>,
@@ -350,15 +358,21 @@ fn stopped_json(stopped: &Stopped) -> StoppedJson {
             depth,
             needed,
             limit,
+            by,
             disk_needed,
-        } => StoppedJson {
-            reason: "memory_bound",
-            depth: Some(depth),
-            needed_bytes: Some(needed),
-            max_memory_bytes: Some(limit),
-            disk_needed_bytes: disk_needed,
-            ..StoppedJson::default()
-        },
+        } => {
+            let space = by == MemoryLimit::AddressSpace;
+            StoppedJson {
+                reason: "memory_bound",
+                depth: Some(depth),
+                needed_bytes: Some(needed),
+                max_memory_bytes: (!space).then_some(limit),
+                bound: Some(if space { "address_space" } else { "max_memory" }),
+                address_space_bytes: space.then_some(limit),
+                disk_needed_bytes: disk_needed,
+                ..StoppedJson::default()
+            }
+        }
         Stopped::LevelLimit => StoppedJson {
             reason: "level_limit",
             ..StoppedJson::default()
@@ -380,11 +394,18 @@ pub fn stopped_line(report: &CheckReport) -> Option<String> {
             depth,
             needed,
             limit,
+            by,
             disk_needed,
         } => format!(
-            "stopped before depth {depth}: exploring it needs about {}, more than --max-memory {}{}; depths 0..={} are complete and checked, the bound was NOT reached",
+            "stopped before depth {depth}: exploring it needs about {}, more than {}{}; depths 0..={} are complete and checked, the bound was NOT reached",
             human::bytes(*needed),
-            human::bytes(*limit),
+            match by {
+                MemoryLimit::MaxMemory => format!("--max-memory {}", human::bytes(*limit)),
+                MemoryLimit::AddressSpace => format!(
+                    "the {} of address space the address-space limit (ulimit -v/-d) leaves it",
+                    human::bytes(*limit)
+                ),
+            },
             disk_needed.map_or(String::new(), |d| format!(
                 "; a --disk run would need at most about {} of disk",
                 human::bytes(d)

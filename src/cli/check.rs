@@ -22,11 +22,12 @@ use crate::check::summary::{
 };
 use crate::check::{self, CheckOptions, CheckReport, Counterexample};
 use crate::config::{BoundOverrides, ModelConfig};
+use crate::distributed::Hosts;
 use crate::engine;
 use crate::explore;
 use crate::model::coverage::unknown_branch;
 use crate::outputs::growth_svg;
-use crate::outputs::{refuse_blessed, scratch, FolderLock};
+use crate::outputs::{refuse_blessed, refuse_planted, scratch, FolderLock};
 use crate::replay::render_text;
 use std::path::Path;
 
@@ -35,11 +36,9 @@ pub fn run(plan: &CheckPlan) -> Result<Verdict, CliError> {
     let config = load(&plan.model, &plan.bounds, plan.symmetry)?;
     let out = report_dir(plan.out.as_deref(), &config.name)?;
     if let Distribution::Local { processes: n, .. } = plan.distribution {
-        // One line here rather than one from each process.
-        let placeholders = vec![String::new(); n];
-        hosts_run(plan).check_resumable(&config, placeholders, 0..n)?;
-        // Held by this parent while its processes (--hosts, unlocked) run.
-        let _locks = prepare_run_dirs(plan, &out, || Ok(()))?;
+        // Taken, judged and held for its processes by this parent while
+        // they run: one line here rather than one from each process.
+        let _locks = prepare_run_dirs(plan, &config, &out, || Ok(()))?;
         return cluster::run_local(n);
     }
     let Some((report, written)) = check_and_write(plan, &config, &out)? else {
@@ -120,13 +119,13 @@ pub fn check_and_write(
             process,
             connect_timeout,
         } => {
-            let unlocked = prepare_run_dirs(plan, out, || Ok(()))?;
+            let locks = prepare_run_dirs(plan, config, out, || Ok(()))?;
             let run = cluster::HostsRun {
                 spill_dir: Some(out.join("links")),
                 ..hosts_run(plan)
             };
             match cluster::check_on_hosts(&run, file, *process, *connect_timeout, config)? {
-                Some(report) => (report, unlocked),
+                Some(report) => (report, locks),
                 None => return Ok(None),
             }
         }
@@ -136,7 +135,7 @@ pub fn check_and_write(
             // writes nothing).
             // A fresh checkpoint goes into an empty folder or over one of
             // the same run, cleared by name; anything else is refused.
-            let locks = prepare_run_dirs(plan, out, || {
+            let locks = prepare_run_dirs(plan, config, out, || {
                 let engine = &options.engine;
                 match (
                     &engine.resume,
@@ -148,9 +147,14 @@ pub fn check_and_write(
                 }
                 Ok(())
             })?;
-            // Parent links spilled under --out go if a signal ends the run.
+            // Parent links spilled under --out go if a signal ends the
+            // run, and a checkpoint keeps no links past its last level.
             if let Some(spill) = &options.engine.spill_dir {
                 scratch::track_spill(spill);
+            }
+            let engine = &options.engine;
+            if let Some(dir) = engine.checkpoint.as_ref().or(engine.disk.as_ref()) {
+                scratch::track_tidy(dir, engine::level_files::remove_unsealed_links);
             }
             (check::run(config, options), locks)
         }
@@ -166,10 +170,14 @@ pub fn check_and_write(
 /// after it, and locked for the run ([`prepare_dir`]): keep the locks
 /// until the reports are written; `before_out` runs once the others are
 /// locked, before `out` is made. The processes of one distributed run
-/// share their folders (each writes its own part), so `--hosts` probes
-/// them unlocked.
+/// share the checkpoint and `--out` (each writes its own part), so each
+/// part is taken and locked instead ([`cluster::HostsRun::take_parts`]):
+/// for every process by the parent of `--local-processes`, for itself by
+/// a `--hosts` process (then the report folder by process 0 only); a
+/// process the parent started finds them held for it.
 fn prepare_run_dirs(
     plan: &CheckPlan,
+    config: &ModelConfig,
     out: &Path,
     before_out: impl FnOnce() -> Result<(), CliError>,
 ) -> Result<Vec<FolderLock>, CliError> {
@@ -183,19 +191,32 @@ fn prepare_run_dirs(
     // Not locked (runs share a traces folder): only the temporaries of
     // runs whose process is gone.
     scratch::sweep_leftovers(&plan.traces, false);
+    let (parts, reports) = match &plan.distribution {
+        Distribution::Single => (None, true),
+        Distribution::Local { processes: n, .. } => (Some((vec![String::new(); *n], 0..*n)), true),
+        Distribution::Hosts { .. } if cluster::started_by_parent() => (None, false),
+        Distribution::Hosts { file, process, .. } => {
+            let addresses = Hosts::read(file, *process)?.addresses;
+            (Some((addresses, *process..*process + 1)), *process == 0)
+        }
+    };
     let mut locks = Vec::new();
     for (dir, flag) in dirs {
-        if plan.on_hosts() {
-            ensure_writable(dir, flag)?;
-        } else {
+        if plan.distribution == Distribution::Single {
             locks.push(prepare_dir(dir, flag)?);
+        } else {
+            ensure_writable(dir, flag)?;
         }
     }
+    if let Some((addresses, processes)) = parts {
+        locks.extend(hosts_run(plan).take_parts(config, addresses, processes, out)?);
+    }
     before_out()?;
-    if plan.on_hosts() {
-        ensure_writable(out, "--out")?;
-    } else {
+    if reports {
         locks.push(prepare_dir(out, "--out")?);
+    } else {
+        refuse_planted(out, "--out").map_err(CliError)?;
+        ensure_writable(out, "--out")?;
     }
     Ok(locks)
 }

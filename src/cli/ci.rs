@@ -150,8 +150,8 @@ pub fn run(plan: &CiPlan) -> Result<Verdict, CliError> {
         let (result, report) = run_one(plan, &config, &definition(&declared), &file)?;
         print(&model_line(&result))?;
         if plan.update_expect {
-            let changes = update_expect(&file, &report)?;
-            for line in &changes {
+            let (changes, kept) = update_expect(&file, &report, capped)?;
+            for line in changes.iter().chain(&kept) {
                 print(&format!("       {line}\n"))?;
             }
             expect_changes.extend(changes);
@@ -201,11 +201,21 @@ fn refuse_unwritable(plan: &CiPlan, models: &[(PathBuf, ModelConfig)]) -> Result
 }
 
 /// Rewrites `file`'s `expect` block to what `report` found (its coverage
-/// expectation kept); the changes, one line each.
-fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>, CliError> {
+/// expectation kept); the changes, and what was kept, one line each. A
+/// run `capped` at a
+/// depth below the model's own bound writes only what it could see
+/// (issue 51.10: a baseline never weakens silently): a violation it
+/// found, or a verdict that holds where the block expects a violation
+/// within the cap; a violation the block expects deeper than the cap, or
+/// at no stated depth, is kept, and a line says so.
+fn update_expect(
+    file: &Path,
+    report: &check::CheckReport,
+    capped: Option<usize>,
+) -> Result<(Vec<String>, Vec<String>), CliError> {
     let old = &report.config.expect;
     let mut new = old.clone();
-    let mut changes = Vec::new();
+    let (mut changes, mut kept) = (Vec::new(), Vec::new());
     for p in report.invariants() {
         let PropertyKind::Invariant(inv) = p.kind else {
             continue;
@@ -219,6 +229,19 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
             check::Outcome::Violated { depth } => Expect::violated(p.clause, Some(depth)),
             _ => Expect::Holds,
         };
+        if let (Some(cap), Some(expected @ Expect::Violated { depth, .. }), Expect::Holds) =
+            (capped, before, found)
+        {
+            if depth.is_none_or(|d| d > cap) {
+                kept.push(format!(
+                    "{}: expect.{}: kept {} (--max-depth {cap} cannot see it)",
+                    file.display(),
+                    inv.name(),
+                    expected.describe()
+                ));
+                continue;
+            }
+        }
         if before != Some(found) {
             changes.push(format!(
                 "{}: expect.{}: {} → {}",
@@ -231,7 +254,7 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
         new.verdicts[inv as usize] = Some(found);
     }
     if changes.is_empty() {
-        return Ok(changes);
+        return Ok((changes, kept));
     }
     let text =
         std::fs::read_to_string(file).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
@@ -243,7 +266,7 @@ fn update_expect(file: &Path, report: &check::CheckReport) -> Result<Vec<String>
     })?;
     write_atomic(file, rewritten.as_bytes())
         .map_err(|e| CliError(format!("{}: cannot rewrite: {e}", file.display())))?;
-    Ok(changes)
+    Ok((changes, kept))
 }
 
 fn deeper_than(depth: Depth, cap: usize) -> bool {

@@ -5,17 +5,19 @@
 //! refused here, before connecting.
 
 use super::exit::{CliError, Verdict};
+use super::files::take_folder;
 use super::interrupt;
 use super::progress::Lines;
 use crate::check::{self, CheckReport};
 use crate::config::ModelConfig;
 use crate::distributed::{self, Cluster, Hosts, Layout};
-use crate::engine::{self, EngineOptions, FingerprintWidth, Labelled, Reduced};
+use crate::engine::{self, EngineOptions, FingerprintWidth, Labelled, Reduced, StateCheck};
 use crate::invariants::Selection;
 use crate::model::{MemtxModel, ModelCodec, ModelSpec};
-use crate::outputs::scratch;
+use crate::outputs::{refuse_planted, scratch, FolderLock, LINKS};
 use std::ffi::OsString;
 use std::net::TcpListener;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
@@ -62,24 +64,69 @@ impl HostsRun {
         }
     }
 
-    /// With `--resume`: whether processes `processes` of a run on
-    /// `addresses` may resume the checkpoint (one line if not).
-    pub(super) fn check_resumable(
+    /// Takes processes `processes`' folders on this machine for a run on
+    /// `addresses` (docs/distributed.md, "Checkpoints"): each process's
+    /// part of the checkpoint (`C/process-I`) or, without one, of the
+    /// parent links spilled under `out` (`OUT/links/process-I`), judged as
+    /// a plain run's folder is (`distributed::parts`: a fresh checkpoint
+    /// over one of this run cleared by name, a resumed one read back, no
+    /// symlink followed, no user's file taken) and locked, so that a
+    /// second run into the same parts is refused while this one runs.
+    /// The locks, to keep until the run's last file is written.
+    pub(super) fn take_parts(
         &self,
         config: &ModelConfig,
         addresses: Vec<String>,
-        processes: std::ops::Range<usize>,
-    ) -> Result<(), CliError> {
-        let Some(dir) = self.checkpoint.as_ref().filter(|_| self.resume) else {
-            return Ok(());
+        processes: Range<usize>,
+        out: &Path,
+    ) -> Result<Vec<FolderLock>, CliError> {
+        let threads = self.threads.max(1);
+        // Nothing is made through a link planted under --out.
+        refuse_planted(out, "--out")?;
+        let Some(dir) = &self.checkpoint else {
+            let links = out.join(LINKS);
+            return processes
+                .map(|p| {
+                    let lock = take_folder(&distributed::part_folder(&links, p)?, "--out", true)?;
+                    distributed::prepare_spill(&links, p)?;
+                    Ok(lock)
+                })
+                .collect();
         };
+        let flag = if self.resume {
+            "--resume"
+        } else {
+            "--checkpoint"
+        };
+        distributed::refuse_foreign(dir, !self.resume)?;
+        let locks = processes
+            .clone()
+            .map(|p| take_folder(&distributed::part_folder(dir, p)?, flag, true))
+            .collect::<Result<Vec<_>, _>>()?;
+        let n = addresses.len();
         let layout = Layout::of(&self.cluster(config, addresses, 0), &self.options(config));
-        let near = check::near_identities(config, self.properties);
-        for process in processes {
-            distributed::check_resumable(dir, process, &layout, &near)?;
+        if !self.resume {
+            for process in processes {
+                distributed::prepare_part(dir, process, &layout)?;
+            }
+            return Ok(locks);
         }
-        Ok(())
+        let near = check::near_identities(config, self.properties);
+        let codec = ModelCodec::new(&ModelSpec::from_config(config));
+        let states = StateCheck::new(&codec, self.fingerprint);
+        for process in processes {
+            distributed::refuse_in_the_way_of_resume(dir, process)?;
+            distributed::check_resumable(dir, process, &layout, &near, Some(&states))?;
+        }
+        distributed::common_level(dir, n, threads)?;
+        Ok(locks)
     }
+}
+
+/// Whether this process was started by `--local-processes`, whose parent
+/// holds the run's folders for it.
+pub(super) fn started_by_parent() -> bool {
+    std::env::var_os(interrupt::PARENT_PIPE_ENV).is_some()
 }
 
 /// Runs this process's part of the check of `config` on the hosts of
@@ -92,7 +139,6 @@ pub(super) fn check_on_hosts(
     config: &ModelConfig,
 ) -> Result<Option<CheckReport>, CliError> {
     let hosts = Hosts::read(hosts, process)?;
-    run.check_resumable(config, hosts.addresses.clone(), process..process + 1)?;
     if (0..hosts.addresses.len()).any(|i| !hosts.is_loopback(i)) {
         eprintln!(
             "memtx-check: warning: the links between processes are unauthenticated and unencrypted (timely's TCP): use them on a trusted network only"
@@ -112,6 +158,7 @@ pub(super) fn check_on_hosts(
         opts.max_memory = default_share(&cluster.addresses, process);
     }
     let workers = cluster.addresses.len() * run.threads;
+    track_part(run, process);
     distributed::install_failure_hook(process);
     let shared = Arc::clone(&model);
     let report = if config.symmetry {
@@ -125,6 +172,32 @@ pub(super) fn check_on_hosts(
         let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
         check::assemble(config, model, &report, None, workers, started)
     }))
+}
+
+/// Registers what process `process` leaves tidy however it ends but
+/// `kill -9` (a signal, a lost peer: `scratch`): the parent links its
+/// workers spill under `--out`, or the links files past its part's last
+/// sealed level.
+fn track_part(run: &HostsRun, process: usize) {
+    let (dir, spill) = match (&run.checkpoint, &run.spill_dir) {
+        (Some(dir), _) => (dir, false),
+        (None, Some(links)) => (links, true),
+        (None, None) => return,
+    };
+    let part = distributed::part_dir(dir, process);
+    for thread in 0..run.threads.max(1) {
+        let worker = distributed::worker_of(&part, thread);
+        if spill {
+            scratch::track_spill(&worker);
+        } else {
+            scratch::track_tidy(&worker, engine::level_files::remove_unsealed_links);
+        }
+    }
+    if spill {
+        // Then the folders they leave empty.
+        scratch::track_spill(&part);
+        scratch::track_spill(dir);
+    }
 }
 
 /// Without `--max-memory`: [`engine::default_max_memory`] (as a plain check),

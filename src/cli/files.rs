@@ -34,21 +34,29 @@ pub fn prepare_dir(dir: &Path, flag: &str) -> Result<FolderLock, CliError> {
     if report_folder {
         refuse_planted(dir, flag).map_err(CliError)?;
     }
-    let made = first_missing(dir);
-    ensure_writable(dir, flag)?;
-    let mut lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
-    if report_folder {
-        // A run that ends without its report (refused after this point)
-        // leaves no empty report folder behind.
-        lock.remove_if_left_empty(made);
-    }
-    ensure_writable(dir, flag)?;
+    // A run that ends without its report (refused after this point)
+    // leaves no empty report folder behind.
+    let lock = take_folder(dir, flag, report_folder)?;
     // Locked, so the temporaries it holds are of runs that were killed,
     // and so are the parent links spilled under a report folder.
     scratch::sweep_leftovers(dir, true);
     if report_folder {
         scratch::sweep_spill(&dir.join(LINKS));
     }
+    Ok(lock)
+}
+
+/// Creates `dir` if missing, probes it ([`ensure_writable`]) and locks
+/// it for this run ([`FolderLock`]); with `made_goes`, a folder the run
+/// made is removed again if the run ends leaving it empty.
+pub fn take_folder(dir: &Path, flag: &str, made_goes: bool) -> Result<FolderLock, CliError> {
+    let made = first_missing(dir);
+    ensure_writable(dir, flag)?;
+    let mut lock = FolderLock::acquire(dir, flag).map_err(CliError)?;
+    if made_goes {
+        lock.remove_if_left_empty(made);
+    }
+    ensure_writable(dir, flag)?;
     Ok(lock)
 }
 

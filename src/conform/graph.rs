@@ -77,6 +77,8 @@ pub struct Graph {
 pub struct MemoryBound {
     /// The depth of the states being expanded.
     pub depth: usize,
+    /// Cutting random walks instead: the walks cut so far.
+    pub walks: Option<u64>,
     /// What the walk would need with its largest collection grown.
     pub needed: u64,
     pub limit: u64,
@@ -84,18 +86,27 @@ pub struct MemoryBound {
 
 impl std::fmt::Display for MemoryBound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "cutting the suite from the model's graph would need {} of memory at depth {}, more than the bound of {} (--depth smaller, or more memory)",
+        let (needed, limit) = (
             crate::human::bytes(self.needed),
-            self.depth,
-            crate::human::bytes(self.limit)
-        )
+            crate::human::bytes(self.limit),
+        );
+        match self.walks {
+            Some(walks) => write!(
+                f,
+                "cutting the suite's random walks would need {needed} of memory after {} walks, more than the bound of {limit} (fewer --walks, or more memory)",
+                crate::human::count(walks)
+            ),
+            None => write!(
+                f,
+                "cutting the suite from the model's graph would need {needed} of memory at depth {}, more than the bound of {limit} (--depth smaller, or more memory)",
+                self.depth
+            ),
+        }
     }
 }
 
-/// Edges walked between two looks at the resident memory.
-const GUARD_EVERY: u32 = 1 << 12;
+/// Edges walked (or walks cut) between two looks at the memory.
+pub(super) const GUARD_EVERY: u32 = 1 << 12;
 
 /// How far a walk went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,6 +200,7 @@ pub fn walk(
                             complete: false,
                             stopped: Some(MemoryBound {
                                 depth,
+                                walks: None,
                                 needed,
                                 limit,
                             }),

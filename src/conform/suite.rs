@@ -58,31 +58,61 @@ pub struct Traces {
     pub covers: Vec<BranchCover>,
     /// `branches` only: the branches no trace takes, in order.
     pub unreached: Vec<&'static str>,
-    /// The graph walk behind `branches` and `transitions`.
+    /// The graph walk behind `branches` and `transitions` (for
+    /// `random`, only where the memory bound stopped the cutting).
     pub walked: Option<Walked>,
 }
 
-/// The traces of `suite` on `model`.
-/// The graph walk behind `branches` and `transitions` stops when the
-/// resident memory passes `max_memory` (`Traces::walked` says so).
+/// The traces of `suite` on `model`. Cutting them stops when the memory
+/// they would need passes `max_memory` (`Traces::walked` says so).
 pub fn traces(model: &MemtxModel, suite: Suite, max_memory: Option<u64>) -> Traces {
     match suite {
         Suite::Branches { depth } => branches(model, depth, max_memory),
         Suite::Transitions { depth } => transitions(model, depth, max_memory),
-        Suite::Random { walks, steps, seed } => Traces {
-            traces: (0..walks)
-                .map(|i| {
-                    let seen = Seen {
-                        states: &mut HashSet::new(),
-                        coverage: &mut Coverage::new(),
-                    };
-                    random_walk(model, walk_seed(seed, i), steps, seen, true).actions
-                })
-                .collect(),
-            covers: Vec::new(),
-            unreached: Vec::new(),
-            walked: None,
-        },
+        Suite::Random { walks, steps, seed } => random(model, (walks, steps, seed), max_memory),
+    }
+}
+
+/// The random suite's walks, cut one by one (never a list sized by
+/// `--walks` up front) and held to the memory guard's bound as the graph
+/// walk is ([`graph::GUARD_EVERY`] walks apart): past it, the walks cut so
+/// far and `walked` saying why it stopped.
+fn random(
+    model: &MemtxModel,
+    (walks, steps, seed): (u64, usize, u64),
+    max_memory: Option<u64>,
+) -> Traces {
+    let mut traces: Vec<Vec<Action>> = Vec::new();
+    let mut stopped = None;
+    for i in 0..walks {
+        if let Some(limit) = max_memory.filter(|_| i % u64::from(graph::GUARD_EVERY) == 0) {
+            let largest = (traces.capacity() * size_of::<Vec<Action>>()) as u64;
+            if let Some((needed, limit)) = crate::engine::growth_over_bound(limit, largest) {
+                stopped = Some(graph::MemoryBound {
+                    depth: 0,
+                    walks: Some(i),
+                    needed,
+                    limit,
+                });
+                break;
+            }
+        }
+        let seen = Seen {
+            states: &mut HashSet::new(),
+            coverage: &mut Coverage::new(),
+        };
+        traces.push(random_walk(model, walk_seed(seed, i), steps, seen, true).actions);
+    }
+    Traces {
+        traces,
+        covers: Vec::new(),
+        unreached: Vec::new(),
+        walked: stopped.map(|m| Walked {
+            depth: 0,
+            states: 0,
+            complete: false,
+            stopped: Some(m),
+        }),
     }
 }
 

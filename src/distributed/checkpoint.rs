@@ -23,8 +23,8 @@ use crate::engine::level_files::{
     cannot_write, complete_levels, level_dir, links_file, read_meta, write_meta, RunIdentity,
 };
 use crate::engine::seal::{check_file, damaged, Seal};
-use crate::engine::Visited;
-use crate::engine::{read_memory_level, save_memory_level, LevelRecord, Restored};
+use crate::engine::{check_memory_level, read_memory_level, save_memory_level};
+use crate::engine::{LevelRecord, Restored, StateCheck, Visited};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -64,10 +64,30 @@ struct Meta {
     files: Option<u32>,
 }
 
+/// The folder of process `process`'s part in `dir` (a checkpoint, or the
+/// spill folder `OUT/links`).
+pub fn part_dir(dir: &Path, process: usize) -> PathBuf {
+    dir.join(format!("process-{process}"))
+}
+
+/// The folder of worker `thread` in the part folder `part`.
+pub fn worker_of(part: &Path, thread: usize) -> PathBuf {
+    part.join(format!("worker-{thread}"))
+}
+
 /// The directory of worker `thread` of process `process` in `dir`.
 pub(crate) fn worker_dir(dir: &Path, process: usize, thread: usize) -> PathBuf {
-    dir.join(format!("process-{process}"))
-        .join(format!("worker-{thread}"))
+    worker_of(&part_dir(dir, process), thread)
+}
+
+/// Whether level `depth` of the worker folder `worker` is a part of a
+/// run of `layout` (for a fresh run to replace it): `Err` saying why not.
+pub(super) fn same_run(worker: &Path, depth: usize, layout: &Layout) -> Result<(), String> {
+    let meta: Meta = read_meta(&level_dir(worker, depth))?;
+    match mismatch(worker, &meta.layout, layout, &[]) {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
 }
 
 /// A worker's part of a completed level, as [`load`] reads it: the run
@@ -137,19 +157,21 @@ fn check_meta(meta: &Meta, level: &Path, depth: usize) -> Result<(), String> {
 }
 
 /// Reads every file of level `depth` of the worker in `dir` back against
-/// the seals its meta records, without keeping them.
-fn check_level(dir: &Path, depth: usize) -> Result<Meta, String> {
+/// the seals its meta records, without keeping them, each state of its
+/// frontier judged by `states`.
+fn check_level(dir: &Path, depth: usize, states: Option<&StateCheck>) -> Result<Meta, String> {
     let level = level_dir(dir, depth);
     let meta: Meta = read_meta(&level)?;
     check_meta(&meta, &level, depth)?;
-    let files = [
-        (level.join("visited.bin"), meta.record.seals.visited),
-        (level.join("frontier.bin"), meta.record.seals.frontier),
-    ];
+    let seals = (meta.record.seals.visited, meta.record.seals.frontier);
+    match meta.layout.run.fingerprint_bits {
+        128 => check_memory_level::<u128>(&level, seals, states)?,
+        _ => check_memory_level::<u64>(&level, seals, states)?,
+    };
     let links = (1..=depth)
         .map(|d| links_file(dir, d))
         .zip(meta.record.seals.links.iter().copied());
-    for (path, seal) in files.into_iter().chain(links) {
+    for (path, seal) in links {
         check_file(&path, seal)?;
     }
     Ok(meta)
@@ -165,6 +187,7 @@ pub fn check_resumable(
     process: usize,
     layout: &Layout,
     near: &[(String, String)],
+    states: Option<&StateCheck>,
 ) -> Result<(), String> {
     for thread in 0..layout.threads {
         let worker = worker_dir(dir, process, thread);
@@ -184,7 +207,7 @@ pub fn check_resumable(
             return Err(line);
         }
         for depth in complete_levels(&worker) {
-            let meta = check_level(&worker, depth)?;
+            let meta = check_level(&worker, depth, states)?;
             if let Some([p, t]) = meta.part.filter(|&part| part != [process, thread]) {
                 return Err(format!(
                     "{}: holds the part of process {p} worker {t} (its level-{depth:04}/meta.json says so), not of process {process} worker {thread}: were the process folders swapped or copied?",

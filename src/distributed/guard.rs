@@ -4,7 +4,8 @@
 //! `engine::added`: the growth of its visited set, and what its part of
 //! the next level will hold beyond its part of this one, here with what
 //! a worker builds a level with, [`building`]), and sends it
-//! with its process's resident memory and bound to every worker
+//! with its process's resident memory, address space and bounds to
+//! every worker
 //! (`engine::guard`'s `Estimate`, as a packet). The engine's guard judges
 //! every worker's figures alike: if any process passes its bound, every
 //! worker stops before the level (after checking it), so all stop
@@ -23,8 +24,10 @@ impl Estimate {
         let mut p = Packet::new(GUARD);
         p.u64(self.process)
             .u64(self.resident)
+            .u64(self.space)
             .u64(self.added)
             .u64(self.limit)
+            .u64(self.space_limit)
             .u64(batches as u64);
         p
     }
@@ -35,8 +38,10 @@ impl Estimate {
         let estimate = Estimate {
             process: r.u64(),
             resident: r.u64(),
+            space: r.u64(),
             added: r.u64(),
             limit: r.u64(),
+            space_limit: r.u64(),
         };
         (estimate, r.u64() as usize)
     }
@@ -66,10 +71,11 @@ pub(crate) fn building<W: Word>(links_held: bool) -> u64 {
 /// pass its bound there (the engine's guard, `engine::guard`, on every
 /// worker's estimate).
 pub(crate) fn verdict(all: &[Estimate], depth: usize) -> Option<Stopped> {
-    over_bound(all).map(|(needed, limit)| Stopped::MemoryBound {
+    over_bound(all).map(|p| Stopped::MemoryBound {
         depth,
-        needed,
-        limit,
+        needed: p.needed,
+        limit: p.limit,
+        by: p.by,
         disk_needed: None,
     })
 }

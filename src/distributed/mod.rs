@@ -46,6 +46,7 @@ mod hosts;
 mod links;
 mod net;
 mod outbox;
+mod parts;
 mod peers;
 mod setup;
 mod shard;
@@ -57,12 +58,17 @@ mod worker;
 #[cfg(test)]
 mod tests;
 
-pub use checkpoint::{check_resumable, Layout};
+pub use checkpoint::{check_resumable, part_dir, worker_of, Layout};
 pub use hosts::{Hosts, MAX_PROCESSES};
+pub use parts::{
+    common_level, part_folder, prepare_part, prepare_spill, refuse_foreign,
+    refuse_in_the_way_of_resume,
+};
 use setup::{Checkpointing, Setup};
 
 use crate::engine::level_files::RunIdentity;
 use crate::engine::{EngineOptions, EngineReport, FingerprintWidth, StateCodec, Transitions};
+use crate::outputs::scratch;
 use stateright::Model;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -185,29 +191,49 @@ where
     Ok(first)
 }
 
+/// What a worker found wrong with the run's input once the processes
+/// were connected (parts of two runs' checkpoints with no level in
+/// common, on machines that could not see each other's before): the
+/// failure hook ends the process with it, exit 2, as bad input.
+pub(crate) struct BadInput(pub(crate) String);
+
 /// From now on, a panic anywhere in this process — timely's links
 /// panic when a peer dies or a connection breaks ("timely communication
 /// error: …"), and its other threads then fail on poisoned queues — ends
 /// the process at once with one line on stderr and exit code 3
-/// (inconclusive), instead of a dump of panics or a hang.
+/// (inconclusive), instead of a dump of panics or a hang; a [`BadInput`]
+/// one with exit code 2. Either way it first removes what the process
+/// registered as its temporaries (`outputs::scratch`: its spilled parent
+/// links, the links files past its checkpoint's last sealed level), as a
+/// signal does.
 pub fn install_failure_hook(process: usize) {
     static REPORTED: AtomicBool = AtomicBool::new(false);
     std::panic::set_hook(Box::new(move |info| {
-        if !REPORTED.swap(true, Ordering::SeqCst) {
-            let message = info
-                .payload()
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| info.payload().downcast_ref::<&str>().copied())
-                .unwrap_or("a worker failed");
-            let first = message.lines().next().unwrap_or_default();
-            if first.contains("timely communication error") {
-                eprintln!(
-                    "memtx-check: process {process}: lost a peer process ({first}); the run is abandoned"
-                );
-            } else {
-                eprintln!("memtx-check: process {process}: {first}; the run is abandoned");
+        if REPORTED.swap(true, Ordering::SeqCst) {
+            // The first thread to panic reports and exits; this one waits
+            // for it rather than unwind into the run's end.
+            loop {
+                std::thread::park();
             }
+        }
+        scratch::remove_all_and_hold();
+        if let Some(BadInput(line)) = info.payload().downcast_ref::<BadInput>() {
+            eprintln!("memtx-check: error: {}", crate::input::one_line(line));
+            std::process::exit(2);
+        }
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("a worker failed");
+        let first = message.lines().next().unwrap_or_default();
+        if first.contains("timely communication error") {
+            eprintln!(
+                "memtx-check: process {process}: lost a peer process ({first}); the run is abandoned"
+            );
+        } else {
+            eprintln!("memtx-check: process {process}: {first}; the run is abandoned");
         }
         std::process::exit(3);
     }));

@@ -18,12 +18,15 @@ use super::guard::{self, Estimate};
 use super::links::LinkLevels;
 use super::net::Net;
 use super::outbox::Outbox;
+use super::parts::no_common_level;
 use super::setup::{Checkpointing, Setup};
 use super::shard::Shard;
 use super::totals::LevelReport;
 use super::wire::{Packet, CANDIDATES, IDENTITY, LEAF_CANDIDATES, LEVELS};
 use super::word::Word;
-use crate::engine::{self, predict_new, resident_bytes, Batch, Building, Decisions};
+use super::BadInput;
+use crate::engine::level_files::remove_unsealed_links;
+use crate::engine::{self, predict_new, Batch, Building, Decisions};
 use crate::engine::{Found, LevelRecord, LevelStats, LevelStore, Link, LinkStore, Part, Restored};
 use crate::engine::{Stopped, Transitions, WaysBack, WriteMeta};
 use stateright::Model;
@@ -98,11 +101,12 @@ where
         }
     }
 
-    /// A fresh run: files an older run left in this worker's directory
-    /// are not ours; its links go there.
+    /// A fresh run: its links go into this worker's directory, which
+    /// the command made ready by name before connecting (an older run's
+    /// files of the same run cleared, anything else refused:
+    /// `distributed::parts`).
     pub(crate) fn start_afresh(&mut self) {
         if let Some(dir) = self.dir() {
-            let _ = std::fs::remove_dir_all(&dir);
             self.links = LinkLevels::in_dir(&dir, Vec::new());
         }
     }
@@ -122,12 +126,9 @@ where
             .iter()
             .rev()
             .find(|&&d| all.iter().all(|p| p.holds_u64(d as u64)))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{}: no level is checkpointed by every process (resume with the DIR each process wrote)",
-                    c.dir.display()
-                )
-            });
+            // Bad input, found only now if the parts are on machines that
+            // do not see each other's (exit 2, not 3).
+            .unwrap_or_else(|| std::panic::panic_any(BadInput(no_common_level(&c.dir))));
         let SavedPart {
             restored,
             visited,
@@ -173,10 +174,13 @@ where
     /// A file of the run could not be written (a full disk): the links
     /// spilled so far are removed and the process ends on `error`, one
     /// line (`install_failure_hook`: exit 3, the run abandoned); the
-    /// checkpoint keeps the levels it wrote whole. (Its peers could not
-    /// go on without it.)
+    /// checkpoint keeps the levels it wrote whole, and no links file past
+    /// them (as a plain run's). (Its peers could not go on without it.)
     fn abandon(&self, error: String) -> ! {
         self.remove_spilled_links();
+        if let Some(c) = &self.setup.checkpoint {
+            remove_unsealed_links(&self.worker_dir(&c.dir));
+        }
         panic!("{error}");
     }
 
@@ -195,12 +199,10 @@ where
         let shard = self.net.shard.borrow();
         let added = engine::added(shard.visited(), expected, frontier, at.leaf, building);
         drop(shard);
+        // Without --max-memory, only the address-space limit bounds it.
         let mine = Estimate {
             process: (self.me / self.setup.threads) as u64,
-            resident: resident_bytes(),
-            added,
-            // Without a bound, one no estimate passes.
-            limit: self.setup.opts.max_memory.unwrap_or(u64::MAX),
+            ..Estimate::here(added, self.setup.opts.max_memory, self.setup.threads)
         };
         let packet = mine.packet(at.batches);
         let gone = "a process left the run early";

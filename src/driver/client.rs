@@ -4,11 +4,11 @@
 //! both sides blocking on full pipes), its answers read by another and
 //! handed over with a deadline, the last lines of its standard error kept
 //! for the message when it breaks the protocol. Dropping a [`Driver`]
-//! closes its input and kills it: nothing is left running. The driver
-//! runs in a process group of its own, and the whole group and every
-//! descendant are killed ([`super::reaper`]), so a driver that is a
-//! script starting the real one (`sh -c`, a Python wrapper, a `setsid`
-//! child) leaves nothing behind either.
+//! closes its input and kills it: nothing is left running. The driver is
+//! a child the reaper owns ([`super::reaper`]): its group, its
+//! descendants and every process carrying its mark are killed, so a
+//! driver that is a script starting the real one (`sh -c`, a Python
+//! wrapper, a `setsid` child) leaves nothing behind either.
 //!
 //! Answers come back as JSON values, not as this crate's types: what is
 //! compared is what the driver wrote ([`super::compare`]).
@@ -104,23 +104,14 @@ impl Driver {
     /// `timeout` of the previous one (or of the request, when none was
     /// pending).
     pub fn start(program: &str, args: &[String], timeout: Duration) -> Result<Driver, DriverFault> {
-        use std::os::unix::process::CommandExt;
-        let mut child = Command::new(program)
-            .args(args)
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| DriverFault::Start(format!("{program}: {e}")))?;
-        if !super::reaper::started(child.id()) {
-            super::reaper::kill_tree(child.id());
-            let _ = child.wait();
-            super::reaper::finished(child.id());
-            return Err(DriverFault::Start(format!(
-                "{program}: the run is stopping"
-            )));
-        }
+        let mut child = super::reaper::spawn(
+            Command::new(program)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .map_err(|e| DriverFault::Start(format!("{program}: {e}")))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr_pipe = child.stderr.take().expect("piped");
@@ -198,11 +189,9 @@ impl Driver {
         Ok(value)
     }
 
-    /// Kills the driver's process group (the driver and anything it
-    /// started), then the driver itself should the group be gone.
+    /// Kills the driver and everything it started ([`super::reaper`]).
     fn kill(&mut self) {
-        super::reaper::kill_tree(self.child.id());
-        let _ = self.child.kill();
+        super::reaper::kill(self.child.id());
     }
 
     /// The fault of a driver that went away: its exit status and the last
@@ -242,7 +231,7 @@ impl Drop for Driver {
         drop(self.requests.take());
         self.kill();
         let _ = self.child.wait();
-        super::reaper::finished(self.child.id());
+        super::reaper::release(self.child.id());
         // The pipe threads end when their pipes close; they are not
         // joined, since a process that escaped the group and still holds
         // a pipe end would make this wait for it.

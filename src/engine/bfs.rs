@@ -27,7 +27,7 @@ use super::expand::MAX_PROPERTIES;
 use super::fp::{Fp, SHARDS};
 use super::labels::{LabelTally, TallyCounts, Transitions};
 use super::level::{Chunk, Level};
-use super::level_files::complete_levels;
+use super::level_files::remove_unsealed_links;
 use super::links::LinkStore;
 use super::observer::{LevelProgress, StateStream};
 use super::options::EngineOptions;
@@ -503,7 +503,9 @@ where
             None => links.remove(),
             // A level whose checkpoint failed leaves no links file behind
             // the last level written whole.
-            Some(dir) => links.remove_after(complete_levels(dir).last().copied().unwrap_or(0)),
+            Some(dir) => {
+                remove_unsealed_links(dir);
+            }
         }
         let last = levels.last().expect("level 0 is always present");
         let (complete, stopped) = match end {

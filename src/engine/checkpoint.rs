@@ -29,7 +29,8 @@ use super::level_files::{
 use super::links::{Link, LinkStore};
 use super::options::EngineOptions;
 use super::part::Part;
-use super::seal::{check_file, damaged, Seal, SealedReader};
+use super::seal::{check_records, damaged, Seal, SealedReader};
+use super::state_check::StateCheck;
 use super::store::pick::{self, Stored};
 use super::table::FpTable;
 use super::visited::{Visited, LOAD};
@@ -37,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 use std::hash::Hash;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What `meta.json` holds (a level store fills in what it stores:
 /// `visited` and `frontier`, or `disk`).
@@ -128,13 +129,17 @@ pub struct Resumable {
 /// and every links file back against the seals and counts its meta
 /// records (see the module docs); a resume reads them once more, and
 /// takes the same level.
-pub fn check_resumable(dir: &Path, opts: &EngineOptions) -> Result<Resumable, String> {
-    refuse_planted_links(dir)?;
+pub fn check_resumable(
+    dir: &Path,
+    opts: &EngineOptions,
+    states: Option<&StateCheck>,
+) -> Result<Resumable, String> {
+    refuse_in_the_way(dir)?;
     let (depth, skipped) = deepest_sound(dir, opts, |depth, meta| {
         let level = level_dir(dir, depth);
         match opts.fingerprint {
-            FingerprintWidth::Bits64 => meta.check_files::<u64>(dir, &level)?,
-            FingerprintWidth::Bits128 => meta.check_files::<u128>(dir, &level)?,
+            FingerprintWidth::Bits64 => meta.check_files::<u64>(dir, &level, states)?,
+            FingerprintWidth::Bits128 => meta.check_files::<u128>(dir, &level, states)?,
         }
         Ok(depth)
     })?;
@@ -153,48 +158,70 @@ enum Entry {
     Links,
 }
 
-fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
-    let name = e.file_name().into_string().ok()?;
-    let kind = e.file_type().ok()?;
+/// What a name in a checkpoint folder is, by the name alone, and whether
+/// a checkpoint makes it a folder (else a regular file).
+fn named(name: &str) -> Option<(Entry, bool)> {
     let number = |s: &str| (s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit())).then_some(());
     if let Some(d) = name.strip_prefix("level-") {
         number(d)?;
-        return kind
-            .is_dir()
-            .then(|| d.parse().ok().map(Entry::Level))
-            .flatten();
+        return Some((Entry::Level(d.parse().ok()?), true));
     }
     if let Some(d) = name
         .strip_prefix(".level-")
         .and_then(|d| d.strip_suffix(".tmp"))
     {
         number(d)?;
-        return kind.is_dir().then_some(Entry::Temporary);
+        return Some((Entry::Temporary, true));
     }
-    if is_discarded_name(&name) || name == ".scratch" || name == "visited" {
-        return kind.is_dir().then_some(Entry::Temporary);
+    if is_discarded_name(name) || name == ".scratch" || name == "visited" {
+        return Some((Entry::Temporary, true));
     }
     let d = name.strip_prefix("links-")?.strip_suffix(".bin")?;
     number(d)?;
-    kind.is_file().then_some(Entry::Links)
+    Some((Entry::Links, false))
 }
 
-/// `Err` naming the first symlink in `dir` under a name a checkpoint
-/// writes itself (a resume writes into, and removes from, `.scratch/`,
-/// `visited/` and the levels' folders by name): a fresh run refuses such
-/// a link as foreign, and a resume must not follow it either (issue 38.6).
-fn refuse_planted_links(dir: &Path) -> Result<(), String> {
+/// What the entry `e` of a checkpoint folder is: its name one a
+/// checkpoint gives ([`named`]) and its type the one it gives it.
+fn entry_of(e: &std::fs::DirEntry) -> Option<Entry> {
+    let (entry, folder) = named(e.file_name().to_str()?)?;
+    let kind = e.file_type().ok()?;
+    (if folder {
+        kind.is_dir()
+    } else {
+        kind.is_file()
+    })
+    .then_some(entry)
+}
+
+/// `Err` naming the first entry of `dir` in a resume's way: under a name
+/// a checkpoint writes itself, a symlink (a resume writes into, and
+/// removes from, `.scratch/`, `visited/` and the levels' folders by
+/// name, and must not follow it, issue 38.6) or an entry of another type
+/// than the checkpoint gives that name (a folder where a links file goes:
+/// the resume would explore up to it and stop there, issue 51.12). A
+/// fresh run refuses both as foreign.
+pub(crate) fn refuse_in_the_way(dir: &Path) -> Result<(), String> {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = [".scratch", "visited"].contains(&name.as_str())
+        let loosely_ours = [".scratch", "visited"].contains(&name.as_str())
             || ["level-", ".level-", "links-"]
                 .iter()
                 .any(|p| name.starts_with(p));
-        if ours && e.file_type().is_ok_and(|t| t.is_symlink()) {
+        let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+        if loosely_ours && is_link {
             return Err(format!(
                 "{}: a symlink where a checkpoint keeps its own files; a resume never follows it \
                  (remove it, or resume a folder of this run's)",
                 e.path().display()
+            ));
+        }
+        if let Some((_, folder)) = named(&name).filter(|_| entry_of(&e).is_none()) {
+            return Err(format!(
+                "{}: not the {} a checkpoint keeps under this name, where the resume would write \
+                 one (move it away, or resume a folder of this run's)",
+                e.path().display(),
+                if folder { "folder" } else { "file" }
             ));
         }
     }
@@ -225,9 +252,23 @@ fn foreign_in_level(level: &Path) -> Result<Vec<String>, String> {
 /// is no checkpoint's, a level that is not this run's (another model,
 /// other bounds, or damaged), or links files without a level.
 pub fn prepare_checkpoint(dir: &Path, opts: &EngineOptions) -> Result<(), String> {
+    let ours = survey(dir, &|depth| resumable_meta(dir, depth, opts).map(drop))?;
+    clear(ours)
+}
+
+/// What a fresh checkpoint clears of the folder `dir` (its levels, their
+/// temporaries and its links files: a folder or not, by path), if it may
+/// go there: `Err` in one line naming what is in the way (see
+/// [`prepare_checkpoint`]); `same_run(depth)` says whether level `depth`
+/// is of this run. Nothing is removed yet ([`clear`]): a caller with
+/// several folders surveys them all first.
+pub(crate) fn survey(
+    dir: &Path,
+    same_run: &dyn Fn(usize) -> Result<(), String>,
+) -> Result<Vec<(PathBuf, bool)>, String> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("{}: {e}", dir.display())),
     };
     let (mut ours, mut foreign, mut levels) = (Vec::new(), Vec::new(), 0);
@@ -237,7 +278,7 @@ pub fn prepare_checkpoint(dir: &Path, opts: &EngineOptions) -> Result<(), String
         match entry_of(&e) {
             None => foreign.push(e.file_name().to_string_lossy().into_owned()),
             Some(Entry::Level(depth)) => {
-                resumable_meta(dir, depth, opts).map_err(|why| {
+                same_run(depth).map_err(|why| {
                     format!(
                         "{}: not a checkpoint of this run, so it is not replaced ({why})",
                         path.display()
@@ -277,6 +318,12 @@ pub fn prepare_checkpoint(dir: &Path, opts: &EngineOptions) -> Result<(), String
             }
         }
     }
+    Ok(ours)
+}
+
+/// Removes what [`survey`] found, by name: in each folder only the files
+/// a checkpoint names, then the folder.
+pub(crate) fn clear(ours: Vec<(PathBuf, bool)>) -> Result<(), String> {
     for (path, is_dir) in ours {
         let removed = if is_dir {
             remove_known_files(&path).and_then(|()| std::fs::remove_dir(&path))
@@ -403,9 +450,14 @@ impl LevelRecord {
 impl Meta {
     /// Reads the level's files and the links files back (see
     /// [`check_resumable`]).
-    fn check_files<W: Fp>(&self, dir: &Path, level: &Path) -> Result<(), String> {
+    fn check_files<W: Fp>(
+        &self,
+        dir: &Path,
+        level: &Path,
+        states: Option<&StateCheck>,
+    ) -> Result<(), String> {
         let (stored, counts) = self.stored();
-        pick::check_files::<W>(&stored, dir, level, counts)?;
+        pick::check_files::<W>(&stored, dir, level, counts, states)?;
         self.check_links(dir)
     }
 
@@ -434,7 +486,9 @@ impl Meta {
     }
 
     /// Reads the links files of levels 1 to `depth` back against their
-    /// seals and the counts recorded.
+    /// seals and the counts recorded: each link must name a state of the
+    /// level before (a trace walked back through one that does not would
+    /// read past its file).
     fn check_links(&self, dir: &Path) -> Result<(), String> {
         let r = &self.record;
         for (d, &seal) in (1..=r.depth).zip(&r.seals.links) {
@@ -445,7 +499,11 @@ impl Meta {
                     format_args!("{} bytes recorded for {} states", seal.len, r.new_states(d)),
                 ));
             }
-            check_file(&path, seal)?;
+            let before = r.new_states(d - 1);
+            let past = format!("names a parent past the {before} states of level {}", d - 1);
+            check_records(&path, seal, Link::BYTES, &past, |link| {
+                u64::from(Link::from_bytes(link).parent) < before
+            })?;
         }
         Ok(())
     }
@@ -659,6 +717,26 @@ pub(crate) fn read_memory_level<S, W: Fp>(
     Ok((Visited::from_shards(shards), frontier, (visited, states)))
 }
 
+/// Reads the visited set and the frontier [`save_memory_level`] wrote
+/// into the level directory `level` back against the seals of its two
+/// files, without keeping them, each state of the frontier judged by
+/// `states`: how many states each holds.
+pub(crate) fn check_memory_level<W: Fp>(
+    level: &Path,
+    (visited_seal, frontier_seal): (Seal, Seal),
+    states: Option<&StateCheck>,
+) -> Result<(u64, u64), String> {
+    let visited = read_visited::<W>(&level.join("visited.bin"), visited_seal, drop)?;
+    let file = level.join("frontier.bin");
+    let mut unsound = Ok(());
+    let frontier = read_frontier::<(), W>(&file, frontier_seal, |part| {
+        if let (Some(check), Ok(())) = (states, &unsound) {
+            unsound = check.part(&file, &part);
+        }
+    })?;
+    unsound.map(|()| (visited, frontier))
+}
+
 /// Reads `visited.bin` against its seal, handing each shard's
 /// fingerprints to `each`; returns how many there were.
 pub(super) fn read_visited<W: Fp>(
@@ -714,6 +792,27 @@ pub(crate) fn reseal_meta(level: &Path, edit: impl FnOnce(&mut serde_json::Value
     edit(&mut meta);
     let meta: Meta = serde_json::from_value(meta).unwrap();
     write_meta(level, &meta).unwrap();
+}
+
+/// Test support: rewrites `file` of the checkpoint in `dir` (a file of
+/// level `depth`'s folder, or a links file of `dir`) as `edit` changes
+/// its bytes, and reseals it in the level's meta: a forgery, which a seal
+/// cannot tell from the file the run wrote.
+#[cfg(test)]
+pub(crate) fn reseal_file(dir: &Path, depth: usize, file: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = std::fs::read(file).unwrap();
+    edit(&mut bytes);
+    std::fs::write(file, &bytes).unwrap();
+    let seal = serde_json::to_value(super::seal::seal_of(&bytes)).unwrap();
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    reseal_meta(&level_dir(dir, depth), |meta| match name.as_str() {
+        "visited.bin" => meta["visited"] = seal,
+        "frontier.bin" => meta["frontier"] = seal,
+        links => {
+            let d: usize = links[6..10].parse().unwrap();
+            meta["links"][d - 1] = seal;
+        }
+    });
 }
 
 #[cfg(test)]

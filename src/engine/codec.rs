@@ -8,6 +8,14 @@ pub trait StateCodec<S>: Sync {
     fn encode(&self, state: &S, out: &mut Vec<u8>);
     /// The state encoded by exactly `bytes`.
     fn decode(&self, bytes: &[u8]) -> S;
+    /// The state `bytes` encode, or `None` for bytes this codec could not
+    /// have written: for what a run did not write itself (a checkpoint's
+    /// frontier, read back before it is resumed). The default trusts the
+    /// bytes; a codec whose [`StateCodec::decode`] may panic on others
+    /// checks them.
+    fn try_decode(&self, bytes: &[u8]) -> Option<S> {
+        Some(self.decode(bytes))
+    }
     /// [`StateCodec::decode`] into `state`, which a codec may reuse (its
     /// heap buffers): the engine decodes every state it expands into one
     /// such state.

@@ -16,7 +16,7 @@ use super::fp::Fp;
 use super::growth::predict_new;
 use super::links::Link;
 use super::part::Part;
-use super::report::{LevelStats, Stopped};
+use super::report::{LevelStats, MemoryLimit, Stopped};
 use super::visited::Visited;
 
 /// Slack for what the estimate does not count (a batch's candidates, the
@@ -26,94 +26,144 @@ const SLACK: u64 = 64 << 20;
 
 /// One word on the level ahead: of a process (a distributed run's
 /// workers each send one, `process` naming theirs), its resident memory
-/// now, what its share of the expansion adds at the peak, and its bound.
+/// and address space now, what its share of the expansion adds at the
+/// peak, and its two bounds ([`Estimate::here`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Estimate {
     pub(crate) process: u64,
     pub(crate) resident: u64,
+    pub(crate) space: u64,
     pub(crate) added: u64,
     pub(crate) limit: u64,
+    pub(crate) space_limit: u64,
 }
 
-/// The first process whose estimate passes its bound, if one does: the
-/// bytes it needs (its resident memory, the largest its words give, plus
-/// every word's addition and [`SLACK`]) and its bound (the least its
-/// words give).
-pub(crate) fn over_bound(all: &[Estimate]) -> Option<(u64, u64)> {
+impl Estimate {
+    /// This process's word (as process 0): `added` bytes on top of what
+    /// it holds now, within `limit` of resident memory (none: no bound)
+    /// and within what its address-space limit leaves a run of `threads`
+    /// threads ([`space_limit`]).
+    pub(crate) fn here(added: u64, limit: Option<u64>, threads: usize) -> Estimate {
+        let (space, resident) = statm();
+        Estimate {
+            process: 0,
+            resident,
+            space,
+            added,
+            limit: limit.unwrap_or(u64::MAX),
+            space_limit: space_limit(threads),
+        }
+    }
+}
+
+/// A bound an estimate passes: the bytes needed, the bound, and which
+/// bound it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Passed {
+    pub(crate) needed: u64,
+    pub(crate) limit: u64,
+    pub(crate) by: MemoryLimit,
+}
+
+/// The first process whose estimate passes a bound, if one does: its
+/// resident memory (the largest its words give) plus every word's
+/// addition and [`SLACK`] against its resident bound (the least its
+/// words give), then the same in address space against its
+/// address-space bound.
+pub(crate) fn over_bound(all: &[Estimate]) -> Option<Passed> {
     let processes = all.iter().map(|e| e.process).max()? + 1;
     (0..processes).find_map(|p| {
         let mine: Vec<&Estimate> = all.iter().filter(|e| e.process == p).collect();
-        let resident = mine.iter().map(|e| e.resident).max()?;
-        let limit = mine.iter().map(|e| e.limit).min()?;
-        let needed = resident + mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
-        (needed > limit).then_some((needed, limit))
+        let added = mine.iter().map(|e| e.added).sum::<u64>() + SLACK;
+        let judge = |now: fn(&Estimate) -> u64, bound: fn(&Estimate) -> u64, by| {
+            let needed = mine.iter().map(|e| now(e)).max()? + added;
+            let limit = mine.iter().map(|e| bound(e)).min()?;
+            (needed > limit).then_some(Passed { needed, limit, by })
+        };
+        judge(|e| e.resident, |e| e.limit, MemoryLimit::MaxMemory)
+            .or_else(|| judge(|e| e.space, |e| e.space_limit, MemoryLimit::AddressSpace))
     })
 }
 
 /// For a walk that grows its collections as it goes rather than planning
-/// a level ahead (conform's graph walk, which the lockstep walk across
-/// builds shares): the bytes it would need, and the bound they pass, if
-/// its largest collection, `largest` bytes now, reallocated at twice its
-/// size while still held, would take the process past `limit` (its
-/// resident memory, with [`SLACK`]) or, under an address-space limit
-/// (`ulimit -v`, `ulimit -d`), past nine tenths of that limit counted in
-/// address space: threads started after `limit` was set (a pool of
-/// drivers' readers) reserve address space it did not allow for.
+/// a level ahead (conform's graph walk and random walks, and the
+/// lockstep walk across builds): the bytes it would need, and the bound
+/// they pass, if its largest collection, `largest` bytes now, reallocated
+/// at twice its size while still held, would take the process past
+/// `limit` or its address-space limit (reserving for no thread: the 10%
+/// the limit leaves over is for threads started later, a pool of
+/// drivers' readers).
 pub(crate) fn growth_over_bound(limit: u64, largest: u64) -> Option<(u64, u64)> {
-    let added = 2 * largest;
-    let resident = Estimate {
-        process: 0,
-        resident: resident_bytes(),
-        added,
-        limit,
-    };
-    over_bound(&[resident]).or_else(|| {
-        let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-        let space = parse_soft_limits(&limits, &["Max address space", "Max data size"])? / 10 * 9;
-        let needed = address_space_bytes() + added + SLACK;
-        (needed > space).then_some((needed, space))
-    })
+    over_bound(&[Estimate::here(2 * largest, Some(limit), 0)]).map(|p| (p.needed, p.limit))
 }
 
-/// The address space this process holds, touched or not
-/// (`/proc/self/statm`'s first field); 0 where it cannot be read.
-fn address_space_bytes() -> u64 {
+/// The address space a run of `threads` threads may hold: nine tenths of
+/// the lower of the address-space and data-size limits (`ulimit -v`,
+/// `ulimit -d`), less what those threads reserve ([`THREAD_RESERVE`]
+/// each, for at least as many threads as the machine has cores); no
+/// bound without a limit.
+fn space_limit(threads: usize) -> u64 {
+    let Some(limit) = address_space_limit() else {
+        return u64::MAX;
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (limit / 10 * 9).saturating_sub(threads.max(cores) as u64 * THREAD_RESERVE)
+}
+
+/// The lower of the soft address-space and data-size limits, if either
+/// is set.
+fn address_space_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    parse_soft_limits(&limits, &["Max address space", "Max data size"])
+}
+
+/// How many of `wanted` threads a step may start at once: all of them,
+/// but under an address-space limit no more than the guard reserves room
+/// for (each thread that allocates gets an allocator arena of its own, of
+/// [`THREAD_RESERVE`]: sixteen threads syncing files took 1 GB of address
+/// space, issue 51.5).
+pub(crate) fn thread_room(wanted: usize) -> usize {
+    if address_space_limit().is_none() {
+        return wanted;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    wanted.min(cores).max(1)
+}
+
+/// The address space and the resident memory this process holds
+/// (`/proc/self/statm`'s first two fields); 0 where they cannot be read.
+fn statm() -> (u64, u64) {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
+    let mut pages = statm
         .split_whitespace()
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
+        .map(|p| p.parse::<u64>().unwrap_or(0) * 4096);
+    (pages.next().unwrap_or(0), pages.next().unwrap_or(0))
 }
 
 /// Why the level after `levels` must not be built from `frontier` (the
-/// next level the last if `leaf`), by a run whose visited set is
-/// `visited`, if `max_memory` forbids it.
+/// next level the last if `leaf`) on `threads` threads, by a run whose
+/// visited set is `visited`, if `max_memory` or the address-space limit
+/// forbids it.
 pub(super) fn memory_bound<S: Clone, W: Fp>(
     max_memory: Option<u64>,
     visited: &Visited<W>,
     levels: &[LevelStats],
     frontier: &[Part<S, W>],
-    leaf: bool,
+    (leaf, threads): (bool, usize),
 ) -> Option<Stopped> {
-    let mine = Estimate {
-        process: 0,
-        resident: resident_bytes(),
-        added: added(
-            visited,
-            predict_new(levels),
-            frontier,
-            leaf,
-            Link::BYTES as u64,
-        ),
-        limit: max_memory?,
-    };
-    let (needed, limit) = over_bound(&[mine])?;
+    let added = added(
+        visited,
+        predict_new(levels),
+        frontier,
+        leaf,
+        Link::BYTES as u64,
+    );
+    let passed = over_bound(&[Estimate::here(added, max_memory, threads)])?;
     Some(Stopped::MemoryBound {
         depth: levels.len(),
-        needed,
-        limit,
+        needed: passed.needed,
+        limit: passed.limit,
+        by: passed.by,
         disk_needed: Some(disk_estimate::<S, W>(levels, frontier, leaf)),
     })
 }
@@ -179,18 +229,6 @@ pub(crate) fn added<S: Clone, W: Fp>(
     table + next.saturating_sub(held)
 }
 
-/// This process's resident memory, from `/proc/self/statm` (0 where there
-/// is none).
-pub(crate) fn resident_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
-}
-
 /// The memory guard's bound when none is given: the least of 90% of the
 /// machine's physical memory (`/proc/meminfo`), 90% of the memory limit
 /// of this process's cgroup (v2 `memory.max`, v1
@@ -251,21 +289,9 @@ fn cgroup_memory_limit() -> Option<u64> {
 /// arenas) and room for the arenas and stacks the worker threads will
 /// reserve; `None` without either limit.
 fn address_space_room() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let limit = parse_soft_limits(&limits, &["Max address space", "Max data size"])?;
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: Vec<u64> = statm
-        .split_whitespace()
-        .take(2)
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    let untouched = match pages[..] {
-        [size, resident] => size.saturating_sub(resident) * 4096,
-        _ => 0,
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let reserved = threads * THREAD_RESERVE;
-    Some((limit / 10 * 9).saturating_sub(untouched + reserved))
+    address_space_limit()?;
+    let (space, resident) = statm();
+    Some(space_limit(0).saturating_sub(space.saturating_sub(resident)))
 }
 
 /// Address space a worker thread reserves without touching it: a
@@ -297,9 +323,15 @@ mod tests {
         Estimate {
             process,
             resident,
+            space: resident,
             added,
             limit,
+            space_limit: u64::MAX,
         }
+    }
+
+    fn passed(needed: u64, limit: u64, by: MemoryLimit) -> Option<Passed> {
+        Some(Passed { needed, limit, by })
     }
 
     #[test]
@@ -318,11 +350,29 @@ mod tests {
         ];
         assert_eq!(
             over_bound(&over),
-            Some((110 * mib + 510 * mib + SLACK, 600 * mib))
+            passed(
+                110 * mib + 510 * mib + SLACK,
+                600 * mib,
+                MemoryLimit::MaxMemory
+            )
         );
         // One process alone: its figures plus the slack.
         let alone = [estimate(0, 100 * mib, 400 * mib, 500 * mib)];
-        assert_eq!(over_bound(&alone), Some((500 * mib + SLACK, 500 * mib)));
+        assert_eq!(
+            over_bound(&alone),
+            passed(500 * mib + SLACK, 500 * mib, MemoryLimit::MaxMemory)
+        );
+        // Within its --max-memory but past its address-space limit: the
+        // address space it holds counts, whatever is resident.
+        let spacious = [Estimate {
+            space: 900 * mib,
+            space_limit: 1000 * mib,
+            ..estimate(0, 100 * mib, 100 * mib, 4000 * mib)
+        }];
+        assert_eq!(
+            over_bound(&spacious),
+            passed(1000 * mib + SLACK, 1000 * mib, MemoryLimit::AddressSpace)
+        );
     }
 
     #[test]

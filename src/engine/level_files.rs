@@ -11,6 +11,7 @@ use super::labels::TallyCounts;
 use super::parallel::map_dynamic;
 use super::report::LevelStats;
 use super::seal::{damaged, seal_of, Seal, SealingWriter};
+use crate::outputs::scratch;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
@@ -48,6 +49,29 @@ pub(crate) fn complete_levels(dir: &Path) -> Vec<usize> {
         .collect();
     levels.sort_unstable();
     levels
+}
+
+/// Removes from the checkpoint folder `dir` the links files of levels
+/// deeper than its deepest complete one, by name, never through a
+/// symlink: a level whose checkpoint was not written whole (a full disk,
+/// a signal, a lost peer) leaves no links file behind it. Whether it
+/// removed one.
+pub(crate) fn remove_unsealed_links(dir: &Path) -> bool {
+    let sealed = complete_levels(dir).last().copied().unwrap_or(0);
+    let mut removed = false;
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let depth = name
+            .strip_prefix("links-")
+            .and_then(|d| d.strip_suffix(".bin"))
+            .filter(|d| d.len() == 4)
+            .and_then(|d| d.parse::<usize>().ok());
+        let file = e.file_type().is_ok_and(|t| t.is_file());
+        if file && depth.is_some_and(|d| d > sealed) {
+            removed |= fs::remove_file(e.path()).is_ok();
+        }
+    }
+    removed
 }
 
 /// The temporary directory level `depth` of `dir` is written in.
@@ -91,7 +115,9 @@ pub(crate) fn seal_level(
         // A level redone after a resume from an earlier one replaces its
         // old copy.
         discard_level(&done, &remove);
-        fs::rename(&tmp, &done).map_err(|e| cannot_write(&done, e))
+        // Wholly before or after a signal's cleanup, which removes the
+        // links files past the last level sealed.
+        scratch::creating(|| fs::rename(&tmp, &done)).map_err(|e| cannot_write(&done, e))
     });
     if sealed.is_err() {
         remove(&tmp);
@@ -290,10 +316,12 @@ impl Drop for SealedOut {
 /// Syncs `paths` (files, and the folders that name them) to the disk,
 /// many at once: the file system then commits them together, where one
 /// sync after another waits for a commit each (a `--disk` level has a
-/// hundred and more files). `Err` names the first in `paths` that failed.
+/// hundred and more files), as many as the memory guard leaves room for
+/// (`thread_room`). `Err` names the first in `paths` that failed.
 pub(crate) fn sync_files(paths: &[PathBuf]) -> Result<(), String> {
     const AT_ONCE: usize = 16;
-    let synced = map_dynamic(AT_ONCE, paths.iter().collect(), &|path| {
+    let at_once = super::guard::thread_room(AT_ONCE);
+    let synced = map_dynamic(at_once, paths.iter().collect(), &|path| {
         File::open(path)
             .and_then(|f| f.sync_all())
             .map_err(|e| cannot_write(path, e))

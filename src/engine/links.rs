@@ -220,16 +220,6 @@ impl<R: Record> LinkStore<R> {
         matches!(self, LinkStore::Memory(_))
     }
 
-    /// Removes the files of levels deeper than `depth` (a checkpoint's
-    /// store, past the last level checkpointed whole).
-    pub(crate) fn remove_after(&self, depth: usize) {
-        if let LinkStore::Files { dir, seals } = self {
-            for deeper in depth + 1..=seals.len() {
-                let _ = fs::remove_file(links_file(dir, deeper));
-            }
-        }
-    }
-
     /// Removes the files of a spilled store (a memory store has none).
     pub(crate) fn remove(&self) {
         if let LinkStore::Files { dir, seals } = self {

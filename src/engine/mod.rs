@@ -47,6 +47,7 @@ mod part;
 mod path;
 mod report;
 pub(crate) mod seal;
+mod state_check;
 pub mod stateright_mapping;
 mod store;
 mod symmetry;
@@ -58,8 +59,13 @@ mod visited;
 pub(crate) use absorb::LeafHits;
 pub(crate) use bfs::{Restored, Run};
 pub use builder::Engine;
+#[cfg(test)]
+pub(crate) use checkpoint::reseal_file;
+pub(crate) use checkpoint::{
+    check_memory_level, clear, read_memory_level, refuse_in_the_way, save_memory_level, survey,
+    LevelRecord,
+};
 pub use checkpoint::{check_resumable, prepare_checkpoint, Resumable};
-pub(crate) use checkpoint::{read_memory_level, save_memory_level, LevelRecord};
 pub(crate) use chunk::{Hit, Successor};
 pub use codec::StateCodec;
 pub(crate) use decisions::{Decision, Decisions, Witness};
@@ -72,7 +78,7 @@ pub(crate) use fp::Fp;
 pub use fp::{fingerprint128, FingerprintWidth};
 pub(crate) use growth::predict_new;
 pub use guard::default_max_memory;
-pub(crate) use guard::{added, growth_over_bound, over_bound, resident_bytes, Estimate};
+pub(crate) use guard::{added, growth_over_bound, over_bound, Estimate};
 pub(crate) use labels::Transitions;
 pub use labels::{InPlace, LabelCount, Labelled, LabelledModel, StepInto, Unlabelled, MAX_LABELS};
 pub(crate) use links::{Link, LinkStore, Record};
@@ -80,7 +86,8 @@ pub use observer::{LevelProgress, RunObserver, Silent, StateStream};
 pub use options::EngineOptions;
 pub(crate) use part::Part;
 pub(crate) use path::initial_level;
-pub use report::{DiskIo, EngineReport, LevelStats, PropertyResult, Stopped, Verdict};
+pub use report::{DiskIo, EngineReport, LevelStats, MemoryLimit, PropertyResult, Stopped, Verdict};
+pub use state_check::StateCheck;
 pub(crate) use store::{Batch, Building, Found, LevelStore, WaysBack, WriteMeta};
 pub use symmetry::{Reduced, Symmetric};
 pub(crate) use visited::Visited;

@@ -78,6 +78,17 @@ pub struct PropertyResult<S, A> {
     pub verdict: Verdict<S, A>,
 }
 
+/// Which bound the memory guard found a level would pass: the resident
+/// memory `--max-memory` (or its default) allows, or the address space
+/// an address-space or data-size limit (`ulimit -v`, `ulimit -d`)
+/// allows, whatever `--max-memory` says: past the latter an allocation
+/// fails however little of it is resident.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryLimit {
+    MaxMemory,
+    AddressSpace,
+}
+
 /// Why a run stopped before its bound and its fixpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stopped {
@@ -88,6 +99,9 @@ pub enum Stopped {
         depth: usize,
         needed: u64,
         limit: u64,
+        /// The bound it passed: `--max-memory`'s, or the address-space
+        /// limit's (`needed` and `limit` are then of address space).
+        by: MemoryLimit,
         /// The disk a `--disk` run of the same bound would need, as
         /// estimated from the growth so far (`None` where the run cannot
         /// tell, as across processes).

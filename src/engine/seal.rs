@@ -131,6 +131,37 @@ pub(crate) fn check_file(path: &Path, seal: Seal) -> Result<(), String> {
     input.finish()
 }
 
+/// Reads the whole file `path` against `seal` as records of `size`
+/// bytes, each judged by `sound`: `Err` in one line naming the file and
+/// what does not hold, its seal first (a damaged file), then the first
+/// record that is not sound (it `what`: a file resealed over damage).
+pub(crate) fn check_records(
+    path: &Path,
+    seal: Seal,
+    size: usize,
+    what: &str,
+    mut sound: impl FnMut(&[u8]) -> bool,
+) -> Result<(), String> {
+    let mut input = SealedReader::open(path, seal)?;
+    let mut buf = vec![0; (1 << 16) / size * size];
+    let (mut index, mut unsound) = (0u64, None);
+    while input.left > 0 {
+        let n = input.left.min(buf.len() as u64) as usize;
+        input.fill(&mut buf[..n])?;
+        for record in buf[..n].chunks(size) {
+            if unsound.is_none() && (record.len() < size || !sound(record)) {
+                unsound = Some(index);
+            }
+            index += 1;
+        }
+    }
+    input.finish()?;
+    match unsound {
+        Some(index) => Err(damaged(path, format_args!("record {index} {what}"))),
+        None => Ok(()),
+    }
+}
+
 /// Why a checkpoint cannot be resumed, ending with what to do.
 pub(crate) fn damaged(path: &Path, what: impl std::fmt::Display) -> String {
     format!(

@@ -50,6 +50,28 @@ impl StateCodec<ModelState> for ModelCodec {
         debug_assert_eq!(used + rest, bytes.len());
         state.monitor = monitor;
     }
+
+    fn try_decode(&self, bytes: &[u8]) -> Option<ModelState> {
+        let mut state = ModelState::default();
+        let mut r = BitReader::new(bytes);
+        self.packer.try_unpack(&mut r, &mut state.store)?;
+        let used = r.bytes_used();
+        let monitor = bytes.get(used..)?;
+        // The monitor's parts are there whole, as its flags say.
+        let flags = *monitor.first()?;
+        let parts = [COVERED, RETRACTED, UNQUARANTINABLE];
+        let length = 1
+            + 2 * usize::from(flags & BREACHED != 0)
+            + 8 * parts.iter().filter(|&&f| flags & f != 0).count();
+        if flags & !(BREACHED | RETRACTED | COVERED | UNQUARANTINABLE) != 0
+            || monitor.len() != length
+            || state.store.view().records().len() > 64
+        {
+            return None;
+        }
+        state.monitor = decode_monitor(monitor, state.store.view()).0;
+        Some(state)
+    }
 }
 
 // The monitor as its departure from what the store's rollback log and

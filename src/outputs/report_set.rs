@@ -15,7 +15,9 @@
 //!    trace's size and checksum.
 //!
 //! A reader that checks the manifest ([`super::verify_set`]) sees all of
-//! one run or refuses; a run killed before step 4 leaves a set marked
+//! one run or refuses; a signal (SIGINT, SIGTERM, SIGHUP) during steps 1
+//! to 4 waits for step 4 before the process exits, so only a run killed
+//! outright (`kill -9`) or failing a write there leaves a set marked
 //! incomplete, and temporary files are removed when a set is dropped
 //! uncommitted. Only files in the report folder and in this run's traces
 //! folder are ever removed, and a trace an earlier manifest names only if
@@ -188,8 +190,13 @@ impl ReportSet {
         }
     }
 
-    /// Makes the run's files visible together; see the module docs.
-    pub fn commit(mut self) -> Result<(), String> {
+    /// Makes the run's files visible together; see the module docs. A
+    /// signal that arrives meanwhile lets it finish ([`scratch::whole`]).
+    pub fn commit(self) -> Result<(), String> {
+        scratch::whole(|| self.commit_now())
+    }
+
+    fn commit_now(mut self) -> Result<(), String> {
         let earlier = Manifest::read(&self.dir).ok().flatten();
         let mut manifest = earlier.clone().unwrap_or_else(Manifest::empty);
         manifest.sets.insert(

@@ -1,13 +1,15 @@
 //! The temporaries of a run: what it has written and will rename or
 //! remove itself (a report or trace file staged under a temporary name,
 //! parent links spilled under `OUT/links/`, the hosts file of
-//! `--local-processes`), so that a signal can remove them before the
-//! process exits (issue 28.6), and what runs killed earlier left, which a
-//! later run into the same folder removes.
+//! `--local-processes`, the checkout of `--before-rev`), so that a signal
+//! can remove them before the process exits (issue 28.6), and what runs
+//! killed earlier left, which a later run into the same folder removes.
 //!
 //! Only what this process registered is removed on a signal, and a file
 //! leaves the registry in the same critical section as its rename into
-//! place ([`renamed`]), so a signal never removes a finished report.
+//! place ([`renamed`]), so a signal never removes a finished report; a
+//! step of several renames that must not be cut short (a report set's
+//! commit) runs [`whole`], and a signal waits for it.
 //! Leftovers are recognised by the exact names this crate gives its
 //! temporaries, which carry the process id: in a folder this run holds
 //! locked ([`super::FolderLock`]) no other live run can be writing, so
@@ -17,22 +19,44 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 /// A registered temporary.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Entry {
     /// A file this run created.
     File(PathBuf),
     /// A folder of parent-link spills (`links-DDDD.bin`): those files,
     /// then the folder if it is then empty.
     Spill(PathBuf),
+    /// A folder this run made for itself alone (a revision's checkout),
+    /// removed with everything in it.
+    Dir(PathBuf),
+    /// A folder its owner tidies with a function of its own (a
+    /// checkpoint: the links files past its last sealed level).
+    Tidy(PathBuf, fn(&Path) -> bool),
 }
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
 fn registry() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held (shared) by every step that must finish or be undone before the
+/// process exits ([`whole`]), and (exclusive, for good) by a signal's
+/// removal before it begins.
+static WHOLE: RwLock<()> = RwLock::new(());
+
+/// Runs `step` (a report set's commit: its manifest marked incomplete,
+/// its files renamed, the earlier set's removed, the manifest completed)
+/// so that a signal comes wholly before or wholly after it: a signal that
+/// arrives meanwhile waits for it to end before removing anything and
+/// exiting (issue 51.3), and once a signal's removal has begun, `step`
+/// never starts.
+pub fn whole<T>(step: impl FnOnce() -> T) -> T {
+    let _held = WHOLE.read().unwrap_or_else(|e| e.into_inner());
+    step()
 }
 
 /// Registers the file `path`, which this run is about to create.
@@ -45,9 +69,27 @@ pub fn track_spill(dir: &Path) {
     registry().push(Entry::Spill(dir.to_path_buf()));
 }
 
+/// Registers the folder `dir`, which this run is about to make for
+/// itself alone: a signal removes it whole.
+pub fn track_dir(dir: &Path) {
+    registry().push(Entry::Dir(dir.to_path_buf()));
+}
+
+/// Registers the folder `dir`, which a signal (or the end of a process
+/// that lost a peer) leaves tidied by `tidy`, a function of the layer
+/// that knows its files (this one knows only names of its own).
+pub fn track_tidy(dir: &Path, tidy: fn(&Path) -> bool) {
+    registry().push(Entry::Tidy(dir.to_path_buf(), tidy));
+}
+
+/// Forgets the folder `dir` (removed by its maker).
+pub fn forget_dir(dir: &Path) {
+    registry().retain(|e| !matches!(e, Entry::Dir(d) if d == dir));
+}
+
 /// Forgets the file `path` (removed, or renamed, by its writer).
 pub fn forget(path: &Path) {
-    registry().retain(|e| e != &Entry::File(path.to_path_buf()));
+    registry().retain(|e| !matches!(e, Entry::File(p) if p == path));
 }
 
 /// Renames the registered `tmp` onto `dest` and forgets it, with no
@@ -55,7 +97,7 @@ pub fn forget(path: &Path) {
 pub fn renamed(tmp: &Path, dest: &Path) -> io::Result<()> {
     let mut entries = registry();
     fs::rename(tmp, dest)?;
-    entries.retain(|e| e != &Entry::File(tmp.to_path_buf()));
+    entries.retain(|e| !matches!(e, Entry::File(p) if p == tmp));
     Ok(())
 }
 
@@ -73,12 +115,16 @@ pub fn creating<T>(create: impl FnOnce() -> T) -> T {
 /// that no writer renames or registers anything after: for a process
 /// about to exit on a signal. Returns how many entries it removed.
 pub fn remove_all_and_hold() -> usize {
+    // After any step under way ends, and before any other begins.
+    std::mem::forget(WHOLE.write().unwrap_or_else(|e| e.into_inner()));
     let entries = registry();
     let mut removed = 0;
     for entry in entries.iter() {
         let gone = match entry {
             Entry::File(path) => fs::remove_file(path).is_ok(),
             Entry::Spill(dir) => remove_spill(dir),
+            Entry::Dir(dir) => fs::remove_dir_all(dir).is_ok(),
+            Entry::Tidy(dir, tidy) => tidy(dir),
         };
         removed += usize::from(gone);
     }

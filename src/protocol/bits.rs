@@ -141,12 +141,19 @@ impl<'a> BitReader<'a> {
         let (mut n, mut shift) = (0, 0);
         loop {
             let group = self.get(4);
-            n |= (group & 7) << shift;
+            // No count this writer wrote needs 60 bits: a longer one (bits
+            // of no count) stays finite, for its reader to refuse.
+            n |= (group & 7) << shift.min(60);
             if group & 8 == 0 {
                 return n;
             }
             shift += 3;
         }
+    }
+
+    /// The bits of the input not read yet (none past its end).
+    pub fn bits_left(&self) -> u64 {
+        (self.bytes.len().saturating_sub(self.at) * 8) as u64 + u64::from(self.have)
     }
 
     /// Whole bytes consumed so far.

@@ -163,53 +163,73 @@ impl StorePacker {
     /// [`StorePacker::unpack`] into `store`, reusing its arrays: the engine
     /// decodes every state it expands, and allocating three arrays for each
     /// cost more than decoding them.
+    ///
+    /// # Panics
+    /// On bits no [`StorePacker::pack`] of this packer wrote: a caller
+    /// reading what it did not write itself uses [`StorePacker::try_unpack`].
     pub fn unpack_into(&self, r: &mut BitReader, store: &mut Store) {
+        self.try_unpack(r, store)
+            .expect("a store this packer packed");
+    }
+
+    /// [`StorePacker::unpack_into`], `None` (the store then half-read) on
+    /// bits no [`StorePacker::pack`] of this packer wrote: a count past
+    /// what the input holds, a value past its table. A checkpoint's
+    /// states are read so before they are trusted (issue 51.12).
+    pub fn try_unpack(&self, r: &mut BitReader, store: &mut Store) -> Option<()> {
         let n_records = r.get(self.count_bits) as usize;
         let n_txs = r.get_count() as usize;
         let n_log = r.get_count() as usize;
+        // Every item takes a bit or more: counts past what is left are
+        // no store's (and would allocate without bound).
+        if n_records.max(n_txs).max(n_log) as u64 > r.bits_left() {
+            return None;
+        }
         store.registry = RecordSet::from_bits(r.get_wide(self.set_bits));
         store.records.clear();
-        store
-            .records
-            .extend((0..n_records).map(|_| self.unpack_record(r)));
+        for _ in 0..n_records {
+            let record = self.unpack_record(r)?;
+            store.records.push(record);
+        }
         store.txs.clear();
-        store.txs.extend((0..n_txs).map(|_| {
+        for _ in 0..n_txs {
             let agent = r.get(self.agent_bits) as u8;
             let flags = r.get(4) as usize;
-            Transaction {
+            store.txs.push(Transaction {
                 agent,
                 tier: Tier::ALL[flags & 3],
-                status: STATUSES[flags >> 2],
+                status: *STATUSES.get(flags >> 2)?,
                 snapshot: RecordSet::from_bits(r.get_wide(self.set_bits)),
                 staged: RecordSet::from_bits(r.get_wide(self.set_bits)),
-            }
-        }));
+            });
+        }
         store.log.clear();
-        store.log.extend((0..n_log).map(|_| {
+        for _ in 0..n_log {
             let record = r.get(self.id_bits) as u8;
             let flags = r.get(6) as usize;
-            LogEntry {
+            store.log.push(LogEntry {
                 record,
                 repair: REPAIRS[flags & 3],
                 root: flags & 4 != 0,
-                from: LIFECYCLE[flags >> 3],
+                from: *LIFECYCLE.get(flags >> 3)?,
                 horizon: r.get(self.count_bits) as u8,
-            }
-        }));
+            });
+        }
+        Some(())
     }
 
-    fn unpack_record(&self, r: &mut BitReader) -> Record {
+    fn unpack_record(&self, r: &mut BitReader) -> Option<Record> {
         let origin = r.get(self.origin_bits) as usize;
         let parents = RecordSet::from_bits(r.get_wide(self.set_bits));
-        let state = LIFECYCLE[r.get(3) as usize];
+        let state = *LIFECYCLE.get(r.get(3) as usize)?;
         let reason = match r.get(4) {
             0 => None,
-            k => Some(REASONS[k as usize - 1]),
+            k => Some(*REASONS.get(k as usize - 1)?),
         };
         let owner = r.get(self.agent_bits) as u8;
-        match origin.checked_sub(self.dictionary.len()) {
+        Some(match origin.checked_sub(self.dictionary.len()) {
             Some(tool) => Record::new(
-                tool_action_fields(self.tools[tool], owner, parents),
+                tool_action_fields(*self.tools.get(tool)?, owner, parents),
                 owner,
                 state,
                 reason,
@@ -226,7 +246,7 @@ impl StorePacker {
                 reason,
                 None,
             ),
-        }
+        })
     }
 }
 

@@ -4,10 +4,9 @@
 //! or altered one, is refused; the memory guard stops cleanly with exit
 //! 3; 128-bit fingerprints.
 
-use crate::support::{absent, check, copy_dir, text, BIN};
+use crate::support::{absent, check, copy_dir, text, under_address_limit};
 
 use std::path::Path;
-use std::process::Command;
 
 /// A run's files without timings: growth.csv without its last column,
 /// summary.json without `elapsed_ms` and with trace paths relative, and
@@ -307,30 +306,30 @@ fn wide_fingerprints_find_the_same_and_say_so() {
 #[test]
 fn an_address_space_limit_bounds_the_default_memory_guard() {
     let dir = absent("ulimit-v");
+    stops_cleanly_under(&dir, "--threads 2", "are complete and checked");
+}
+
+/// `check` of the default model to depth 9 with `extra` under a 400 MB
+/// address-space limit, its reports in `dir/out`: it stops cleanly, exit
+/// 3, its stopped line saying `why`, its summary written (or the test is
+/// skipped where the shell cannot set a limit).
+fn stops_cleanly_under(dir: &Path, extra: &str, why: &str) {
     let (out, traces) = (dir.join("out"), dir.join("traces"));
-    let run = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v 400000 && exec '{}' check models/default.json --depth 9 --threads 2 \
-             --properties I1,I2,G3 --out '{}' --traces '{}'",
-            BIN,
-            out.display(),
-            traces.display()
-        ))
-        .current_dir(crate::support::root())
-        .output()
-        .expect("sh runs");
-    let said = text(&run);
-    if said.contains("ulimit") && run.status.code() != Some(3) {
-        eprintln!("skipped: this shell cannot set an address-space limit: {said}");
-        return;
-    }
-    assert_eq!(run.status.code(), Some(3), "{said}");
-    assert!(
-        said.contains("stopped before depth") && said.contains("are complete and checked"),
-        "{said}"
+    let line = format!(
+        "check models/default.json --depth 9 --properties I1,I2,G3 --out '{}' --traces '{}' {extra}",
+        out.display(),
+        traces.display()
     );
-    assert!(out.join("summary.json").exists(), "{said}");
+    let Some(run) = under_address_limit(400_000, &line) else {
+        return;
+    };
+    let said = text(&run);
+    assert_eq!(run.status.code(), Some(3), "{extra}: {said}");
+    assert!(
+        said.contains("stopped before depth") && said.contains(why),
+        "{extra}: {said}"
+    );
+    assert!(out.join("summary.json").exists(), "{extra}: {said}");
 }
 
 #[test]
@@ -506,5 +505,51 @@ fn a_folder_given_to_disk_and_to_out_or_traces_is_refused_naming_both() {
         one_line_refusal(&o, &[&format!("{value}: {flag}: {how}")]);
         assert!(!Path::new(&d).exists(), "{flag}: nothing made");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 51.5: under an address-space limit a `--disk` run, and a run
+/// given a `--max-memory` the limit leaves no room for, stop cleanly
+/// (exit 3, the completed levels reported) where they aborted on a
+/// failed allocation (exit 134).
+#[test]
+fn an_address_space_limit_stops_a_disk_run_and_any_max_memory_cleanly() {
+    let dir = absent("ulimit-v-disk");
+    for (tag, extra) in [
+        ("disk", "--max-memory 100M --disk"),
+        ("memory", "--max-memory 4G --checkpoint"),
+    ] {
+        let folder = dir.join(tag).join("folder");
+        let extra = format!("--threads 1 {extra} '{}'", folder.display());
+        stops_cleanly_under(&dir.join(tag), &extra, "address space");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 51.12: a resume refuses up front, as a fresh run does, an entry
+/// of the wrong kind under a name the checkpoint will write (here a
+/// folder where a level's links file goes), rather than explore up to
+/// it and stop there.
+#[test]
+fn a_resume_refuses_up_front_an_entry_where_it_will_write() {
+    let dir = absent("resume-in-the-way");
+    let p = |s: &str| dir.join(s).display().to_string();
+    let c = p("c");
+    let run = |extra: &[&str]| {
+        let (out, traces) = (p("o"), p("t"));
+        let mut args = vec!["models/ablations/no-gate.json", "--depth", "6"];
+        args.extend(["--out", &out, "--traces", &traces]);
+        args.extend_from_slice(extra);
+        check(&args)
+    };
+    let cut = run(&["--checkpoint", &c, "--max-levels", "3"]);
+    assert!(matches!(cut.status.code(), Some(1 | 3)), "{}", text(&cut));
+    std::fs::create_dir_all(dir.join("c/links-0005.bin")).unwrap();
+    let o = run(&["--resume", &c]);
+    let said = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert_eq!(said.trim_end().lines().count(), 1, "{said}");
+    assert!(said.contains("links-0005.bin"), "{said}");
+    assert!(dir.join("c/links-0005.bin").is_dir(), "kept as it was");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -607,3 +607,42 @@ fn ci_refuses_unwritable_folders_before_any_check() {
     );
     assert!(!dir.join("reports/laundering").exists(), "nothing blessed");
 }
+
+/// Issue 51.10: `--bless --update-expect --max-depth D` never weakens an
+/// `expect` block: a violation the capped run could not see (the model
+/// expects it deeper than D) is kept, and said to be kept; what the
+/// capped run sees is written as before.
+#[test]
+fn update_expect_under_a_cap_keeps_what_the_cap_cannot_see() {
+    let dir = scratch("update-cap");
+    // no-gate violates I1 at depth 4, as its expect block says.
+    model(&dir, "ablations/no-gate.json", 6, |m| {
+        m["expect"]["scope"] = "any".into();
+    });
+    let file = dir.join("models/no-gate.json");
+    let expect_of = || -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&file).unwrap()).unwrap()
+            ["expect"]
+            .clone()
+    };
+    let before = expect_of();
+    let run = ci(
+        &dir,
+        &["--bless", "--update-expect", "--max-depth", "3"],
+        None,
+    );
+    assert_eq!(expect_of()["I1"], before["I1"], "{}{}", run.out, run.err);
+    assert!(
+        run.out.contains("expect.I1") && run.out.contains("kept"),
+        "{}{}",
+        run.out,
+        run.err
+    );
+    // Deep enough to see it, the same violation stays as it is.
+    let run = ci(
+        &dir,
+        &["--bless", "--update-expect", "--max-depth", "5"],
+        None,
+    );
+    assert_eq!(expect_of()["I1"], before["I1"], "{}{}", run.out, run.err);
+}

@@ -418,8 +418,8 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
         vec!["models/ablations/no-gate.json", "--depth", "8"],
         vec!["models/default.json", "--depth", "7"],
     ] {
-        let c = p("c");
-        let all = [&args[..], &two[..], &["--out", &c, "--resume", &c]].concat();
+        let (c, out) = (p("c"), p("refused-out"));
+        let all = [&args[..], &two[..], &["--out", &out, "--resume", &c]].concat();
         let o = check(&all);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
@@ -464,8 +464,8 @@ fn a_stopped_or_killed_run_resumes_to_an_uninterrupted_run_s_results() {
     let mut bytes = std::fs::read(&visited).unwrap();
     bytes[9] ^= 0x40;
     std::fs::write(&visited, bytes).unwrap();
-    let d = damaged.to_str().unwrap();
-    let o = check(&[&model[..], &two[..], &["--out", d, "--resume", d]].concat());
+    let (d, out) = (damaged.to_str().unwrap(), p("damaged-out"));
+    let o = check(&[&model[..], &two[..], &["--out", &out, "--resume", d]].concat());
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -548,5 +548,34 @@ fn the_memory_guard_stops_every_process_cleanly_with_exit_3() {
     assert_eq!(summary["stopped"]["reason"], "memory_bound", "{summary}");
     assert_eq!(summary["complete"], false, "{summary}");
     assert_eq!(summary["states"], 1, "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 51.6: under an address-space limit (`ulimit -v`) the processes'
+/// guard stops every process cleanly, as the plain guard does, whatever
+/// `--max-memory` says: no worker dies of a failed allocation.
+#[test]
+fn an_address_space_limit_stops_every_process_cleanly() {
+    let dir = fresh("ulimit-v");
+    let line = format!(
+        "check models/default.json --depth 9 --threads 1 --local-processes 2 --max-memory 2G \
+         --properties I1,I2,G3 --out '{}' --traces '{}'",
+        dir.join("out").display(),
+        dir.join("traces").display()
+    );
+    let Some(run) = crate::support::under_address_limit(600_000, &line) else {
+        return;
+    };
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("stopped before depth") && said.contains("address space"),
+        "{said}"
+    );
+    assert!(dir.join("out/summary.json").exists(), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }

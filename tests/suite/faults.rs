@@ -330,3 +330,62 @@ fn a_traces_folder_on_a_read_only_mount_is_refused_before_out_is_made() {
     assert!(!out.exists(), "no --out made");
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// Issue 51.12: a disk that fills up under a distributed checkpoint
+/// leaves, in every worker's part, no links file past the last level it
+/// sealed (the failing level's links go with it, as in a plain run).
+#[test]
+fn a_full_disk_under_a_distributed_checkpoint_keeps_no_links_past_a_sealed_level() {
+    let Some(disk) = SmallDisk::mount("distributed", 2048) else {
+        return;
+    };
+    let scratch = fresh("distributed");
+    let c = disk.path("c");
+    let o = check(&[
+        "models/default.json",
+        "--depth",
+        "7",
+        "--local-processes",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        scratch.join("out").to_str().unwrap(),
+        "--traces",
+        scratch.join("traces").to_str().unwrap(),
+        "--checkpoint",
+        c.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+    for part in ["process-0/worker-0", "process-1/worker-0"] {
+        let left = files_under(&c.join(part));
+        let sealed = left
+            .iter()
+            .filter(|f| f.ends_with("meta.json"))
+            .filter_map(|f| f.get(6..10)?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0);
+        let past: Vec<&String> = left
+            .iter()
+            .filter(|f| {
+                f.strip_prefix("links-")
+                    .and_then(|d| d.get(..4)?.parse::<usize>().ok())
+                    .is_some_and(|d| d > sealed)
+            })
+            .collect();
+        assert!(
+            past.is_empty(),
+            "{part}: links past level {sealed}: {left:?}"
+        );
+        assert!(
+            left.iter().all(|f| !f.contains(".tmp")),
+            "{part}: a temporary level: {left:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}

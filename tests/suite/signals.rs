@@ -5,11 +5,11 @@
 //! removes what killed runs left there and nothing of the user's. Every
 //! process started is waited for (or killed when a test fails).
 
-use crate::support::{bin, fresh, ChildGuard as Guard};
+use crate::support::{bin, fresh, wait_until, ChildGuard as Guard};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A check long enough to be interrupted (the default model at depth 9
 /// takes minutes on one thread), its reports in `dir/out`, traces in
@@ -35,15 +35,6 @@ fn long_check(dir: &Path, extra: &[&str]) -> Guard {
             .spawn()
             .expect("start memtx-check check"),
     )
-}
-
-/// Waits until `ready` holds, for at most `limit`.
-fn wait_until(limit: Duration, what: &str, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
-        assert!(start.elapsed() < limit, "{what} within {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn send(pid: u32, signal: &str) {
@@ -289,4 +280,311 @@ fn a_signal_kills_the_drivers_and_their_escaped_children() {
             });
         }
     }
+}
+
+/// A report folder whose manifest names `n` files of an earlier `check`
+/// run, each there: committing a new set removes them one by one, which
+/// gives a signal time to land mid-commit.
+fn plant_earlier_set(out: &Path, n: usize) -> Vec<PathBuf> {
+    std::fs::create_dir_all(out).unwrap();
+    let mut files = serde_json::Map::new();
+    let mut planted = Vec::with_capacity(n);
+    for i in 0..n {
+        let name = format!("stale-{i:06}.csv");
+        std::fs::write(out.join(&name), b"").unwrap();
+        files.insert(
+            name.clone(),
+            serde_json::json!({"bytes": 0, "fnv1a64": "cbf29ce484222325"}),
+        );
+        planted.push(out.join(name));
+    }
+    let manifest = serde_json::json!({
+        "format": "memtx-check report set 1",
+        "sets": {"check": {"model": "no-gate", "model_digest": "earlier",
+                           "run": "earlier", "complete": true,
+                           "files": files, "traces": {}}}
+    });
+    std::fs::write(out.join("manifest.json"), manifest.to_string()).unwrap();
+    planted
+}
+
+/// Issue 51.3: a signal that lands while a report set is committed
+/// (its manifest marked incomplete, its files being renamed and the
+/// earlier set's removed) lets the commit finish before the process
+/// exits: the folder holds one whole set, which a reader accepts.
+#[test]
+fn a_signal_during_a_commit_lets_the_set_finish_before_exiting() {
+    let dir = fresh("commit");
+    let out = dir.join("out");
+    let planted = plant_earlier_set(&out, 60_000);
+    let mut child = Guard(
+        bin()
+            .args(["check", "models/ablations/no-gate.json", "--depth", "4"])
+            .arg("--out")
+            .arg(&out)
+            .arg("--traces")
+            .arg(dir.join("traces"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start memtx-check check"),
+    );
+    // The earlier set's files go in name order once the new set is
+    // marked in the manifest: the first gone means the commit is on.
+    wait_until(Duration::from_secs(60), "the commit begins", || {
+        !planted[0].exists()
+    });
+    send(child.0.id(), "TERM");
+    let (code, err) = wait_for(&mut child, Duration::from_secs(60));
+    assert!(
+        !planted[planted.len() - 1].exists(),
+        "the commit was cut short: {err}"
+    );
+    assert!(
+        matches!(code, Some(143) | Some(0) | Some(1)),
+        "{code:?} {err}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["sets"]["check"]["complete"], true, "{err}");
+    assert!(out.join("summary.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `dir/hang.sh FILE`: a program that writes its pid and the pid of a
+/// child it starts to FILE, then waits for good (a `cargo` that takes
+/// forever).
+fn hanging_program(dir: &Path) -> PathBuf {
+    let script = dir.join("hang.sh");
+    std::fs::write(
+        &script,
+        // Its output away from the test's pipes, which a survivor would
+        // hold open.
+        "#!/bin/sh\nexec >/dev/null 2>&1\nsleep 1000 &\necho $$ $! > \"$PIDS.tmp\"\nmv \"$PIDS.tmp\" \"$PIDS\"\nwait\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// Issue 51.4: `diff --before-rev` builds the revision with cargo; a
+/// signal to memtx-check while cargo builds kills cargo (and what it
+/// started) and removes the revision's checkout.
+#[test]
+fn a_signal_during_a_before_rev_build_kills_the_build_and_removes_its_checkout() {
+    let dir = fresh("before-rev");
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git runs");
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    git(&["init", "--quiet"]);
+    std::fs::write(repo.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    git(&["add", "Cargo.toml"]);
+    git(&["commit", "--quiet", "-m", "one"]);
+    let pids = dir.join("cargo.pids");
+    let model = crate::support::root().join("models/ablations/no-gate.json");
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+        let _ = std::fs::remove_file(&pids);
+        let mut child = Guard(
+            bin()
+                .args(["diff", "--behaviour"])
+                .arg(&model)
+                .args(["--before-rev", "HEAD", "--depth", "2", "--out"])
+                .arg(dir.join("out"))
+                .arg("--traces")
+                .arg(dir.join("traces"))
+                .current_dir(&repo)
+                .env("CARGO", hanging_program(&dir))
+                .env("PIDS", &pids)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start memtx-check diff"),
+        );
+        wait_until(Duration::from_secs(30), "the build started", || {
+            pids.exists()
+        });
+        send(child.0.id(), signal);
+        let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+        assert_eq!(got, Some(code), "SIG{signal}: {err}");
+        let started: Vec<u32> = std::fs::read_to_string(&pids)
+            .unwrap()
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        wait_until(Duration::from_secs(5), "the build is gone", || {
+            started.iter().all(|&p| !runs(p))
+        });
+        let builds = repo.join("target/memtx-check-builds");
+        let checkouts: Vec<String> = std::fs::read_dir(&builds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("src").exists())
+            .map(|e| e.path().display().to_string())
+            .collect();
+        assert!(checkouts.is_empty(), "SIG{signal}: left {checkouts:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A driver that starts a child outside its process group (`setsid`),
+/// writes its pid to `$1.$$` and then serves as this build's driver
+/// does, or (with a second argument) answers garbage.
+const ESCAPING_DRIVER: &str = r#"#!/bin/sh
+setsid sleep 1000 &
+echo $! > "$1.$$.tmp"
+mv "$1.$$.tmp" "$1.$$"
+if [ -n "$2" ]; then read line; echo "not json"; sleep 1000; fi
+exec "$MEMTX_BIN" driver
+"#;
+
+/// Issue 51.8: a driver's child that left its process group goes when
+/// conform or `diff --before-exe` ends, normally or on a broken protocol,
+/// as it does on a signal.
+#[test]
+fn a_drivers_escaped_children_go_when_the_command_ends() {
+    let dir = fresh("escaped");
+    let script = dir.join("escape.sh");
+    std::fs::write(&script, ESCAPING_DRIVER).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (n, broken) in [(0, false), (1, true)] {
+        for command in ["conform", "diff"] {
+            let pids = dir.join(format!("{command}-{n}"));
+            let driver = format!(
+                "'{}' '{}'{}",
+                script.display(),
+                pids.display(),
+                if broken { " broken" } else { "" }
+            );
+            let mut cmd = bin();
+            match command {
+                "conform" => cmd
+                    .args(["conform", "models/ablations/no-gate.json", "--depth", "3"])
+                    .args(["--jobs", "2", "--driver", &driver]),
+                _ => {
+                    let exe = dir.join(format!("exe-{n}"));
+                    std::fs::write(&exe, format!("#!/bin/sh\nexec {driver}\n")).unwrap();
+                    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+                    cmd.args(["diff", "--behaviour", "models/ablations/no-gate.json"])
+                        .args(["--depth", "3", "--jobs", "2", "--before-exe"])
+                        .arg(&exe)
+                }
+            };
+            let o = cmd
+                .arg("--out")
+                .arg(dir.join(format!("out-{command}-{n}")))
+                .arg("--traces")
+                .arg(dir.join(format!("traces-{command}-{n}")))
+                .env("MEMTX_BIN", crate::support::BIN)
+                .output()
+                .expect("run memtx-check");
+            let expected = if broken { 2 } else { 0 };
+            assert_eq!(
+                o.status.code(),
+                Some(expected),
+                "{command} broken={broken}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let escaped: Vec<u32> = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.starts_with(&format!("{command}-{n}.")) && !name.ends_with(".tmp")
+                })
+                .map(|e| {
+                    std::fs::read_to_string(e.path())
+                        .unwrap()
+                        .trim()
+                        .parse()
+                        .unwrap()
+                })
+                .collect();
+            assert!(!escaped.is_empty(), "{command}: no driver started");
+            let left: Vec<u32> = escaped.iter().copied().filter(|&p| runs(p)).collect();
+            for &p in &left {
+                let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+            }
+            assert!(
+                left.is_empty(),
+                "{command} broken={broken}: left running {left:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 51.8: with `--jobs 2` every driver of the pool, and what each
+/// started, goes on a signal.
+#[test]
+fn a_signal_kills_every_driver_of_a_pool() {
+    let dir = fresh("pool");
+    let script = dir.join("hang.sh");
+    // HANGING_DRIVER, a file per driver.
+    std::fs::write(&script, HANGING_DRIVER.replace("\"$1", "\"$1.$$")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let pids = dir.join(signal);
+        let written = || -> Vec<PathBuf> {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    name.starts_with(&format!("{signal}.")) && !name.ends_with(".tmp")
+                })
+                .collect()
+        };
+        let mut child = Guard(
+            bin()
+                .args(["conform", "models/ablations/no-gate.json", "--jobs", "2"])
+                .args(["--step-timeout", "600", "--driver"])
+                .arg(format!("'{}' '{}'", script.display(), pids.display()))
+                .arg("--out")
+                .arg(dir.join(format!("out-{signal}")))
+                .arg("--traces")
+                .arg(dir.join(format!("traces-{signal}")))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start memtx-check"),
+        );
+        wait_until(Duration::from_secs(30), "both drivers started", || {
+            written().len() == 2
+        });
+        send(child.0.id(), signal);
+        let (got, err) = wait_for(&mut child, Duration::from_secs(20));
+        assert_eq!(got, Some(code), "SIG{signal}: {err}");
+        let started: Vec<u32> = written()
+            .iter()
+            .flat_map(|f| {
+                std::fs::read_to_string(f)
+                    .unwrap()
+                    .split_whitespace()
+                    .map(|p| p.parse::<u32>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(started.len(), 6, "{started:?}");
+        wait_until(Duration::from_secs(5), "the drivers are gone", || {
+            started.iter().all(|&p| !runs(p))
+        });
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,13 +2,18 @@
 //! REV, built once into a cache under `target/memtx-check-builds/` and
 //! reused. The revision is checked out into a folder of its own
 //! (`COMMIT/src`, a clone sharing the repository's objects, removed once
-//! built: nothing is written into the repository itself), built in release with one cargo
+//! built or when a signal ends the run: nothing is written into the
+//! repository itself), built in release with one cargo
 //! target folder shared by every cached revision (so dependencies are
 //! compiled once), and its binary kept as `COMMIT/memtx-check` beside a
 //! `built` marker written last: a cache entry without the marker is
 //! incomplete and built again. An exclusive lock on the cache serialises
-//! two runs that build at once.
+//! two runs that build at once. git and cargo run as children the
+//! reaper owns (`driver::reaper`), so a signal to memtx-check kills the
+//! build rather than leave it running, orphaned.
 
+use crate::driver::reaper;
+use crate::outputs::scratch;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,15 +27,17 @@ pub struct RevisionBuild {
     pub exe: PathBuf,
 }
 
-/// Runs git in `dir`; its trimmed stdout, or its stderr as the error.
+/// Runs git in `dir` (a child this process owns: a signal kills it);
+/// its trimmed stdout, or its stderr as the error.
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+    let out = reaper::output(
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stdin(Stdio::null()),
+    )
+    .map_err(|e| format!("cannot run git: {e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     } else {
@@ -96,8 +103,15 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
         return Ok(done(exe));
     }
     let src = entry.join("src");
-    check_out(&top, &commit, &src)
-        .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"))?;
+    // The checkout is this run's temporary: a signal removes it.
+    scratch::track_dir(&src);
+    let checked_out = check_out(&top, &commit, &src)
+        .map_err(|e| format!("--before-rev {rev}: cannot check out {commit}: {e}"));
+    if let Err(e) = checked_out {
+        let _ = std::fs::remove_dir_all(&src);
+        scratch::forget_dir(&src);
+        return Err(e);
+    }
     say(&format!(
         "building memtx-check at {rev} ({}) into {} (once; later runs reuse it)",
         crate::build_info::prefix(&commit, 10),
@@ -113,6 +127,7 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
             .map_err(|e| format!("cannot mark {} built: {e}", entry.display()))
     });
     let _ = std::fs::remove_dir_all(&src);
+    scratch::forget_dir(&src);
     result.map_err(|e| format!("--before-rev {rev}: {e}"))?;
     Ok(done(exe))
 }
@@ -121,23 +136,25 @@ pub fn build_revision(rev: &str, say: &dyn Fn(&str)) -> Result<RevisionBuild, St
 /// Cargo's own output goes to stderr, as the build's progress.
 fn cargo_build(src: &Path, target: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--bin",
-            "memtx-check",
-            "--manifest-path",
-        ])
-        .arg(src.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target)
-        .env_remove("CARGO_TARGET_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    // A child this process owns: a signal kills it and what it started.
+    let status = reaper::status(
+        Command::new(&cargo)
+            .args([
+                "build",
+                "--release",
+                "--bin",
+                "memtx-check",
+                "--manifest-path",
+            ])
+            .arg(src.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target)
+            .env_remove("CARGO_TARGET_DIR")
+            .stdin(Stdio::null())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit()),
+    )
+    .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
     if !status.success() {
         return Err(format!(
             "building it failed (cargo: {status}); cargo's messages are above"

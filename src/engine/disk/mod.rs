@@ -29,6 +29,7 @@ use super::level_files::{
 use super::parallel::{for_each_dynamic, map_dynamic, threads_for};
 use super::part::Part;
 use super::seal::{Seal, SealedReader};
+use super::state_check::StateCheck;
 use buffer::ShardBuffer;
 use merge::{merge_shard, Merged, Outputs, MAX_RUNS};
 use runs::{Candidate, CandidateMerge, CandidateReader, CandidateSource, CandidateWriter};
@@ -124,6 +125,16 @@ impl<W: Fp> DiskLevels<W> {
         disk.parts = meta.parts.clone();
         disk.runs = meta.runs.clone();
         disk
+    }
+
+    /// What building a level on `threads` threads adds to memory at its
+    /// peak (docs/disk.md, "Memory and disk"): the batch budget, a
+    /// frontier part being expanded and a merge's read buffers on each
+    /// thread, for the memory guard's address-space bound.
+    pub(super) fn peak_bytes(&self, threads: usize) -> u64 {
+        let part = self.parts.iter().map(|(f, e)| f.len + e.len).max();
+        let merge = (MAX_FAN_IN as u64 + 1) * runs::READ_BUFFER as u64;
+        self.budget as u64 + threads.max(1) as u64 * (part.unwrap_or(0) + merge)
     }
 
     /// The states held in the visited runs.
@@ -576,8 +587,8 @@ impl<W: Fp> DiskLevels<W> {
         dir: &Path,
         level: &Path,
         meta: &DiskMeta,
-        total: u64,
-        last: u64,
+        (total, last): (u64, u64),
+        states: Option<&StateCheck>,
     ) -> Result<(), String> {
         if meta.parts.len() != SHARDS || meta.runs.len() != SHARDS {
             return Err(super::seal::damaged(
@@ -590,17 +601,22 @@ impl<W: Fp> DiskLevels<W> {
             let words = read_whole(&part_file(level, s, "fps"), fps)?;
             let bytes = read_whole(&part_file(level, s, "enc"), enc)?;
             let fps: Vec<W> = words.chunks_exact(W::BYTES).map(W::read).collect();
-            if words.len() % W::BYTES != 0
-                || fps.iter().any(|fp| fp.shard() != s)
-                || fps.windows(2).any(|w| w[0] >= w[1])
-                || Part::<(), W>::from_encoded(fps.clone(), bytes).is_none()
-            {
-                return Err(super::seal::damaged(
+            let states_of = fps.len() as u64;
+            let part = (words.len() % W::BYTES == 0
+                && fps.iter().all(|fp| fp.shard() == s)
+                && fps.windows(2).all(|w| w[0] < w[1]))
+            .then(|| Part::<(), W>::from_encoded(fps, bytes))
+            .flatten()
+            .ok_or_else(|| {
+                super::seal::damaged(
                     &part_file(level, s, "fps"),
                     "its states are not its shard's, in order, one encoding each",
-                ));
+                )
+            })?;
+            if let Some(check) = states {
+                check.part(&part_file(level, s, "enc"), &part)?;
             }
-            frontier += fps.len() as u64;
+            frontier += states_of;
         }
         let mut visited = 0;
         for run in meta.runs.iter().flatten() {

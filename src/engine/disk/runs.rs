@@ -17,7 +17,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 /// Bytes of each reader's buffer.
-const READ_BUFFER: usize = 1 << 16;
+pub(super) const READ_BUFFER: usize = 1 << 16;
 
 /// A file read from start to end: `Ok(false)` at its clean end, `Err`
 /// (one line naming the file) when it ends inside a record or cannot be

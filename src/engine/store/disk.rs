@@ -2,18 +2,20 @@
 //! level-storage interface. Its frontier parts are read from the folder as
 //! the batches reach them, a batch's candidates go to its shard buffers,
 //! the level's merges give the next level and its links files, and every
-//! level is sealed as the folder's checkpoint. It has no memory guard: its
-//! batches are bounded by its budget instead.
+//! level is sealed as the folder's checkpoint. Its batches are bounded by
+//! its budget, not by `--max-memory`; the memory guard stops it only at
+//! an address-space limit (issue 51.5).
 
 use super::{Batch, Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::LeafHits;
 use crate::engine::checkpoint::LevelRecord;
 use crate::engine::disk::DiskLevels;
 use crate::engine::fp::Fp;
+use crate::engine::guard::{over_bound, Estimate};
 use crate::engine::level::Chunk;
 use crate::engine::links::LinkStore;
 use crate::engine::part::Part;
-use crate::engine::report::DiskIo;
+use crate::engine::report::{DiskIo, LevelStats, Stopped};
 
 impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
     fn store_initial(&mut self, frontier: &[Part<S, W>]) -> Result<(), String> {
@@ -26,6 +28,23 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for DiskLevels<W> {
 
     fn discovered(&self) -> u64 {
         self.visited()
+    }
+
+    fn begin_level(
+        &mut self,
+        at: Building,
+        levels: &[LevelStats],
+        _: &[Part<S, W>],
+    ) -> Option<Stopped> {
+        let peak = Estimate::here(self.peak_bytes(at.threads), None, at.threads);
+        let passed = over_bound(&[peak])?;
+        Some(Stopped::MemoryBound {
+            depth: levels.len(),
+            needed: passed.needed,
+            limit: passed.limit,
+            by: passed.by,
+            disk_needed: None,
+        })
     }
 
     fn load_parts(

@@ -7,9 +7,7 @@
 use super::{Batch, Building, LevelStore, Stored, WriteMeta};
 use crate::engine::absorb::{absorb_batch, LeafHits};
 use crate::engine::checkpoint::LevelRecord;
-use crate::engine::checkpoint::{
-    read_frontier, read_memory_level, read_visited, save_memory_level,
-};
+use crate::engine::checkpoint::{check_memory_level, read_memory_level, save_memory_level};
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::growth::predict_new;
 use crate::engine::guard::memory_bound;
@@ -19,6 +17,7 @@ use crate::engine::parallel::for_each_dynamic;
 use crate::engine::part::Part;
 use crate::engine::report::{LevelStats, Stopped};
 use crate::engine::seal::{damaged, Seal};
+use crate::engine::state_check::StateCheck;
 use crate::engine::visited::Visited;
 use std::path::{Path, PathBuf};
 
@@ -65,15 +64,16 @@ impl<S: Clone, W: Fp> MemoryLevels<S, W> {
 
 /// Reads a checkpoint's `visited.bin` and `frontier.bin` in `level` back
 /// against their seals and the counts its meta records (`total` states,
-/// `last` in the frontier).
+/// `last` in the frontier), each state of the frontier judged by
+/// `states`.
 pub(super) fn check_files<W: Fp>(
     level: &Path,
-    (visited, frontier): (Seal, Seal),
+    seals: (Seal, Seal),
     counts: (u64, u64),
+    states: Option<&StateCheck>,
 ) -> Result<(), String> {
-    let visited = read_visited::<W>(&level.join("visited.bin"), visited, drop)?;
-    let frontier = read_frontier::<(), W>(&level.join("frontier.bin"), frontier, drop)?;
-    check_counts(level, (visited, frontier), counts)
+    let stored = check_memory_level::<W>(level, seals, states)?;
+    check_counts(level, stored, counts)
 }
 
 /// Whether the `stored` visited and frontier states are the `recorded`
@@ -111,7 +111,13 @@ impl<S: Clone + Send + Sync, W: Fp> LevelStore<S, W> for MemoryLevels<S, W> {
         levels: &[LevelStats],
         frontier: &[Part<S, W>],
     ) -> Option<Stopped> {
-        let bound = memory_bound(self.max_memory, &self.visited, levels, frontier, at.leaf);
+        let bound = memory_bound(
+            self.max_memory,
+            &self.visited,
+            levels,
+            frontier,
+            (at.leaf, at.threads),
+        );
         if bound.is_some() {
             return bound;
         }

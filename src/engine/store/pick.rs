@@ -10,6 +10,7 @@ use crate::engine::disk::DiskLevels;
 use crate::engine::fp::{Fp, SHARDS};
 use crate::engine::options::EngineOptions;
 use crate::engine::part::Part;
+use crate::engine::state_check::StateCheck;
 use std::path::Path;
 
 /// A resumed run's store and frontier.
@@ -56,18 +57,19 @@ pub(in crate::engine) fn check_kind(
 
 /// Reads the files a checkpoint level of `dir` (in `level`) holds back
 /// against what its meta records of them (`stored`) and its counts
-/// (`total` states, `last` in the frontier): see
-/// `checkpoint::check_resumable`.
+/// (`total` states, `last` in the frontier), each state of the frontier
+/// judged by `states`: see `checkpoint::check_resumable`.
 pub(in crate::engine) fn check_files<W: Fp>(
     stored: &Stored,
     dir: &Path,
     level: &Path,
     (total, last): (u64, u64),
+    states: Option<&StateCheck>,
 ) -> Result<(), String> {
     match stored {
-        Stored::Disk(disk) => DiskLevels::<W>::check_files(dir, level, disk, total, last),
+        Stored::Disk(disk) => DiskLevels::<W>::check_files(dir, level, disk, (total, last), states),
         Stored::Files { visited, frontier } => {
-            memory::check_files::<W>(level, (*visited, *frontier), (total, last))
+            memory::check_files::<W>(level, (*visited, *frontier), (total, last), states)
         }
     }
 }
@@ -87,7 +89,7 @@ where
 {
     match stored {
         Stored::Disk(disk) => {
-            check_files::<W>(stored, dir, level, counts)?;
+            check_files::<W>(stored, dir, level, counts, None)?;
             let disk = DiskLevels::<W>::resumed(dir, opts.max_memory, disk);
             disk.clear_unsealed();
             let frontier = (0..SHARDS).map(|_| Part::new()).collect();

@@ -137,7 +137,7 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
         ..EngineOptions::new(depth, 1)
     };
     assert!(
-        check_resumable(&dir, &opts("grid", Some(5))).is_err(),
+        check_resumable(&dir, &opts("grid", Some(5)), None).is_err(),
         "nothing yet"
     );
     Engine::new(&grid())
@@ -145,21 +145,21 @@ fn a_checkpoint_of_another_model_or_bound_is_refused() {
         .codec(&codec)
         .run();
     assert_eq!(
-        check_resumable(&dir, &opts("grid", Some(5))).map(|r| r.depth),
+        check_resumable(&dir, &opts("grid", Some(5)), None).map(|r| r.depth),
         Ok(1)
     );
-    let other = check_resumable(&dir, &opts("ladder", Some(5))).unwrap_err();
+    let other = check_resumable(&dir, &opts("ladder", Some(5)), None).unwrap_err();
     assert!(
         other.contains("another model") && !other.contains('\n'),
         "{other}"
     );
-    assert!(check_resumable(&dir, &opts("grid", Some(6))).is_err());
+    assert!(check_resumable(&dir, &opts("grid", Some(6)), None).is_err());
     // A checkpoint of a build before fingerprint schemes were numbered
     // names none: its fingerprints are not this build's.
     crate::engine::checkpoint::reseal_meta(&dir.join("level-0001"), |meta| {
         meta.as_object_mut().unwrap().remove("fingerprint_scheme");
     });
-    let older = check_resumable(&dir, &opts("grid", Some(5))).unwrap_err();
+    let older = check_resumable(&dir, &opts("grid", Some(5)), None).unwrap_err();
     assert!(
         older.contains("other state fingerprints (scheme 1, this build 2)")
             && !older.contains('\n'),
@@ -188,7 +188,7 @@ fn the_memory_guard_stops_cleanly_before_a_level_that_would_not_fit() {
     assert!(!tight.complete);
     assert!(matches!(
         tight.stopped,
-        Some(Stopped::MemoryBound { depth: 1, limit: 1, needed, disk_needed: Some(disk) }) if needed > 1 && disk > 0
+        Some(Stopped::MemoryBound { depth: 1, limit: 1, needed, disk_needed: Some(disk), .. }) if needed > 1 && disk > 0
     ));
     assert_eq!(tight.level_counts(), vec![(0, 1, 1, 0, 0)]);
     assert!(
@@ -285,7 +285,7 @@ fn a_checkpoint_cut_by_a_full_disk_resumes_to_the_uninterrupted_end() {
             names.iter().all(|n| !n.ends_with(".tmp")) && links == last.unwrap_or(0),
             "no temporary level, no links past level {last:?}: {names:?}"
         );
-        match check_resumable(&dir, &opts(true)) {
+        match check_resumable(&dir, &opts(true), None) {
             Ok(resumable) => {
                 let level = resumable.depth;
                 // The frontier's checkpoint failed (stopped after it) or
@@ -436,7 +436,7 @@ fn a_resume_takes_the_deepest_sound_level_and_names_the_ones_it_skips() {
     std::fs::rename(other.join("level-0005"), dir.join("level-0005")).unwrap();
     std::fs::create_dir(dir.join("level-0009")).unwrap();
     let Resumable { depth, skipped } =
-        check_resumable(&dir, &opts(&dir, "counter", true, None)).unwrap();
+        check_resumable(&dir, &opts(&dir, "counter", true, None), None).unwrap();
     assert_eq!(depth, 2);
     assert_eq!(skipped.len(), 2, "{skipped:?}");
     assert!(

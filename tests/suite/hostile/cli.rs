@@ -622,3 +622,45 @@ fn links_and_special_files_planted_in_out_are_refused_before_the_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 51.11: an error line quotes what the input holds, cut: a field
+/// of 10 MB gives a line of a few hundred bytes that says it was cut.
+#[test]
+fn a_huge_value_is_cut_in_the_error_line() {
+    let dir = scratch("huge-value");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("models/ablations/no-gate.json").unwrap();
+    let huge = "x".repeat(10 << 20);
+    for (name, edit) in [
+        (
+            "tiers",
+            Box::new(|m: &mut serde_json::Value| m["tiers"] = serde_json::json!([huge.clone()]))
+                as Box<dyn Fn(&mut serde_json::Value)>,
+        ),
+        (
+            "key",
+            Box::new(|m: &mut serde_json::Value| m[huge.as_str()] = 1.into()),
+        ),
+        (
+            "spaced",
+            Box::new(|m: &mut serde_json::Value| {
+                m["templates"][0]["kind"] = "a b ".repeat(1 << 20).into()
+            }),
+        ),
+    ] {
+        let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+        edit(&mut model);
+        let file = dir.join(format!("{name}.json"));
+        std::fs::write(&file, model.to_string()).unwrap();
+        let o = bin()
+            .args(["check"])
+            .arg(&file)
+            .args(["--depth", "1", "--out"])
+            .arg(dir.join("out"))
+            .output()
+            .unwrap();
+        assert_refused(&o, &["cut"]);
+        assert!(o.stderr.len() < 2_000, "{name}: {} bytes", o.stderr.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

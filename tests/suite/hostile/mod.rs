@@ -1,10 +1,12 @@
 //! Hostile input: at the command line (`cli`, issue 13), flags that were
-//! accepted silently (`flags`, issue 28.11) and peers of a distributed run
-//! that are not memtx-check (`peers`, issue 28.8). The in-process fuzz
-//! tests are the `fuzz` area.
+//! accepted silently (`flags`, issue 28.11), peers of a distributed run
+//! that are not memtx-check (`peers`, issue 28.8) and what is planted in
+//! or shared with a distributed run's folders (`parts`, issue 51). The
+//! in-process fuzz tests are the `fuzz` area.
 
 mod cli;
 mod flags;
+mod parts;
 mod peers;
 
 use std::process::Output;

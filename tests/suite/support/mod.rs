@@ -1,7 +1,8 @@
 //! What the suite's areas share, once: the binary under test and the
 //! crate root, a runner that returns a run's exit code and text, scratch
-//! folders, the shipped models (all, or one at a depth), a copy of a folder, the files under one, free loopback ports
-//! and a guard that kills a child process.
+//! folders, the shipped models (all, or one at a depth), a copy of a folder, the files under one, free loopback ports,
+//! a guard that kills a child process, a wait with a deadline and a run
+//! under an address-space limit.
 //!
 //! Scratch folders are `target/tmp/AREA/NAME`, AREA being the calling
 //! file's path under `tests/suite/` without `.rs` (`check`,
@@ -21,6 +22,7 @@ use std::net::TcpListener;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_memtx-check");
@@ -312,4 +314,36 @@ pub fn proxy_driver(dir: &Path, alter: &str) -> PathBuf {
     );
     std::fs::write(&script, text).expect("write the proxy driver");
     script
+}
+
+/// Waits until `ready` holds, for at most `limit` (the test fails naming
+/// `what` past it).
+pub fn wait_until(limit: Duration, what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `memtx-check ARGS` (a shell's words, the binary's path first) run in
+/// the crate root under an address-space limit of `kib` KiB (`ulimit
+/// -v`): its output, or `None`, with a line saying the test is skipped,
+/// where the shell cannot set one.
+pub fn under_address_limit(kib: u64, args: &str) -> Option<Output> {
+    let limited = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib}"))
+        .status();
+    if !limited.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: this shell cannot set an address-space limit");
+        return None;
+    }
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec '{BIN}' {args}"))
+        .current_dir(root())
+        .output()
+        .expect("sh runs");
+    Some(run)
 }
